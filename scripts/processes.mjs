@@ -1,0 +1,62 @@
+// What `npm start` runs: the migration steps, then every HTTP service and worker as its own process.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+export const MIGRATIONS = ['identity', 'conversation', 'notification'].map((service) => ({
+  name: `${service}-migrate`,
+  script: join(root, 'services', service, 'dist', 'main-migrate.js'),
+}));
+
+/** Long-running processes, each with its own environment on top of the shared one. */
+export function processes(env) {
+  const port = (name, fallback) => env[name] || String(fallback);
+  const identityPort = port('IDENTITY_PORT', 8081);
+  const conversationPort = port('CONVERSATION_PORT', 8082);
+  const notificationPort = port('NOTIFICATION_PORT', 8083);
+  const url = (p) => `http://127.0.0.1:${p}`;
+  return [
+    { name: 'identity', script: 'services/identity/dist/main-api.js', env: { PORT: identityPort } },
+    { name: 'conversation', script: 'services/conversation/dist/main-api.js', env: { PORT: conversationPort } },
+    { name: 'notification', script: 'services/notification/dist/main-api.js', env: { PORT: notificationPort } },
+    {
+      name: 'gateway',
+      script: 'services/gateway/dist/main-api.js',
+      env: {
+        PORT: port('PORT', 8080),
+        IDENTITY_URL: env.IDENTITY_URL || url(identityPort),
+        CONVERSATION_URL: env.CONVERSATION_URL || url(conversationPort),
+        NOTIFICATION_URL: env.NOTIFICATION_URL || url(notificationPort),
+      },
+    },
+  ].map((entry) => ({ ...entry, script: join(root, entry.script) }));
+}
+
+/**
+ * Secrets the services share. In production they come from the environment; on a developer
+ * machine they are generated once and kept in .data/dev-secrets.json (git-ignored).
+ */
+export function withDevSecrets(env) {
+  const names = ['INTERNAL_TOKEN', 'ACCESS_TOKEN_SECRET'];
+  if (names.every((name) => env[name])) return env;
+  const file = join(root, '.data', 'dev-secrets.json');
+  let stored = {};
+  if (existsSync(file)) stored = JSON.parse(readFileSync(file, 'utf8'));
+  let changed = false;
+  for (const name of names) {
+    if (!stored[name]) {
+      stored[name] = randomBytes(32).toString('hex');
+      changed = true;
+    }
+  }
+  if (changed) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
+  }
+  const result = { ...env };
+  for (const name of names) result[name] = env[name] || stored[name];
+  return result;
+}

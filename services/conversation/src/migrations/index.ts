@@ -1,0 +1,2 @@
+/** Every conversation migration, oldest first. */
+export const conversationMigrations = [];

@@ -1,0 +1,55 @@
+/**
+ * Verifies the bearer token of a request for the route's token kind (behavior.md §4, decisions.md),
+ * and answers who the caller is: an application (server or access token) or a customer.
+ */
+import {
+  accessTokenSession,
+  ApiError,
+  bearerToken,
+  customerTokenCustomerId,
+  serverTokenApplicationId,
+  unverifiedPayload,
+  verifySignedToken,
+  type AuthKind,
+} from '@collab/shared';
+import type { CredentialStore } from './credentials.js';
+
+export interface Caller {
+  applicationId?: string;
+  customerId?: string;
+}
+
+export function createAuthenticator(credentials: CredentialStore, accessTokenSecret: string) {
+  async function applicationCaller(token: string, requestId: string): Promise<Caller> {
+    const sessionId = await accessTokenSession(token, accessTokenSecret);
+    if (sessionId) {
+      const session = await credentials.session(sessionId, requestId);
+      if (!session) throw new ApiError('invalid_access_token', 'No valid session found.');
+      if (session.expiresAt === null) throw new ApiError('expired_access_token', 'Access token has been revoked.');
+      if (Date.parse(session.expiresAt) <= Date.now())
+        throw new ApiError('expired_access_token', 'Access token has expired.');
+      return { applicationId: session.applicationId };
+    }
+    const applicationId = serverTokenApplicationId(unverifiedPayload(token, 'invalid_app_token'));
+    const application = await credentials.application(applicationId, requestId);
+    if (!application) throw new ApiError('application_not_found', `Application ${applicationId} not found.`);
+    await verifySignedToken(token, application.secret, 'invalid_app_token');
+    return { applicationId };
+  }
+
+  async function customerCaller(token: string, requestId: string): Promise<Caller> {
+    const customerId = customerTokenCustomerId(unverifiedPayload(token, 'invalid_customer_token'));
+    const customer = await credentials.customer(customerId, requestId);
+    if (!customer) throw new ApiError('invalid_customer_token', 'Invalid customer token.');
+    await verifySignedToken(token, customer.secret, 'invalid_customer_token');
+    return { customerId };
+  }
+
+  return async function authenticate(kind: AuthKind, authorization: string | undefined, requestId: string): Promise<Caller> {
+    if (kind === 'none') return {};
+    const token = bearerToken(authorization);
+    return kind === 'customer' ? customerCaller(token, requestId) : applicationCaller(token, requestId);
+  };
+}
+
+export type Authenticate = ReturnType<typeof createAuthenticator>;

@@ -1,0 +1,123 @@
+/**
+ * Application secrets, customer secrets and access-token sessions, fetched from identity and
+ * cached. Identity publishes an invalidation whenever one changes, so every gateway replica
+ * drops its copy at once; the TTL bounds staleness if a message is missed.
+ */
+import {
+  ApiError,
+  identityInternal,
+  invalidationChannel,
+  type InternalClient,
+  type InvalidationMessage,
+  type Logger,
+  type Redis,
+} from '@collab/shared';
+
+interface Entry<T> {
+  value: T;
+  expiresAt: number;
+}
+
+class TtlCache<T> {
+  private readonly entries = new Map<string, Entry<T>>();
+  constructor(private readonly ttlMs: number) {}
+
+  async get(key: string, load: () => Promise<T | null>): Promise<T | null> {
+    const hit = this.entries.get(key);
+    if (hit && hit.expiresAt > Date.now()) return hit.value;
+    const value = await load();
+    // Unknown ids are not cached: an id may be created right after.
+    if (value === null) this.entries.delete(key);
+    else this.entries.set(key, { value, expiresAt: Date.now() + this.ttlMs });
+    return value;
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  deleteWhere(predicate: (value: T) => boolean): void {
+    for (const [key, entry] of this.entries) if (predicate(entry.value)) this.entries.delete(key);
+  }
+}
+
+export type ApplicationCredentials = ReturnType<typeof identityInternal.applicationCredentials.response.parse>;
+export type CustomerCredentials = ReturnType<typeof identityInternal.customerCredentials.response.parse>;
+export type Session = ReturnType<typeof identityInternal.session.response.parse>;
+
+export class CredentialStore {
+  private readonly applications: TtlCache<ApplicationCredentials>;
+  private readonly customers: TtlCache<CustomerCredentials>;
+  private readonly sessions: TtlCache<Session>;
+
+  constructor(
+    private readonly identity: InternalClient,
+    ttlMs: number,
+  ) {
+    this.applications = new TtlCache(ttlMs);
+    this.customers = new TtlCache(ttlMs);
+    this.sessions = new TtlCache(Math.min(ttlMs, 30_000));
+  }
+
+  application(id: string, requestId: string) {
+    return this.applications.get(id, () =>
+      this.fetch(identityInternal.applicationCredentials, identityInternal.applicationCredentials.path(id), requestId),
+    );
+  }
+
+  customer(id: string, requestId: string) {
+    return this.customers.get(id, () =>
+      this.fetch(identityInternal.customerCredentials, identityInternal.customerCredentials.path(id), requestId),
+    );
+  }
+
+  session(id: string, requestId: string) {
+    return this.sessions.get(id, () => this.fetch(identityInternal.session, identityInternal.session.path(id), requestId));
+  }
+
+  invalidate(message: InvalidationMessage): void {
+    switch (message.kind) {
+      case 'application':
+        this.applications.delete(message.id);
+        break;
+      case 'customer':
+        this.customers.delete(message.id);
+        break;
+      case 'session':
+        this.sessions.delete(message.id);
+        break;
+      case 'sessions-of-application':
+        this.sessions.deleteWhere((session) => session.applicationId === message.id);
+        break;
+    }
+  }
+
+  /** Follows identity's invalidations on a dedicated subscriber connection. */
+  async subscribe(subscriber: Redis, prefix: string, logger: Logger): Promise<void> {
+    const channel = invalidationChannel(prefix);
+    subscriber.on('message', (from, text) => {
+      if (from !== channel) return;
+      try {
+        this.invalidate(JSON.parse(text) as InvalidationMessage);
+      } catch {
+        logger.warn({ text }, 'ignored malformed invalidation message');
+      }
+    });
+    await subscriber.subscribe(channel);
+  }
+
+  private async fetch<T>(
+    contract: { response: { parse(value: unknown): T } },
+    path: string,
+    requestId: string,
+  ): Promise<T | null> {
+    try {
+      return contract.response.parse(await this.identity.call('GET', path, { requestId }));
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'not_found') return null;
+      if (error instanceof ApiError && error.status >= 500) throw error;
+      // A malformed answer from identity is a broken dependency, not the client's fault.
+      throw new ApiError('bad_gateway', 'The identity service answered with an invalid response.');
+    }
+  }
+}

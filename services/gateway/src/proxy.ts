@@ -1,0 +1,59 @@
+/**
+ * Forwarding to the owning service with http-proxy-middleware over keep-alive connections.
+ * A dead service answers 503, a garbled answer 502, a slow one 504, always in the error envelope.
+ */
+import http from 'node:http';
+import { ApiError, type Logger, type ServiceName } from '@collab/shared';
+import type { Request, RequestHandler, Response } from 'express';
+import { createProxyMiddleware } from 'http-proxy-middleware';
+
+const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ECONNRESET']);
+
+function upstreamError(error: NodeJS.ErrnoException, elapsedMs: number, timeoutMs: number, service: string): ApiError {
+  if (elapsedMs >= timeoutMs) return new ApiError('gateway_timeout', `The ${service} service did not answer in time.`);
+  if (error.code && CONNECT_FAILURES.has(error.code))
+    return new ApiError('service_unavailable', `The ${service} service is unavailable. Try again.`, {
+      headers: { 'Retry-After': '1' },
+    });
+  return new ApiError('bad_gateway', `The ${service} service answered with an invalid response.`);
+}
+
+export function createServiceProxies(options: {
+  targets: Record<ServiceName, string>;
+  timeoutMs: number;
+  logger: Logger;
+}): Record<ServiceName, RequestHandler> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256, keepAliveMsecs: 10_000 });
+  const proxies = {} as Record<ServiceName, RequestHandler>;
+  for (const [service, target] of Object.entries(options.targets) as [ServiceName, string][]) {
+    proxies[service] = createProxyMiddleware<Request, Response>({
+      target,
+      agent,
+      xfwd: true,
+      proxyTimeout: options.timeoutMs,
+      on: {
+        proxyReq: (proxyReq, req) => {
+          (req as Request & { proxyStartedAt?: number }).proxyStartedAt = Date.now();
+          proxyReq.setHeader('connection', 'keep-alive');
+        },
+        error: (error, req, res) => {
+          const started = (req as Request & { proxyStartedAt?: number }).proxyStartedAt ?? Date.now();
+          const apiError = upstreamError(error as NodeJS.ErrnoException, Date.now() - started, options.timeoutMs, service);
+          options.logger.warn({ err: (error as Error).message, service, code: apiError.code }, 'upstream failure');
+          if (!('writeHead' in res)) {
+            res.destroy();
+            return;
+          }
+          const response = res as http.ServerResponse;
+          if (response.headersSent) {
+            response.destroy();
+            return;
+          }
+          response.writeHead(apiError.status, { 'content-type': 'application/json', ...apiError.headers });
+          response.end(JSON.stringify(apiError.toBody()));
+        },
+      },
+    });
+  }
+  return proxies;
+}

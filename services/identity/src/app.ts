@@ -1,0 +1,31 @@
+/** Builds identity's Express app; never listens, so tests mount it directly. */
+import { createServiceApp, routesOf, type Logger, type ReadinessCheck } from '@collab/shared';
+import type { IdentityContext } from './domain/context.js';
+import { applicationHandlers } from './http/routes/applications.routes.js';
+import { authHandlers } from './http/routes/auth.routes.js';
+import { groupHandlers } from './http/routes/groups.routes.js';
+import { organizationHandlers } from './http/routes/organizations.routes.js';
+import { userHandlers } from './http/routes/users.routes.js';
+import { internalRouter } from './http/internal.router.js';
+
+export function createIdentityApp(
+  ctx: IdentityContext,
+  options: { logger: Logger; internalToken: string; readiness: ReadinessCheck[]; isDraining?: () => boolean },
+) {
+  return createServiceApp({
+    service: 'identity',
+    logger: options.logger,
+    internalToken: options.internalToken,
+    routes: routesOf('identity'),
+    handlers: {
+      ...authHandlers(ctx),
+      ...groupHandlers(ctx),
+      ...organizationHandlers(ctx),
+      ...userHandlers(ctx),
+      ...applicationHandlers(ctx),
+    },
+    internal: internalRouter(ctx),
+    readiness: options.readiness,
+    isDraining: options.isDraining,
+  });
+}

@@ -1,0 +1,19 @@
+import { commonVars, loadConfig, vars } from '@collab/shared';
+
+export const identityConfigSpec = {
+  ...commonVars,
+  PORT: vars.port('Port of the identity HTTP API (internal)', 8081),
+  ACCESS_TOKEN_SECRET: vars.secret('Key that signs the access tokens of POST /v1/authorize'),
+  CUSTOMER_ID: vars.uuid('Customer ensured at boot (with CUSTOMER_SECRET)', ''),
+  CUSTOMER_SECRET: vars.string('Secret of CUSTOMER_ID', ''),
+  DB_POOL_SIZE: vars.integer('PostgreSQL connections per process', 10),
+};
+
+export type IdentityConfig = ReturnType<typeof loadIdentityConfig>;
+
+export function loadIdentityConfig(env: NodeJS.ProcessEnv = process.env) {
+  const config = loadConfig(identityConfigSpec, env);
+  if (Boolean(config.CUSTOMER_ID) !== Boolean(config.CUSTOMER_SECRET))
+    throw new Error('Invalid configuration:\n  CUSTOMER_ID and CUSTOMER_SECRET must be set together');
+  return config;
+}

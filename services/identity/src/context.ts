@@ -1,0 +1,36 @@
+/** Wires identity's dependencies (database, Redis, cascade) for the API process and the CLIs. */
+import { createRedis, invalidationChannel, type Logger } from '@collab/shared';
+import type { IdentityConfig } from './config.js';
+import { createIdentityDataSource } from './data-source.js';
+import { identityOnlyCascade } from './domain/cascade/deletion-cascade.js';
+import type { IdentityContext } from './domain/context.js';
+
+export async function createIdentityContext(config: IdentityConfig, logger: Logger) {
+  const db = createIdentityDataSource(config.DATABASE_URL, config.DB_POOL_SIZE);
+  await db.initialize();
+  // Few retries: a Redis outage must not stall requests; caches then expire by TTL instead.
+  const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
+  redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
+  const channel = invalidationChannel(config.REDIS_PREFIX);
+  const ctx: IdentityContext = {
+    db,
+    logger,
+    cascade: identityOnlyCascade(logger),
+    accessTokenSecret: config.ACCESS_TOKEN_SECRET,
+    async publishInvalidation(message) {
+      try {
+        await redis.publish(channel, JSON.stringify(message));
+      } catch (error) {
+        logger.warn({ err: (error as Error).message, message }, 'cache invalidation not published');
+      }
+    },
+  };
+  return {
+    ctx,
+    redis,
+    async close() {
+      redis.disconnect();
+      await db.destroy();
+    },
+  };
+}

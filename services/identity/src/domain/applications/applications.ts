@@ -1,0 +1,89 @@
+/** Application use cases (behavior.md §13); every call is scoped to the calling customer. */
+import { randomUUID } from 'node:crypto';
+import { ApiError } from '@collab/shared';
+import type { ApplicationRow } from '../../entities/index.js';
+import { applicationsRepository, type ApplicationFields } from '../../repositories/applications.repository.js';
+import type { IdentityContext } from '../context.js';
+import { generateSecret, secretsEqual } from '../secrets.js';
+
+export interface ApplicationInput {
+  name?: string;
+  iconURL?: string | null;
+  eventWebhookURL?: string | null;
+  redirectURI?: string | null;
+  emailSettings?: Record<string, unknown>;
+}
+
+function fieldsFrom(input: ApplicationInput): ApplicationFields {
+  const fields: ApplicationFields = {};
+  if (input.name !== undefined) fields.name = input.name;
+  if (input.iconURL !== undefined) fields.iconUrl = input.iconURL;
+  if (input.eventWebhookURL !== undefined) fields.eventWebhookUrl = input.eventWebhookURL;
+  if (input.redirectURI !== undefined) fields.redirectUri = input.redirectURI;
+  if (input.emailSettings !== undefined) fields.emailSettings = input.emailSettings;
+  return fields;
+}
+
+/** The application as listed; the secret is never part of it. */
+export function applicationView(application: ApplicationRow) {
+  return {
+    id: application.id,
+    name: application.name,
+    iconURL: application.iconUrl,
+    eventWebhookURL: application.eventWebhookUrl,
+    redirectURI: application.redirectUri,
+    emailSettings: application.emailSettings,
+    createdTimestamp: application.createdAt.toISOString(),
+  };
+}
+
+function applicationNotFound(applicationId: string): ApiError {
+  return new ApiError('application_not_found', `Application ${applicationId} not found.`);
+}
+
+export async function createApplication(ctx: IdentityContext, customerId: string, input: ApplicationInput & { name: string }) {
+  const id = randomUUID();
+  const secret = generateSecret();
+  await applicationsRepository.insert(ctx.db, customerId, { ...fieldsFrom(input), name: input.name, id, secret });
+  return { id, secret };
+}
+
+export async function listApplications(ctx: IdentityContext, customerId: string) {
+  return (await applicationsRepository.list(ctx.db, customerId)).map(applicationView);
+}
+
+export async function getApplication(ctx: IdentityContext, customerId: string, applicationId: string) {
+  const application = await applicationsRepository.find(ctx.db, customerId, applicationId);
+  if (!application) throw applicationNotFound(applicationId);
+  return applicationView(application);
+}
+
+export async function assertApplicationExists(ctx: IdentityContext, customerId: string, applicationId: string) {
+  await getApplication(ctx, customerId, applicationId);
+}
+
+export async function updateApplication(
+  ctx: IdentityContext,
+  customerId: string,
+  applicationId: string,
+  input: ApplicationInput,
+) {
+  await applicationsRepository.update(ctx.db, customerId, applicationId, fieldsFrom(input));
+  await ctx.publishInvalidation({ kind: 'application', id: applicationId });
+}
+
+/** Deletes the application when the secret matches; identity's rows go at once, the rest by cascade. */
+export async function deleteApplication(
+  ctx: IdentityContext,
+  customerId: string,
+  applicationId: string,
+  secret: string,
+  requestId: string,
+) {
+  const application = await applicationsRepository.find(ctx.db, customerId, applicationId);
+  if (!application || !secretsEqual(secret, application.secret)) throw applicationNotFound(applicationId);
+  await applicationsRepository.delete(ctx.db, customerId, applicationId);
+  await ctx.publishInvalidation({ kind: 'application', id: applicationId });
+  await ctx.publishInvalidation({ kind: 'sessions-of-application', id: applicationId });
+  await ctx.cascade.applicationDeleted(applicationId, requestId);
+}

@@ -1,0 +1,163 @@
+/** Group use cases (behavior.md §7), shared by /v1/groups and /v1/organizations. */
+import { ApiError, encodePageToken, type FlatJson, type PageToken } from '@collab/shared';
+import type { GroupRow } from '../../entities/index.js';
+import type { Db } from '../../repositories/db.js';
+import { groupsRepository } from '../../repositories/groups.repository.js';
+import type { IdentityContext } from '../context.js';
+import type { GroupNotFound } from '../not-found.js';
+import { resolveUserIds } from '../users/resolve-users.js';
+import { groupDetails, groupListItem } from './group-views.js';
+import { groupMemberEntry } from '../users/user-views.js';
+
+export interface GroupInput {
+  name?: string;
+  status?: 'active' | 'deleted';
+  metadata?: FlatJson;
+  members?: string[];
+}
+
+async function requireGroup(db: Db, applicationId: string, groupId: string, notFound: GroupNotFound, forUpdate = false) {
+  const group = await groupsRepository.find(db, applicationId, groupId, forUpdate);
+  if (!group) throw notFound(groupId);
+  return group;
+}
+
+/**
+ * Creates the group (name required) or updates only the provided fields; `members` replaces the
+ * membership exactly. All or nothing. Concurrent creators of one new id: one creates, the others
+ * update (decisions.md 25).
+ */
+export async function upsertGroup(
+  ctx: IdentityContext,
+  applicationId: string,
+  groupId: string,
+  input: GroupInput,
+): Promise<'created' | 'updated'> {
+  return ctx.db.transaction(async (tx) => {
+    let group = await groupsRepository.find(tx, applicationId, groupId, true);
+    let outcome: 'created' | 'updated' = 'updated';
+    if (!group) {
+      if (!input.name)
+        throw new ApiError('missing_field', 'Group does not exist, "name" is a required field to create a new group.');
+      group = await groupsRepository.insertIfAbsent(tx, applicationId, groupId, {
+        name: input.name,
+        status: input.status ?? 'active',
+        metadata: input.metadata ?? {},
+      });
+      if (group) outcome = 'created';
+      else group = await requireGroup(tx, applicationId, groupId, () => new ApiError('error'), true);
+    }
+    if (outcome === 'updated') {
+      await groupsRepository.update(tx, applicationId, group.internalId, {
+        ...(input.name !== undefined && { name: input.name }),
+        ...(input.status !== undefined && { status: input.status }),
+        ...(input.metadata !== undefined && { metadata: input.metadata }),
+      });
+    }
+    if (input.members) {
+      const userIds = await resolveUserIds(tx, applicationId, input.members);
+      await groupsRepository.replaceMembers(tx, applicationId, group.internalId, userIds);
+    }
+    return outcome;
+  });
+}
+
+/** Legacy POST /v1/organizations: creates, and fails with 409 when the id exists. */
+export async function createGroup(ctx: IdentityContext, applicationId: string, groupId: string, input: GroupInput) {
+  await ctx.db.transaction(async (tx) => {
+    const group = await groupsRepository.insertIfAbsent(tx, applicationId, groupId, {
+      name: input.name ?? '',
+      status: input.status ?? 'active',
+      metadata: input.metadata ?? {},
+    });
+    if (!group)
+      throw new ApiError('organization_already_exists', `The organization with id ${groupId} already exists.`);
+    if (input.members)
+      await groupsRepository.addMembers(tx, applicationId, group.internalId, await resolveUserIds(tx, applicationId, input.members));
+  });
+}
+
+export async function assertGroupExists(ctx: IdentityContext, applicationId: string, groupId: string, notFound: GroupNotFound) {
+  await requireGroup(ctx.db, applicationId, groupId, notFound);
+}
+
+/** Adds and removes members; every id in either list must be a user of the application. */
+export async function updateGroupMembers(
+  ctx: IdentityContext,
+  applicationId: string,
+  groupId: string,
+  change: { add?: string[]; remove?: string[] },
+  notFound: GroupNotFound,
+): Promise<GroupRow> {
+  const add = change.add ?? [];
+  const remove = change.remove ?? [];
+  const removing = new Set(remove);
+  const conflict = add.find((id) => removing.has(id));
+  if (conflict !== undefined) throw new ApiError('invalid_field', `Platform member ${conflict} both added and removed.`);
+  return ctx.db.transaction(async (tx) => {
+    const group = await requireGroup(tx, applicationId, groupId, notFound, true);
+    const [addIds, removeIds] = [
+      await resolveUserIds(tx, applicationId, add),
+      await resolveUserIds(tx, applicationId, remove),
+    ];
+    await groupsRepository.addMembers(tx, applicationId, group.internalId, addIds);
+    await groupsRepository.removeMembers(tx, applicationId, group.internalId, removeIds);
+    return group;
+  });
+}
+
+export async function listGroups(ctx: IdentityContext, applicationId: string) {
+  return (await groupsRepository.list(ctx.db, applicationId)).map(groupListItem);
+}
+
+export async function getGroup(ctx: IdentityContext, applicationId: string, groupId: string, notFound: GroupNotFound) {
+  const group = await requireGroup(ctx.db, applicationId, groupId, notFound);
+  const members = await groupsRepository.members(ctx.db, applicationId, group.internalId);
+  return groupDetails(
+    group,
+    members.map((member) => member.externalId),
+  );
+}
+
+/** Members after a change, as the earlier generation answers them. */
+export async function groupMembers(ctx: IdentityContext, applicationId: string, group: GroupRow) {
+  return groupsRepository.members(ctx.db, applicationId, group.internalId);
+}
+
+/** One page of members, by internal user id (behavior.md §6.2). */
+export async function listGroupMembers(
+  ctx: IdentityContext,
+  applicationId: string,
+  groupId: string,
+  page: { limit: number; token: PageToken | null },
+  notFound: GroupNotFound,
+) {
+  const group = await requireGroup(ctx.db, applicationId, groupId, notFound);
+  if (page.token && !/^\d{1,18}$/.test(page.token.userID))
+    throw new ApiError('invalid_field', 'Pagination token is not valid');
+  const afterUserId = page.token?.userID ?? null;
+  const [rows, total] = await Promise.all([
+    groupsRepository.membersPage(ctx.db, applicationId, group.internalId, { afterUserId, limit: page.limit + 1 }),
+    groupsRepository.countMembers(ctx.db, applicationId, group.internalId),
+  ]);
+  const users = rows.slice(0, page.limit);
+  const last = users[users.length - 1];
+  const token =
+    rows.length > page.limit && last ? encodePageToken({ userID: last.internalId, externalID: last.externalId }) : null;
+  return { users: users.map(groupMemberEntry), pagination: { token, total } };
+}
+
+/** Removes the group and its memberships, then hands the rest to the deletion cascade. */
+export async function deleteGroup(
+  ctx: IdentityContext,
+  applicationId: string,
+  groupId: string,
+  notFound: GroupNotFound,
+  requestId: string,
+): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    const group = await requireGroup(tx, applicationId, groupId, notFound, true);
+    await groupsRepository.delete(tx, applicationId, group.internalId);
+  });
+  await ctx.cascade.groupDeleted(applicationId, groupId, requestId);
+}

@@ -1,0 +1,149 @@
+/** User use cases (behavior.md §8, decisions.md 10, 11 and 14). */
+import { ApiError, encodePageToken, type FlatJson, type PageToken } from '@collab/shared';
+import { groupsRepository } from '../../repositories/groups.repository.js';
+import { usersRepository, type UserFields } from '../../repositories/users.repository.js';
+import type { Db } from '../../repositories/db.js';
+import type { IdentityContext } from '../context.js';
+import { legacyUser, userDetails, userListItem } from './user-views.js';
+
+/** PUT /v1/users/<ID> body after validation: both generations' keys. */
+export interface UserInput {
+  name?: string | null;
+  email?: string | null;
+  shortName?: string | null;
+  short_name?: string | null;
+  profilePictureURL?: string | null;
+  profile_picture_url?: string | null;
+  first_name?: string | null;
+  last_name?: string | null;
+  status?: 'active' | 'deleted';
+  metadata?: FlatJson;
+  addGroups?: string[];
+  removeGroups?: string[];
+}
+
+/** Keys only the earlier generation uses; their presence makes a PUT earlier-generation. */
+export const EARLIER_GENERATION_KEYS = ['short_name', 'profile_picture_url', 'first_name', 'last_name'] as const;
+
+/** camelCase wins over its snake_case alias unless it is null (behavior.md §8.2). */
+function aliased<T>(camel: T | null | undefined, snake: T | null | undefined): T | null | undefined {
+  if (camel !== undefined && camel !== null) return camel;
+  if (snake !== undefined) return snake;
+  return camel;
+}
+
+/** Stored fields from the input: absent stays unchanged, null clears, an empty e-mail is absent. */
+export function userFieldsFrom(input: UserInput): UserFields {
+  const fields: UserFields = {};
+  if (input.name !== undefined) fields.name = input.name;
+  if (input.email !== undefined && input.email !== '') fields.email = input.email;
+  const shortName = aliased(input.shortName, input.short_name);
+  if (shortName !== undefined) fields.shortName = shortName;
+  const picture = aliased(input.profilePictureURL, input.profile_picture_url);
+  if (picture !== undefined) fields.profilePictureUrl = picture;
+  if (input.status !== undefined) fields.status = input.status;
+  if (input.metadata !== undefined) fields.metadata = input.metadata;
+  return fields;
+}
+
+async function groupIdsOrFail(db: Db, applicationId: string, groupIds: readonly string[]): Promise<string[]> {
+  const known = await groupsRepository.internalIds(db, applicationId, groupIds);
+  const unknown = groupIds.find((id) => !known.has(id));
+  if (unknown !== undefined) throw new ApiError('group_not_found', `Group ${unknown} not found.`, { status: 401 });
+  return groupIds.map((id) => known.get(id)!);
+}
+
+/**
+ * Creates or updates the user, then joins and leaves groups, all or nothing. The earlier
+ * generation requires `email` to create.
+ */
+export async function upsertUser(
+  ctx: IdentityContext,
+  applicationId: string,
+  userId: string,
+  input: UserInput,
+  options: { earlierGeneration: boolean },
+): Promise<'created' | 'updated'> {
+  const addGroups = input.addGroups ?? [];
+  const removeGroups = input.removeGroups ?? [];
+  const removing = new Set(removeGroups);
+  if (addGroups.some((id) => removing.has(id)))
+    throw new ApiError('invalid_field', 'Adding and removing the same group is invalid.');
+  const fields = userFieldsFrom(input);
+
+  return ctx.db.transaction(async (tx) => {
+    let user = await usersRepository.find(tx, applicationId, userId, true);
+    let outcome: 'created' | 'updated' = 'updated';
+    if (!user) {
+      if (options.earlierGeneration && !fields.email) throw new ApiError('missing_field', 'Missing required field: email.');
+      user = await usersRepository.insertIfAbsent(tx, applicationId, userId, fields);
+      if (user) outcome = 'created';
+      else user = (await usersRepository.find(tx, applicationId, userId, true))!;
+    }
+    if (outcome === 'updated') await usersRepository.update(tx, applicationId, user.internalId, fields);
+
+    const joinIds = await groupIdsOrFail(tx, applicationId, addGroups);
+    const leaveIds = await groupIdsOrFail(tx, applicationId, removeGroups);
+    for (const groupId of joinIds) await groupsRepository.addMembers(tx, applicationId, groupId, [user.internalId]);
+    for (const groupId of leaveIds) await groupsRepository.removeMembers(tx, applicationId, groupId, [user.internalId]);
+    return outcome;
+  });
+}
+
+/** Legacy POST /v1/users: creates, and fails with 409 when the id exists. */
+export async function createUser(ctx: IdentityContext, applicationId: string, userId: string, input: UserInput) {
+  const created = await usersRepository.insertIfAbsent(ctx.db, applicationId, userId, userFieldsFrom(input));
+  if (!created) throw new ApiError('user_already_exists', `The platform user with id ${userId} already exists.`);
+}
+
+export async function listUsers(
+  ctx: IdentityContext,
+  applicationId: string,
+  page: { limit: number; token: PageToken | null; metadata?: FlatJson },
+) {
+  const afterExternalId = page.token?.externalID ?? null;
+  const [rows, total] = await Promise.all([
+    page.limit === 0
+      ? Promise.resolve([])
+      : usersRepository.listPage(ctx.db, applicationId, { afterExternalId, limit: page.limit + 1, metadata: page.metadata }),
+    usersRepository.count(ctx.db, applicationId, page.metadata),
+  ]);
+  const users = rows.slice(0, page.limit);
+  const last = users[users.length - 1];
+  const token = rows.length > page.limit && last ? encodePageToken({ externalID: last.externalId }) : null;
+  return { users: users.map(userListItem), pagination: { token, total } };
+}
+
+/** The earlier generation's list: every user, a bare array. */
+export async function listAllUsersLegacy(ctx: IdentityContext, applicationId: string) {
+  const users = [];
+  let after: string | null = null;
+  for (;;) {
+    const rows = await usersRepository.listPage(ctx.db, applicationId, { afterExternalId: after, limit: 1000 });
+    users.push(...rows.map(legacyUser));
+    if (rows.length < 1000) return users;
+    after = rows[rows.length - 1].externalId;
+  }
+}
+
+function userNotFound(userId: string): ApiError {
+  return new ApiError('user_not_found', `Platform user ${userId} not found.`);
+}
+
+export async function getUser(ctx: IdentityContext, applicationId: string, userId: string) {
+  const user = await usersRepository.find(ctx.db, applicationId, userId);
+  if (!user) throw userNotFound(userId);
+  const groupIds = await groupsRepository.groupIdsOfUser(ctx.db, applicationId, user.internalId, { activeOnly: true });
+  return userDetails(user, groupIds);
+}
+
+/** Removes the user and their memberships, then hands their data to the deletion cascade. */
+export async function deleteUser(ctx: IdentityContext, applicationId: string, userId: string, requestId: string) {
+  await ctx.db.transaction(async (tx) => {
+    const user = await usersRepository.find(tx, applicationId, userId, true);
+    if (!user) throw userNotFound(userId);
+    await usersRepository.delete(tx, applicationId, user.internalId);
+  });
+  const { failedFileIds } = await ctx.cascade.userDeleted(applicationId, userId, requestId);
+  return failedFileIds;
+}

@@ -1,0 +1,41 @@
+/**
+ * Identity's internal API for the gateway (contracts in @collab/shared `identityInternal`).
+ * An unknown id answers 404 `not_found`; the caller decides what that means for its client.
+ */
+import { ApiError, isUuid } from '@collab/shared';
+import express, { type Router } from 'express';
+import type { IdentityContext } from '../domain/context.js';
+import { applicationsRepository, customersRepository, sessionsRepository } from '../repositories/applications.repository.js';
+
+function uuidParam(value: string | string[] | undefined): string {
+  if (typeof value !== 'string' || !isUuid(value)) throw new ApiError('not_found');
+  return value.toLowerCase();
+}
+
+export function internalRouter(ctx: IdentityContext): Router {
+  const router = express.Router();
+
+  router.get('/applications/:applicationId/credentials', async (req, res) => {
+    const application = await applicationsRepository.findById(ctx.db, uuidParam(req.params.applicationId));
+    if (!application) throw new ApiError('not_found', 'No such application.');
+    res.json({ id: application.id, name: application.name, customerId: application.customerId, secret: application.secret });
+  });
+
+  router.get('/customers/:customerId/credentials', async (req, res) => {
+    const customer = await customersRepository.find(ctx.db, uuidParam(req.params.customerId));
+    if (!customer) throw new ApiError('not_found', 'No such customer.');
+    res.json({ id: customer.id, secret: customer.secret });
+  });
+
+  router.get('/sessions/:sessionId', async (req, res) => {
+    const session = await sessionsRepository.find(ctx.db, uuidParam(req.params.sessionId));
+    if (!session) throw new ApiError('not_found', 'No such session.');
+    res.json({
+      id: session.id,
+      applicationId: session.applicationId,
+      expiresAt: session.expiresAt ? session.expiresAt.toISOString() : null,
+    });
+  });
+
+  return router;
+}

@@ -1,0 +1,134 @@
+/** All SQL about customers, applications and access-token sessions. */
+import type { ApplicationRow, CustomerRow, SessionRow } from '../entities/index.js';
+import type { Db } from './db.js';
+
+const APPLICATION_COLUMNS = `a.id, a.customer_id AS "customerId", a.name, a.secret, a.icon_url AS "iconUrl",
+  a.event_webhook_url AS "eventWebhookUrl", a.redirect_uri AS "redirectUri", a.email_settings AS "emailSettings",
+  a.created_at AS "createdAt"`;
+
+export type ApplicationFields = Partial<
+  Pick<ApplicationRow, 'name' | 'iconUrl' | 'eventWebhookUrl' | 'redirectUri' | 'emailSettings'>
+>;
+const APPLICATION_FIELD_COLUMNS: Record<keyof ApplicationFields, string> = {
+  name: 'name',
+  iconUrl: 'icon_url',
+  eventWebhookUrl: 'event_webhook_url',
+  redirectUri: 'redirect_uri',
+  emailSettings: 'email_settings',
+};
+const jsonIfObject = (key: string, value: unknown) => (key === 'emailSettings' ? JSON.stringify(value) : value);
+
+export const customersRepository = {
+  async find(db: Db, customerId: string): Promise<CustomerRow | null> {
+    const rows: CustomerRow[] = await db.query(
+      `SELECT id, secret, created_at AS "createdAt" FROM identity.customers WHERE id = $1`,
+      [customerId],
+    );
+    return rows[0] ?? null;
+  },
+
+  async count(db: Db): Promise<number> {
+    const rows: { count: string }[] = await db.query(`SELECT count(*) AS count FROM identity.customers`);
+    return Number(rows[0].count);
+  },
+
+  /** Creates the customer or sets its secret. */
+  async upsert(db: Db, customerId: string, secret: string): Promise<void> {
+    await db.query(
+      `INSERT INTO identity.customers (id, secret) VALUES ($1, $2)
+       ON CONFLICT (id) DO UPDATE SET secret = EXCLUDED.secret`,
+      [customerId, secret],
+    );
+  },
+};
+
+export const applicationsRepository = {
+  /** Any customer's application: used to verify server tokens, which carry only the app id. */
+  async findById(db: Db, applicationId: string): Promise<ApplicationRow | null> {
+    const rows: ApplicationRow[] = await db.query(`SELECT ${APPLICATION_COLUMNS} FROM identity.applications a WHERE a.id = $1`, [
+      applicationId,
+    ]);
+    return rows[0] ?? null;
+  },
+
+  async find(db: Db, customerId: string, applicationId: string): Promise<ApplicationRow | null> {
+    const rows: ApplicationRow[] = await db.query(
+      `SELECT ${APPLICATION_COLUMNS} FROM identity.applications a WHERE a.customer_id = $1 AND a.id = $2`,
+      [customerId, applicationId],
+    );
+    return rows[0] ?? null;
+  },
+
+  async list(db: Db, customerId: string): Promise<ApplicationRow[]> {
+    return db.query(
+      `SELECT ${APPLICATION_COLUMNS} FROM identity.applications a WHERE a.customer_id = $1 ORDER BY a.created_at, a.id`,
+      [customerId],
+    );
+  },
+
+  async insert(
+    db: Db,
+    customerId: string,
+    application: { id: string; secret: string } & ApplicationFields & { name: string },
+  ): Promise<void> {
+    const { id, secret, ...fields } = application;
+    const keys = Object.keys(fields) as (keyof ApplicationFields)[];
+    const columns = ['id', 'customer_id', 'secret', ...keys.map((key) => APPLICATION_FIELD_COLUMNS[key])];
+    await db.query(
+      `INSERT INTO identity.applications (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
+      [id, customerId, secret, ...keys.map((key) => jsonIfObject(key, fields[key]))],
+    );
+  },
+
+  async update(db: Db, customerId: string, applicationId: string, fields: ApplicationFields): Promise<void> {
+    const keys = Object.keys(fields) as (keyof ApplicationFields)[];
+    if (keys.length === 0) return;
+    await db.query(
+      `UPDATE identity.applications SET ${keys.map((key, i) => `${APPLICATION_FIELD_COLUMNS[key]} = $${i + 3}`).join(', ')}
+       WHERE customer_id = $1 AND id = $2`,
+      [customerId, applicationId, ...keys.map((key) => jsonIfObject(key, fields[key]))],
+    );
+  },
+
+  /** Deletes the application; its users, groups, memberships and sessions go with it (FK cascade). */
+  async delete(db: Db, customerId: string, applicationId: string): Promise<void> {
+    await db.query(`DELETE FROM identity.applications WHERE customer_id = $1 AND id = $2`, [customerId, applicationId]);
+  },
+};
+
+export const sessionsRepository = {
+  async insert(db: Db, session: SessionRow): Promise<void> {
+    await db.query(`INSERT INTO identity.sessions (id, application_id, issued_at, expires_at) VALUES ($1, $2, $3, $4)`, [
+      session.id,
+      session.applicationId,
+      session.issuedAt,
+      session.expiresAt,
+    ]);
+  },
+
+  async find(db: Db, sessionId: string): Promise<SessionRow | null> {
+    const rows: SessionRow[] = await db.query(
+      `SELECT id, application_id AS "applicationId", issued_at AS "issuedAt", expires_at AS "expiresAt"
+       FROM identity.sessions WHERE id = $1`,
+      [sessionId],
+    );
+    return rows[0] ?? null;
+  },
+
+  /** Clears the expiry: the token then answers `expired_access_token` ("revoked"). */
+  async revoke(db: Db, sessionId: string): Promise<boolean> {
+    const rows: unknown[] = await db.query(
+      `UPDATE identity.sessions SET expires_at = NULL WHERE id = $1 AND expires_at IS NOT NULL RETURNING id`,
+      [sessionId],
+    );
+    return rows.length > 0;
+  },
+
+  async revokeAllOfApplication(db: Db, applicationId: string): Promise<number> {
+    const rows: unknown[] = await db.query(
+      `UPDATE identity.sessions SET expires_at = NULL WHERE application_id = $1 AND expires_at IS NOT NULL RETURNING id`,
+      [applicationId],
+    );
+    return rows.length;
+  },
+};

@@ -1,0 +1,140 @@
+/** All SQL about groups and memberships. Every method takes the application id first. */
+import type { GroupRow, UserRow } from '../entities/index.js';
+import type { Db } from './db.js';
+
+const GROUP_COLUMNS = `g.internal_id AS "internalId", g.application_id AS "applicationId", g.external_id AS "externalId",
+  g.name, g.status, g.metadata, g.created_at AS "createdAt"`;
+const MEMBER_COLUMNS = `u.internal_id AS "internalId", u.application_id AS "applicationId", u.external_id AS "externalId",
+  u.name, u.email, u.short_name AS "shortName", u.profile_picture_url AS "profilePictureUrl", u.status,
+  u.metadata, u.created_at AS "createdAt"`;
+
+export type GroupFields = Partial<Pick<GroupRow, 'name' | 'status' | 'metadata'>>;
+
+function fieldValues(fields: GroupFields): [string, unknown][] {
+  return Object.entries(fields).map(([key, value]) => [key, key === 'metadata' ? JSON.stringify(value) : value]);
+}
+
+export const groupsRepository = {
+  async find(db: Db, applicationId: string, externalId: string, forUpdate = false): Promise<GroupRow | null> {
+    const rows: GroupRow[] = await db.query(
+      `SELECT ${GROUP_COLUMNS} FROM identity.groups g WHERE g.application_id = $1 AND g.external_id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+      [applicationId, externalId],
+    );
+    return rows[0] ?? null;
+  },
+
+  async internalIds(db: Db, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
+    if (externalIds.length === 0) return new Map();
+    const rows: { externalId: string; internalId: string }[] = await db.query(
+      `SELECT external_id AS "externalId", internal_id AS "internalId" FROM identity.groups
+       WHERE application_id = $1 AND external_id = ANY($2::text[])`,
+      [applicationId, [...new Set(externalIds)]],
+    );
+    return new Map(rows.map((row) => [row.externalId, row.internalId]));
+  },
+
+  async insertIfAbsent(db: Db, applicationId: string, externalId: string, fields: GroupFields): Promise<GroupRow | null> {
+    const entries = fieldValues(fields);
+    const columns = ['application_id', 'external_id', ...entries.map(([key]) => key)];
+    const rows: GroupRow[] = await db.query(
+      `INSERT INTO identity.groups AS g (${columns.join(', ')})
+       VALUES (${columns.map((_, index) => `$${index + 1}`).join(', ')})
+       ON CONFLICT (application_id, external_id) DO NOTHING
+       RETURNING ${GROUP_COLUMNS}`,
+      [applicationId, externalId, ...entries.map(([, value]) => value)],
+    );
+    return rows[0] ?? null;
+  },
+
+  async update(db: Db, applicationId: string, internalId: string, fields: GroupFields): Promise<void> {
+    const entries = fieldValues(fields);
+    if (entries.length === 0) return;
+    await db.query(
+      `UPDATE identity.groups SET ${entries.map(([key], index) => `${key} = $${index + 3}`).join(', ')}
+       WHERE application_id = $1 AND internal_id = $2`,
+      [applicationId, internalId, ...entries.map(([, value]) => value)],
+    );
+  },
+
+  async list(db: Db, applicationId: string): Promise<GroupRow[]> {
+    return db.query(`SELECT ${GROUP_COLUMNS} FROM identity.groups g WHERE g.application_id = $1 ORDER BY g.internal_id`, [
+      applicationId,
+    ]);
+  },
+
+  async delete(db: Db, applicationId: string, internalId: string): Promise<void> {
+    await db.query(`DELETE FROM identity.groups WHERE application_id = $1 AND internal_id = $2`, [applicationId, internalId]);
+  },
+
+  /** Adds members in the given order; existing memberships are left as they are. */
+  async addMembers(db: Db, applicationId: string, groupId: string, userIds: readonly string[]): Promise<void> {
+    if (userIds.length === 0) return;
+    await db.query(
+      `INSERT INTO identity.group_members (application_id, group_id, user_id)
+       SELECT $1, $2, user_id FROM unnest($3::bigint[]) WITH ORDINALITY AS input(user_id, position)
+       ORDER BY position
+       ON CONFLICT (group_id, user_id) DO NOTHING`,
+      [applicationId, groupId, [...new Set(userIds)]],
+    );
+  },
+
+  async removeMembers(db: Db, applicationId: string, groupId: string, userIds: readonly string[]): Promise<void> {
+    if (userIds.length === 0) return;
+    await db.query(
+      `DELETE FROM identity.group_members WHERE application_id = $1 AND group_id = $2 AND user_id = ANY($3::bigint[])`,
+      [applicationId, groupId, [...userIds]],
+    );
+  },
+
+  /** Makes the membership exactly `userIds`. */
+  async replaceMembers(db: Db, applicationId: string, groupId: string, userIds: readonly string[]): Promise<void> {
+    await db.query(
+      `DELETE FROM identity.group_members WHERE application_id = $1 AND group_id = $2 AND NOT (user_id = ANY($3::bigint[]))`,
+      [applicationId, groupId, [...userIds]],
+    );
+    await groupsRepository.addMembers(db, applicationId, groupId, userIds);
+  },
+
+  /** Members in the order they were added. */
+  async members(db: Db, applicationId: string, groupId: string): Promise<UserRow[]> {
+    return db.query(
+      `SELECT ${MEMBER_COLUMNS} FROM identity.group_members m JOIN identity.users u ON u.internal_id = m.user_id
+       WHERE m.application_id = $1 AND m.group_id = $2 ORDER BY m.added_seq`,
+      [applicationId, groupId],
+    );
+  },
+
+  /** A page of members by internal user id, after `afterUserId`. */
+  async membersPage(
+    db: Db,
+    applicationId: string,
+    groupId: string,
+    options: { afterUserId: string | null; limit: number },
+  ): Promise<UserRow[]> {
+    return db.query(
+      `SELECT ${MEMBER_COLUMNS} FROM identity.group_members m JOIN identity.users u ON u.internal_id = m.user_id
+       WHERE m.application_id = $1 AND m.group_id = $2 AND ($3::bigint IS NULL OR m.user_id > $3::bigint)
+       ORDER BY m.user_id LIMIT $4`,
+      [applicationId, groupId, options.afterUserId, options.limit],
+    );
+  },
+
+  async countMembers(db: Db, applicationId: string, groupId: string): Promise<number> {
+    const rows: { count: string }[] = await db.query(
+      `SELECT count(*) AS count FROM identity.group_members WHERE application_id = $1 AND group_id = $2`,
+      [applicationId, groupId],
+    );
+    return Number(rows[0].count);
+  },
+
+  /** External ids of the groups a user belongs to, in membership order. */
+  async groupIdsOfUser(db: Db, applicationId: string, userId: string, options: { activeOnly: boolean }): Promise<string[]> {
+    const rows: { externalId: string }[] = await db.query(
+      `SELECT g.external_id AS "externalId" FROM identity.group_members m JOIN identity.groups g ON g.internal_id = m.group_id
+       WHERE m.application_id = $1 AND m.user_id = $2 ${options.activeOnly ? "AND g.status = 'active'" : ''}
+       ORDER BY m.added_seq`,
+      [applicationId, userId],
+    );
+    return rows.map((row) => row.externalId);
+  },
+};

@@ -1,0 +1,101 @@
+/** All SQL about users. Every method takes the application id first. */
+import type { UserRow } from '../entities/index.js';
+import type { Db } from './db.js';
+
+const USER_COLUMNS = `u.internal_id AS "internalId", u.application_id AS "applicationId", u.external_id AS "externalId",
+  u.name, u.email, u.short_name AS "shortName", u.profile_picture_url AS "profilePictureUrl", u.status,
+  u.metadata, u.created_at AS "createdAt"`;
+
+export type UserFields = Partial<Pick<UserRow, 'name' | 'email' | 'shortName' | 'profilePictureUrl' | 'status' | 'metadata'>>;
+
+const FIELD_COLUMNS: Record<keyof UserFields, string> = {
+  name: 'name',
+  email: 'email',
+  shortName: 'short_name',
+  profilePictureUrl: 'profile_picture_url',
+  status: 'status',
+  metadata: 'metadata',
+};
+
+function columnValue(field: keyof UserFields, value: unknown): unknown {
+  return field === 'metadata' ? JSON.stringify(value) : value;
+}
+
+export const usersRepository = {
+  async find(db: Db, applicationId: string, externalId: string, forUpdate = false): Promise<UserRow | null> {
+    const rows: UserRow[] = await db.query(
+      `SELECT ${USER_COLUMNS} FROM identity.users u WHERE u.application_id = $1 AND u.external_id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+      [applicationId, externalId],
+    );
+    return rows[0] ?? null;
+  },
+
+  /** Internal ids of the given users, keyed by external id; absent keys are unknown users. */
+  async internalIds(db: Db, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
+    if (externalIds.length === 0) return new Map();
+    const rows: { externalId: string; internalId: string }[] = await db.query(
+      `SELECT external_id AS "externalId", internal_id AS "internalId" FROM identity.users
+       WHERE application_id = $1 AND external_id = ANY($2::text[])`,
+      [applicationId, [...new Set(externalIds)]],
+    );
+    return new Map(rows.map((row) => [row.externalId, row.internalId]));
+  },
+
+  /** Inserts the user unless it exists; returns the new row, or null when it already existed. */
+  async insertIfAbsent(db: Db, applicationId: string, externalId: string, fields: UserFields): Promise<UserRow | null> {
+    const keys = Object.keys(fields) as (keyof UserFields)[];
+    const columns = ['application_id', 'external_id', ...keys.map((key) => FIELD_COLUMNS[key])];
+    const values = [applicationId, externalId, ...keys.map((key) => columnValue(key, fields[key]))];
+    const rows: UserRow[] = await db.query(
+      `INSERT INTO identity.users AS u (${columns.join(', ')})
+       VALUES (${columns.map((_, index) => `$${index + 1}`).join(', ')})
+       ON CONFLICT (application_id, external_id) DO NOTHING
+       RETURNING ${USER_COLUMNS}`,
+      values,
+    );
+    return rows[0] ?? null;
+  },
+
+  async update(db: Db, applicationId: string, internalId: string, fields: UserFields): Promise<void> {
+    const keys = Object.keys(fields) as (keyof UserFields)[];
+    if (keys.length === 0) return;
+    await db.query(
+      `UPDATE identity.users SET ${keys.map((key, index) => `${FIELD_COLUMNS[key]} = $${index + 3}`).join(', ')}
+       WHERE application_id = $1 AND internal_id = $2`,
+      [applicationId, internalId, ...keys.map((key) => columnValue(key, fields[key]))],
+    );
+  },
+
+  /** One page in code-point order of the id, after `afterExternalId`. */
+  async listPage(
+    db: Db,
+    applicationId: string,
+    options: { afterExternalId: string | null; limit: number; metadata?: Record<string, unknown> },
+  ): Promise<UserRow[]> {
+    return db.query(
+      `SELECT ${USER_COLUMNS} FROM identity.users u
+       WHERE u.application_id = $1
+         AND ($2::text IS NULL OR u.external_id > $2::text)
+         AND ($3::jsonb IS NULL OR u.metadata @> $3::jsonb)
+       ORDER BY u.external_id
+       LIMIT $4`,
+      [applicationId, options.afterExternalId, options.metadata ? JSON.stringify(options.metadata) : null, options.limit],
+    );
+  },
+
+  async count(db: Db, applicationId: string, metadata?: Record<string, unknown>): Promise<number> {
+    const rows: { count: string }[] = await db.query(
+      `SELECT count(*) AS count FROM identity.users
+       WHERE application_id = $1 AND ($2::jsonb IS NULL OR metadata @> $2::jsonb)`,
+      [applicationId, metadata ? JSON.stringify(metadata) : null],
+    );
+    return Number(rows[0].count);
+  },
+
+  async delete(db: Db, applicationId: string, internalId: string): Promise<void> {
+    await db.query(`DELETE FROM identity.users WHERE application_id = $1 AND internal_id = $2`, [
+      applicationId,
+      internalId,
+    ]);
+  },
+};

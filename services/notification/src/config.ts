@@ -1,0 +1,13 @@
+import { commonVars, loadConfig, vars } from '@collab/shared';
+
+export const notificationConfigSpec = {
+  ...commonVars,
+  PORT: vars.port('Port of the notification HTTP API (internal)', 8083),
+  DB_POOL_SIZE: vars.integer('PostgreSQL connections per process', 10),
+};
+
+export type NotificationConfig = ReturnType<typeof loadNotificationConfig>;
+
+export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env) {
+  return loadConfig(notificationConfigSpec, env);
+}

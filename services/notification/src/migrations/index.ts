@@ -1,0 +1,2 @@
+/** Every notification migration, oldest first. */
+export const notificationMigrations = [];

@@ -1,0 +1,34 @@
+/** The notification service's dependencies and app, wired once for the API process and for tests. */
+import { createRedis, hasPendingMigrations, type Logger } from '@collab/shared';
+import { createNotificationApp } from './app.js';
+import type { NotificationConfig } from './config.js';
+import { createNotificationDataSource } from './data-source.js';
+
+export async function createNotificationService(config: NotificationConfig, logger: Logger, isDraining?: () => boolean) {
+  const db = createNotificationDataSource(config.DATABASE_URL, config.DB_POOL_SIZE);
+  await db.initialize();
+  const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
+  redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
+  const app = createNotificationApp({
+    logger,
+    internalToken: config.INTERNAL_TOKEN,
+    isDraining,
+    readiness: [
+      { name: 'postgres', check: () => db.query('SELECT 1') },
+      { name: 'redis', check: () => redis.ping() },
+      {
+        name: 'migrations',
+        check: async () => {
+          if (await hasPendingMigrations(db)) throw new Error('migrations pending');
+        },
+      },
+    ],
+  });
+  return {
+    app,
+    async close() {
+      redis.disconnect();
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * JWT checks shared by the gateway (every request) and identity (POST /v1/authorize), exactly as
+ * behavior.md §4 describes: HS512 only, the secret string's bytes as the HMAC key, at most 24 h
+ * after `iat` with 30 s of clock tolerance.
+ */
+import { compactVerify, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
+import { ApiError, type ErrorCode } from '../errors.js';
+import { isJwtShaped, isUuid } from '../schema/formats.js';
+
+export const TOKEN_MAX_AGE_SECONDS = 24 * 60 * 60;
+export const TOKEN_CLOCK_TOLERANCE_SECONDS = 30;
+export const ACCESS_TOKEN_TTL_SECONDS = 24 * 60 * 60;
+const ALGORITHM = 'HS512';
+/** Header keys a token may carry; `jwk`, `jku`, `x5u`, `kid`, `crit` … are refused outright. */
+const ALLOWED_HEADER_KEYS = new Set(['alg', 'typ']);
+
+const encoder = new TextEncoder();
+export const hmacKey = (secret: string): Uint8Array => encoder.encode(secret);
+
+/** Authorization header → the bearer token (behavior.md §4.1). */
+export function bearerToken(header: string | undefined): string {
+  if (!header) throw new ApiError('missing_authorization_header');
+  if (!header.startsWith('Bearer'))
+    throw new ApiError('invalid_authorization_header', 'Expecting a token with a Bearer prefix.');
+  const token = header.replace('Bearer ', '').trim();
+  if (!isJwtShaped(token))
+    throw new ApiError(
+      'invalid_authorization_header',
+      'Input type for authorization header bearer token is not valid, expected JWT.',
+    );
+  return token;
+}
+
+/** The payload as an object, without checking the signature yet (claims decide which key to use). */
+export function unverifiedPayload(token: string, code: ErrorCode, what = 'Authorization token'): Record<string, unknown> {
+  try {
+    return decodeJwt(token) as Record<string, unknown>;
+  } catch {
+    throw new ApiError(code, `Input type for ${what} is not valid, expected object.`);
+  }
+}
+
+function checkHeader(token: string, code: ErrorCode): void {
+  let header: Record<string, unknown>;
+  try {
+    header = decodeProtectedHeader(token) as Record<string, unknown>;
+  } catch {
+    throw new ApiError(code, 'The token header is not valid JSON.');
+  }
+  if (header.alg !== ALGORITHM) throw new ApiError(code, 'JsonWebTokenError: invalid algorithm');
+  const extra = Object.keys(header).find((key) => !ALLOWED_HEADER_KEYS.has(key));
+  if (extra) throw new ApiError(code, `The token header may not contain "${extra}".`);
+}
+
+/** Verifies signature, `exp` and the 24 h `iat` age; each failure is a 401 with `code`. */
+export async function verifySignedToken(token: string, secret: string, code: ErrorCode): Promise<void> {
+  checkHeader(token, code);
+  try {
+    await jwtVerify(token, hmacKey(secret), {
+      algorithms: [ALGORITHM],
+      maxTokenAge: TOKEN_MAX_AGE_SECONDS,
+      clockTolerance: TOKEN_CLOCK_TOLERANCE_SECONDS,
+    });
+  } catch (error) {
+    throw new ApiError(code, describeJoseError(error));
+  }
+}
+
+function describeJoseError(error: unknown): string {
+  const joseCode = (error as { code?: string }).code;
+  switch (joseCode) {
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+      return 'JsonWebTokenError: invalid signature';
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+      return 'JsonWebTokenError: invalid algorithm';
+    case 'ERR_JWT_EXPIRED':
+      return (error as { claim?: string }).claim === 'iat'
+        ? 'TokenExpiredError: maxAge exceeded'
+        : 'TokenExpiredError: jwt expired';
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      return `JsonWebTokenError: ${(error as Error).message}`;
+    default:
+      return 'JsonWebTokenError: invalid token';
+  }
+}
+
+const SERVER_TOKEN_CLAIMS = new Set(['app_id', 'project_id', 'iat', 'exp']);
+
+/** Server ("app") token claims: `app_id` or `project_id`, `iat`, `exp`, nothing else. */
+export function serverTokenApplicationId(payload: Record<string, unknown>): string {
+  const applicationId = payload.app_id ?? payload.project_id;
+  if (applicationId === undefined)
+    throw new ApiError(
+      'invalid_app_token',
+      'Please include the app_id if you are authorizing directly with a non-access token.',
+    );
+  if (typeof applicationId !== 'string' || !isUuid(applicationId))
+    throw new ApiError('invalid_app_token', 'Input type for app_id is not valid, expected UUID.');
+  if (Object.keys(payload).some((claim) => !SERVER_TOKEN_CLAIMS.has(claim)))
+    throw new ApiError('invalid_app_token', 'Authorization token payload invalid, must contain only app_id.');
+  return applicationId.toLowerCase();
+}
+
+const CUSTOMER_TOKEN_FORBIDDEN = ['user_id', 'org_id', 'app_id', 'project_id'];
+
+/** Customer (application-management) token claims: `customer_id`, no app or user claims. */
+export function customerTokenCustomerId(payload: Record<string, unknown>): string {
+  const customerId = payload.customer_id;
+  if (customerId === undefined)
+    throw new ApiError('invalid_customer_token', 'Application management auth tokens must include a customer_id field.');
+  if (typeof customerId !== 'string' || !isUuid(customerId))
+    throw new ApiError('invalid_customer_token', 'Input type for customer_id is not valid, expected UUID.');
+  if (CUSTOMER_TOKEN_FORBIDDEN.some((claim) => claim in payload))
+    throw new ApiError('invalid_customer_token', 'Authorization token payload invalid, must contain only customer_id.');
+  return customerId.toLowerCase();
+}
+
+/** The claims of `signed_app_token` in POST /v1/authorize (behavior.md §4.4). */
+export function authorizeTokenApplicationId(payload: Record<string, unknown>): string {
+  const applicationId = payload.app_id;
+  if (applicationId === undefined)
+    throw new ApiError('invalid_app_token', 'signed_app_token payload is missing app_id.');
+  if (typeof applicationId !== 'string' || !isUuid(applicationId))
+    throw new ApiError('invalid_app_token', 'Input type for app_id is not valid, expected UUID.');
+  if ('user_id' in payload || 'org_id' in payload)
+    throw new ApiError('invalid_app_token', 'signed_app_token payload may not contain user_id or org_id.');
+  return applicationId.toLowerCase();
+}
+
+/**
+ * Access tokens are signed with the service's own secret. A token whose signature verifies
+ * against it is an access token, whatever its claims; otherwise it is a server token.
+ * Returns the session id, or null when the token is not one of ours.
+ */
+export async function accessTokenSession(
+  token: string,
+  signingSecret: string,
+  now = Date.now(),
+): Promise<string | null> {
+  let payload: Record<string, unknown>;
+  try {
+    const verified = await compactVerify(token, hmacKey(signingSecret), { algorithms: [ALGORITHM] });
+    payload = JSON.parse(new TextDecoder().decode(verified.payload)) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  const sessionId = payload?.session_id;
+  if (typeof sessionId !== 'string' || !isUuid(sessionId))
+    throw new ApiError('invalid_access_token', 'Access token has no valid session_id.');
+  // The JWT expiry is checked here, separately from the signature (behavior.md §4.3).
+  if (typeof payload.exp === 'number' && payload.exp * 1000 + TOKEN_CLOCK_TOLERANCE_SECONDS * 1000 < now)
+    throw new ApiError('expired_access_token', 'Access token has expired.');
+  return sessionId.toLowerCase();
+}
+
+export async function signAccessToken(sessionId: string, signingSecret: string, issuedAt: Date): Promise<string> {
+  const iat = Math.floor(issuedAt.getTime() / 1000);
+  return new SignJWT({ session_id: sessionId })
+    .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + ACCESS_TOKEN_TTL_SECONDS)
+    .sign(hmacKey(signingSecret));
+}

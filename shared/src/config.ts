@@ -1,0 +1,99 @@
+/**
+ * Environment configuration, validated once at boot. Every bad variable is reported at once,
+ * and values marked secret never appear in the error text.
+ */
+
+export interface VarSpec<T> {
+  /** Used when the variable is unset or empty; without it the variable is required. */
+  default?: T;
+  parse: (raw: string) => T;
+  description: string;
+}
+
+type Spec = Record<string, VarSpec<unknown>>;
+export type ConfigOf<S extends Spec> = { [K in keyof S]: S[K] extends VarSpec<infer T> ? T : never };
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig<S extends Spec>(spec: S, env: NodeJS.ProcessEnv = process.env): ConfigOf<S> {
+  const problems: string[] = [];
+  const config: Record<string, unknown> = {};
+  for (const [name, rule] of Object.entries(spec)) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') {
+      if (rule.default === undefined) problems.push(`${name} is required: ${rule.description}`);
+      else config[name] = rule.default;
+      continue;
+    }
+    try {
+      config[name] = rule.parse(raw);
+    } catch (error) {
+      problems.push(`${name} is invalid: ${(error as Error).message}`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config as ConfigOf<S>;
+}
+
+export const vars = {
+  string: (description: string, defaultValue?: string): VarSpec<string> => ({
+    description,
+    default: defaultValue,
+    parse: (raw) => raw,
+  }),
+  /** A secret: at least 16 characters; never echoed. */
+  secret: (description: string, defaultValue?: string): VarSpec<string> => ({
+    description,
+    default: defaultValue,
+    parse: (raw) => {
+      if (raw.length < 16) throw new Error('must be at least 16 characters');
+      return raw;
+    },
+  }),
+  url: (description: string, defaultValue?: string): VarSpec<string> => ({
+    description,
+    default: defaultValue,
+    parse: (raw) => new URL(raw).toString().replace(/\/$/, ''),
+  }),
+  port: (description: string, defaultValue?: number): VarSpec<number> => ({
+    description,
+    default: defaultValue,
+    parse: (raw) => {
+      const port = Number(raw);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('must be a port number');
+      return port;
+    },
+  }),
+  integer: (description: string, defaultValue?: number): VarSpec<number> => ({
+    description,
+    default: defaultValue,
+    parse: (raw) => {
+      if (!/^\d+$/.test(raw)) throw new Error('must be a non-negative integer');
+      return Number(raw);
+    },
+  }),
+  uuid: (description: string, defaultValue?: string): VarSpec<string> => ({
+    description,
+    default: defaultValue,
+    parse: (raw) => {
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(raw))
+        throw new Error('must be a UUID');
+      return raw.toLowerCase();
+    },
+  }),
+};
+
+/** Variables every service reads. */
+export const commonVars = {
+  DATABASE_URL: vars.url('PostgreSQL connection URL', 'postgres://postgres@127.0.0.1:5432/collab'),
+  REDIS_URL: vars.url('Redis connection URL', 'redis://127.0.0.1:6379'),
+  /** Namespaces BullMQ queues and pub/sub channels so that several systems can share one Redis. */
+  REDIS_PREFIX: vars.string('Prefix of every Redis key and channel of this system', 'collab'),
+  INTERNAL_TOKEN: vars.secret('Shared credential the gateway presents to services'),
+  LOG_LEVEL: vars.string('pino log level', 'info'),
+};

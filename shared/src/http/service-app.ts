@@ -1,0 +1,168 @@
+/**
+ * Builds the Express app of a service from the route table: every public route of the service
+ * must have exactly one handler (the app refuses to build otherwise), requests are accepted only
+ * with the gateway's internal credential, and errors render through the one error middleware.
+ */
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import express, { type Express, type Request, type RequestHandler, type Response, type Router } from 'express';
+import { ApiError } from '../errors.js';
+import { INTERNAL_HEADERS } from '../internal-headers.js';
+import type { Logger } from '../logger.js';
+import type { RouteDef } from '../routes/route.js';
+import { errorMiddleware, notFoundMiddleware } from './errors-middleware.js';
+import { jsonObjectBody } from './json-body.js';
+
+export interface RequestContext {
+  requestId: string;
+  /** The application a verified server or access token belongs to. */
+  applicationId?: string;
+  /** The customer a verified application-management token belongs to. */
+  customerId?: string;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    ctx: RequestContext;
+    log: Logger;
+  }
+}
+
+/** Parses, calls one use case, and returns the response body (sent as JSON with status 200). */
+export type RouteHandler = (req: Request, res: Response) => unknown;
+export type HandlerMap = Record<string, RouteHandler>;
+
+export interface ReadinessCheck {
+  name: string;
+  check: () => Promise<unknown>;
+}
+
+export interface ServiceAppOptions {
+  service: string;
+  logger: Logger;
+  internalToken: string;
+  routes: readonly RouteDef[];
+  handlers: HandlerMap;
+  /** Service-to-service endpoints, mounted under /internal. */
+  internal?: Router;
+  readiness: ReadinessCheck[];
+  isDraining?: () => boolean;
+}
+
+export function assertHandlersMatchRoutes(service: string, routes: readonly RouteDef[], handlers: HandlerMap): void {
+  const routeIds = new Set(routes.map((route) => route.id));
+  const missing = [...routeIds].filter((id) => !handlers[id]);
+  const unknown = Object.keys(handlers).filter((id) => !routeIds.has(id));
+  if (missing.length > 0 || unknown.length > 0)
+    throw new Error(
+      `${service}: route table and handlers differ (missing handlers: ${missing.join(', ') || 'none'}; ` +
+        `handlers without a route: ${unknown.join(', ') || 'none'})`,
+    );
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+function header(req: Request, name: string): string | undefined {
+  const value = req.headers[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+export function createServiceApp(options: ServiceAppOptions): Express {
+  const { service, logger, internalToken, routes, handlers } = options;
+  assertHandlersMatchRoutes(service, routes, handlers);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok', service });
+  });
+  app.get('/readyz', readinessHandler(options));
+
+  // Everything below is reachable only through the gateway (or another service).
+  app.use((req, res, next) => {
+    const requestId = header(req, INTERNAL_HEADERS.requestId) ?? randomUUID();
+    const presented = header(req, INTERNAL_HEADERS.internalToken);
+    req.log = logger.child({ requestId });
+    res.setHeader('X-Request-Id', requestId);
+    if (!presented || !safeEqual(presented, internalToken)) {
+      next(new ApiError('not_found', 'Not found.'));
+      return;
+    }
+    req.ctx = {
+      requestId,
+      applicationId: header(req, INTERNAL_HEADERS.applicationId),
+      customerId: header(req, INTERNAL_HEADERS.customerId),
+    };
+    if (req.ctx.applicationId) req.log = req.log.child({ applicationId: req.ctx.applicationId });
+    logRequest(req, res);
+    next();
+  });
+
+  if (options.internal) app.use('/internal', options.internal);
+
+  for (const route of routes) {
+    const method = route.method.toLowerCase() as 'get' | 'put' | 'post' | 'delete';
+    const stack: RequestHandler[] = route.body && route.bodyType !== 'multipart' ? [...jsonObjectBody] : [];
+    app[method](route.path, ...stack, asRouteHandler(handlers[route.id]));
+  }
+
+  app.use(notFoundMiddleware);
+  app.use(errorMiddleware(logger));
+  return app;
+}
+
+/** Sends what a handler returns as JSON, unless the handler answered itself. */
+export function asRouteHandler(handler: RouteHandler): RequestHandler {
+  return async (req, res) => {
+    const body = await handler(req, res);
+    if (!res.headersSent) res.json(body);
+  };
+}
+
+function logRequest(req: Request, res: Response): void {
+  const started = process.hrtime.bigint();
+  res.on('finish', () => {
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    req.log.info(
+      { method: req.method, url: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 },
+      'request',
+    );
+  });
+}
+
+function readinessHandler(options: ServiceAppOptions): RequestHandler {
+  return async (_req, res) => {
+    if (options.isDraining?.()) {
+      res.status(503).json({ status: 'draining' });
+      return;
+    }
+    const results = await Promise.all(
+      options.readiness.map(async ({ name, check }) => {
+        try {
+          await withTimeout(check(), 2000);
+          return [name, 'ok'] as const;
+        } catch (error) {
+          return [name, (error as Error).message || 'unavailable'] as const;
+        }
+      }),
+    );
+    const checks = Object.fromEntries(results);
+    const ready = results.every(([, state]) => state === 'ok');
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
+  };
+}
+
+export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}

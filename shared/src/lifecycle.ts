@@ -1,0 +1,83 @@
+/**
+ * Process lifecycle shared by every entry point: listen, and on SIGTERM/SIGINT flip readiness
+ * to draining, stop accepting connections, let in-flight requests finish, run cleanups (close
+ * pools, workers, Redis) and exit, with a deadline after which the process exits anyway.
+ */
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import type { Logger } from './logger.js';
+
+export class ProcessLifecycle {
+  private drainingNow = false;
+  private readonly cleanups: (() => Promise<unknown>)[] = [];
+  private readonly servers: Server[] = [];
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly shutdownDeadlineMs = Number(process.env.SHUTDOWN_TIMEOUT_MS ?? 10_000),
+  ) {}
+
+  readonly isDraining = (): boolean => this.drainingNow;
+
+  /** Cleanups run in reverse order of registration (last opened, first closed). */
+  onShutdown(cleanup: () => Promise<unknown>): void {
+    this.cleanups.unshift(cleanup);
+  }
+
+  listen(app: Express, port: number, host = process.env.HOST ?? '0.0.0.0'): Promise<Server> {
+    return new Promise((resolve, reject) => {
+      const server = app.listen(port, host, (error?: Error) => {
+        if (error) reject(error);
+        else resolve(server);
+      });
+      // Longer than any load balancer's idle timeout, so that it closes first.
+      server.keepAliveTimeout = 65_000;
+      this.servers.push(server);
+    });
+  }
+
+  async shutdown(reason: string): Promise<void> {
+    if (this.drainingNow) return;
+    this.drainingNow = true;
+    this.logger.info({ reason }, 'shutting down');
+    const deadline = setTimeout(() => {
+      this.logger.error('shutdown deadline passed; exiting');
+      process.exit(1);
+    }, this.shutdownDeadlineMs);
+    deadline.unref();
+    await Promise.all(
+      this.servers.map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeIdleConnections();
+          }),
+      ),
+    );
+    for (const cleanup of this.cleanups) {
+      try {
+        await cleanup();
+      } catch (error) {
+        this.logger.warn({ err: error }, 'cleanup failed during shutdown');
+      }
+    }
+    clearTimeout(deadline);
+  }
+
+  installSignalHandlers(): void {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      process.once(signal, () => {
+        void this.shutdown(signal).then(() => process.exit(0));
+      });
+    }
+  }
+}
+
+/** Runs an entry point, printing a configuration or boot failure readably before exiting. */
+export function runMain(name: string, main: () => Promise<void>): void {
+  main().catch((error: Error) => {
+    console.error(`${name} failed to start: ${error.message}`);
+    if (!(error.name === 'ConfigError')) console.error(error.stack);
+    process.exit(1);
+  });
+}

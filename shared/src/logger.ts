@@ -1,0 +1,28 @@
+import { pino, type Logger } from 'pino';
+
+export type { Logger } from 'pino';
+
+/** Paths pino must never print: credentials in headers, bodies and config. */
+const REDACT = [
+  'secret',
+  '*.secret',
+  'token',
+  '*.token',
+  'access_token',
+  '*.access_token',
+  'signed_app_token',
+  '*.signed_app_token',
+  'req.headers.authorization',
+  'req.headers["x-collab-internal-token"]',
+  'headers.authorization',
+  'headers["x-collab-internal-token"]',
+];
+
+export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
+  return pino({
+    level,
+    base: { service },
+    redact: { paths: REDACT, censor: '[redacted]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  });
+}

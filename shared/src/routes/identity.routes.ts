@@ -1,0 +1,358 @@
+/** Public routes owned by the identity service: groups, users, organizations, applications. */
+import { filterMetadata, q, s } from '../schema/index.js';
+import { defineRoute, param } from './route.js';
+
+const userStatus = s.enum(['active', 'deleted']);
+const nullableString = () => s.string().nullable().optional();
+
+const groupBody = s.object({
+  name: s.string().optional(),
+  status: userStatus.optional(),
+  metadata: s.flatObject().optional(),
+  members: s.array(s.externalId()).optional(),
+});
+
+const membersBody = s.object({
+  add: s.array(s.externalId()).optional(),
+  remove: s.array(s.externalId()).optional(),
+});
+
+/** Every key of PUT /v1/users/<ID>, both generations (behavior.md §8.2, decisions.md 10). */
+export const userFields = {
+  name: nullableString(),
+  email: s.email().nullable().optional(),
+  shortName: nullableString(),
+  short_name: nullableString(),
+  profilePictureURL: s.uri().nullable().optional(),
+  profile_picture_url: s.uri().nullable().optional(),
+  first_name: nullableString(),
+  last_name: nullableString(),
+  status: userStatus.optional(),
+  metadata: s.flatObject().optional(),
+};
+
+const upsertUserBody = s.object({
+  ...userFields,
+  addGroups: s.array(s.string({ minLength: 1 })).optional(),
+  removeGroups: s.array(s.string({ minLength: 1 })).optional(),
+});
+
+const groupParam = { groupID: param.identifier('orgID') };
+const groupReadParam = { groupID: param.identifier('orgID', 'invalid_request') };
+const orgParam = { orgID: param.identifier('orgID') };
+const orgReadParam = { orgID: param.identifier('orgID', 'invalid_request') };
+const userParam = { userID: param.identifier('userID') };
+const userReadParam = { userID: param.identifier('userID', 'invalid_request') };
+const applicationParam = {
+  applicationID: param.uuid('applicationID', 'invalid_request', 'Application ID is invalid'),
+};
+
+const membersQuery = q.object({ limit: q.limit(), token: q.token(['userID', 'externalID']) });
+
+const applicationFields = {
+  iconURL: s.uri().nullable().optional(),
+  eventWebhookURL: s.uri().nullable().optional(),
+  redirectURI: s.string().nullable().optional(),
+  emailSettings: s
+    .object({
+      name: s.string().nullable().optional(),
+      imageURL: s.uri().nullable().optional(),
+      sender: s.email().nullable().optional(),
+      logoConfig: s
+        .object({
+          width: s.integer({ minimum: 0, maximum: 240 }).optional(),
+          height: s.integer({ minimum: 0, maximum: 120 }).optional(),
+        })
+        .nullable()
+        .optional(),
+      enableEmailNotifications: s.boolean().optional(),
+    })
+    .optional(),
+};
+const createApplicationBody = s.object({ name: s.string({ minLength: 1 }), ...applicationFields });
+const updateApplicationBody = s.object({ name: s.string({ minLength: 1 }).optional(), ...applicationFields });
+const deleteApplicationBody = s.object({ secret: s.string({ minLength: 1 }) });
+
+/** The application routes exist under /v1/applications and the alias /v1/projects. */
+function applicationRoutes(prefix: 'applications' | 'projects') {
+  const base = `/v1/${prefix}` as const;
+  const tag = 'Applications';
+  return {
+    create: defineRoute({
+      id: `${prefix}.create`,
+      method: 'POST',
+      path: base,
+      service: 'identity',
+      auth: 'customer',
+      tag,
+      summary: 'Create an application',
+      body: createApplicationBody,
+    }),
+    list: defineRoute({
+      id: `${prefix}.list`,
+      method: 'GET',
+      path: base,
+      service: 'identity',
+      auth: 'customer',
+      tag,
+      summary: 'List applications',
+    }),
+    get: defineRoute({
+      id: `${prefix}.get`,
+      method: 'GET',
+      path: `${base}/:applicationID`,
+      service: 'identity',
+      auth: 'customer',
+      tag,
+      summary: 'Get an application',
+      params: applicationParam,
+    }),
+    update: defineRoute({
+      id: `${prefix}.update`,
+      method: 'PUT',
+      path: `${base}/:applicationID`,
+      service: 'identity',
+      auth: 'customer',
+      tag,
+      summary: 'Update an application',
+      params: applicationParam,
+      body: updateApplicationBody,
+    }),
+    delete: defineRoute({
+      id: `${prefix}.delete`,
+      method: 'DELETE',
+      path: `${base}/:applicationID`,
+      service: 'identity',
+      auth: 'customer',
+      tag,
+      summary: 'Delete an application and everything it owns',
+      params: applicationParam,
+      body: deleteApplicationBody,
+    }),
+  };
+}
+
+export const identityRoutes = {
+  authorize: defineRoute({
+    id: 'auth.authorize',
+    method: 'POST',
+    path: '/v1/authorize',
+    service: 'identity',
+    auth: 'none',
+    tag: 'Authentication',
+    summary: 'Exchange a server token for a 24-hour access token',
+    body: s.object({ signed_app_token: s.jwt() }),
+  }),
+  verify: defineRoute({
+    id: 'auth.verify',
+    method: 'GET',
+    path: '/v1/verify',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Authentication',
+    summary: 'Check a token and name its application',
+  }),
+
+  upsertGroup: defineRoute({
+    id: 'groups.upsert',
+    method: 'PUT',
+    path: '/v1/groups/:groupID',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Groups',
+    summary: 'Create or update a group',
+    params: groupParam,
+    body: groupBody,
+  }),
+  updateGroupMembers: defineRoute({
+    id: 'groups.updateMembers',
+    method: 'POST',
+    path: '/v1/groups/:groupID/members',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Groups',
+    summary: 'Add and remove group members',
+    params: groupParam,
+    body: membersBody,
+  }),
+  listGroups: defineRoute({
+    id: 'groups.list',
+    method: 'GET',
+    path: '/v1/groups',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Groups',
+    summary: 'List groups',
+  }),
+  getGroup: defineRoute({
+    id: 'groups.get',
+    method: 'GET',
+    path: '/v1/groups/:groupID',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Groups',
+    summary: 'Get a group',
+    params: groupReadParam,
+  }),
+  listGroupMembers: defineRoute({
+    id: 'groups.listMembers',
+    method: 'GET',
+    path: '/v1/groups/:groupID/members',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Groups',
+    summary: 'List the members of a group',
+    params: groupReadParam,
+    query: membersQuery,
+  }),
+  deleteGroup: defineRoute({
+    id: 'groups.delete',
+    method: 'DELETE',
+    path: '/v1/groups/:groupID',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Groups',
+    summary: 'Delete a group, its threads and messages',
+    params: groupParam,
+  }),
+
+  createOrganization: defineRoute({
+    id: 'organizations.create',
+    method: 'POST',
+    path: '/v1/organizations',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Organizations (earlier generation)',
+    summary: 'Create an organization (fails when it exists)',
+    body: s.object({ id: s.externalId(), ...groupBody.shape, name: s.string() }),
+  }),
+  upsertOrganization: defineRoute({
+    id: 'organizations.upsert',
+    method: 'PUT',
+    path: '/v1/organizations/:orgID',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Organizations (earlier generation)',
+    summary: 'Create or update an organization',
+    params: orgParam,
+    body: groupBody,
+  }),
+  updateOrganizationMembers: defineRoute({
+    id: 'organizations.updateMembers',
+    method: 'POST',
+    path: '/v1/organizations/:orgID/members',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Organizations (earlier generation)',
+    summary: 'Add and remove organization members; answers the membership',
+    params: orgParam,
+    body: membersBody,
+  }),
+  listOrganizations: defineRoute({
+    id: 'organizations.list',
+    method: 'GET',
+    path: '/v1/organizations',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Organizations (earlier generation)',
+    summary: 'List organizations',
+  }),
+  getOrganization: defineRoute({
+    id: 'organizations.get',
+    method: 'GET',
+    path: '/v1/organizations/:orgID',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Organizations (earlier generation)',
+    summary: 'Get an organization',
+    params: orgReadParam,
+  }),
+  listOrganizationMembers: defineRoute({
+    id: 'organizations.listMembers',
+    method: 'GET',
+    path: '/v1/organizations/:orgID/members',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Organizations (earlier generation)',
+    summary: 'List the members of an organization',
+    params: orgReadParam,
+    query: membersQuery,
+  }),
+  deleteOrganization: defineRoute({
+    id: 'organizations.delete',
+    method: 'DELETE',
+    path: '/v1/organizations/:orgID',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Organizations (earlier generation)',
+    summary: 'Delete an organization, its threads and messages',
+    params: orgParam,
+  }),
+
+  createUser: defineRoute({
+    id: 'users.create',
+    method: 'POST',
+    path: '/v1/users',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Users',
+    summary: 'Create a user (fails when it exists)',
+    body: s.object({ id: s.externalId(), ...userFields }),
+  }),
+  upsertUser: defineRoute({
+    id: 'users.upsert',
+    method: 'PUT',
+    path: '/v1/users/:userID',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Users',
+    summary: 'Create or update a user',
+    params: userParam,
+    body: upsertUserBody,
+  }),
+  listUsers: defineRoute({
+    id: 'users.list',
+    method: 'GET',
+    path: '/v1/users',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Users',
+    summary: 'List users',
+    query: q.object({
+      limit: q.limit(),
+      token: q.token(['externalID']),
+      filter: q.filter({ metadata: filterMetadata }, 'URI-encoded JSON: {"metadata": {...}}, partial match.'),
+    }),
+  }),
+  getUser: defineRoute({
+    id: 'users.get',
+    method: 'GET',
+    path: '/v1/users/:userID',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Users',
+    summary: 'Get a user',
+    params: userReadParam,
+  }),
+  deleteUser: defineRoute({
+    id: 'users.delete',
+    method: 'DELETE',
+    path: '/v1/users/:userID',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Users',
+    summary: 'Permanently delete a user and their data',
+    params: userParam,
+    body: s.object({ permanently_delete: s.boolean() }),
+  }),
+
+  ...prefixKeys('application', applicationRoutes('applications')),
+  ...prefixKeys('project', applicationRoutes('projects')),
+};
+
+type Prefixed<P extends string, T> = { [K in keyof T & string as `${P}${Capitalize<K>}`]: T[K] };
+function prefixKeys<P extends string, T extends Record<string, unknown>>(prefix: P, routes: T): Prefixed<P, T> {
+  return Object.fromEntries(
+    Object.entries(routes).map(([key, value]) => [`${prefix}${key[0].toUpperCase()}${key.slice(1)}`, value]),
+  ) as Prefixed<P, T>;
+}

@@ -1,0 +1,73 @@
+/**
+ * Matching request paths against the route table, with Express's defaults (behavior.md §1):
+ * case-insensitive literal segments, an optional trailing slash, percent-decoded parameters.
+ */
+import type { HttpMethod, RouteDef } from './route.js';
+
+interface CompiledRoute<R extends RouteDef> {
+  route: R;
+  segments: { literal?: string; param?: string }[];
+}
+
+export interface RouteMatch<R extends RouteDef> {
+  route: R;
+  params: Record<string, string>;
+}
+
+export type PathLookup<R extends RouteDef> =
+  | { kind: 'match'; match: RouteMatch<R> }
+  | { kind: 'method_not_allowed'; allowed: HttpMethod[] }
+  | { kind: 'not_found' };
+
+export class RouteMatcher<R extends RouteDef> {
+  private readonly compiled: CompiledRoute<R>[];
+
+  constructor(routes: readonly R[]) {
+    this.compiled = routes.map((route) => ({
+      route,
+      segments: route.path
+        .split('/')
+        .slice(1)
+        .map((segment) =>
+          segment.startsWith(':') ? { param: segment.slice(1) } : { literal: segment.toLowerCase() },
+        ),
+    }));
+  }
+
+  lookup(method: string, pathname: string): PathLookup<R> {
+    const parts = pathname.split('/').slice(1);
+    if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
+    const allowed: HttpMethod[] = [];
+    for (const candidate of this.compiled) {
+      const params = matchSegments(candidate.segments, parts);
+      if (!params) continue;
+      if (candidate.route.method === method.toUpperCase())
+        return { kind: 'match', match: { route: candidate.route, params } };
+      allowed.push(candidate.route.method);
+    }
+    return allowed.length > 0 ? { kind: 'method_not_allowed', allowed } : { kind: 'not_found' };
+  }
+}
+
+function matchSegments(
+  segments: CompiledRoute<RouteDef>['segments'],
+  parts: string[],
+): Record<string, string> | null {
+  if (segments.length !== parts.length) return null;
+  const params: Record<string, string> = {};
+  for (let index = 0; index < segments.length; index++) {
+    const { literal, param } = segments[index];
+    const part = parts[index];
+    if (literal !== undefined) {
+      if (part.toLowerCase() !== literal) return null;
+    } else {
+      if (part === '') return null;
+      try {
+        params[param!] = decodeURIComponent(part);
+      } catch {
+        return null;
+      }
+    }
+  }
+  return params;
+}

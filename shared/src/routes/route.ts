@@ -1,0 +1,102 @@
+/**
+ * The shape of one public route. The route table built from these drives the gateway's
+ * routing, authentication and 404/405 answers, each service's handler registry and request
+ * validation, the OpenAPI document and the tenant-isolation tests.
+ */
+import { ApiError, type ErrorCode } from '../errors.js';
+import { isIdentifier, isServerGeneratedId, isUuid } from '../schema/formats.js';
+import type { ObjectSchema, QuerySchema, QueryShape, Shape } from '../schema/index.js';
+
+export type ServiceName = 'identity' | 'conversation' | 'notification';
+export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
+/**
+ * `app`: a server token signed with the application's secret, or an access token.
+ * `customer`: the application-management token signed with the customer's secret.
+ * `none`: no Authorization header (only POST /v1/authorize).
+ */
+export type AuthKind = 'app' | 'customer' | 'none';
+
+export type PathParamFormat = 'identifier' | 'identifier-or-server-id' | 'uuid' | 'any';
+
+/** A path parameter: how it is validated and which code/label an invalid value produces. */
+export interface PathParam {
+  format: PathParamFormat;
+  /** Name used in messages, e.g. `orgID` in `Input type for orgID is not valid, …`. */
+  label: string;
+  code: ErrorCode;
+  /** Overrides the default `Input type for <label> is not valid, expected <format>.` */
+  message?: string;
+}
+
+export interface RouteDef {
+  /** Stable handler key, e.g. `users.upsert`. */
+  id: string;
+  method: HttpMethod;
+  /** Express-style path, e.g. `/v1/users/:userID`. */
+  path: string;
+  service: ServiceName;
+  auth: AuthKind;
+  summary: string;
+  tag: string;
+  params?: Record<string, PathParam>;
+  body?: ObjectSchema<Shape>;
+  query?: QuerySchema<QueryShape>;
+  /** Request body type when it is not JSON. */
+  bodyType?: 'multipart';
+}
+
+export function defineRoute<const R extends RouteDef>(route: R): R {
+  return route;
+}
+
+const FORMAT_CHECKS: Record<PathParamFormat, (value: string) => boolean> = {
+  identifier: isIdentifier,
+  'identifier-or-server-id': (value) => isIdentifier(value) || isServerGeneratedId(value),
+  uuid: isUuid,
+  any: () => true,
+};
+const FORMAT_WORDS: Record<PathParamFormat, string> = {
+  identifier: 'identifier',
+  'identifier-or-server-id': 'identifier',
+  uuid: 'UUID',
+  any: 'string',
+};
+
+export const param = {
+  identifier: (label: string, code: ErrorCode = 'invalid_field', message?: string): PathParam => ({
+    format: 'identifier',
+    label,
+    code,
+    message,
+  }),
+  identifierOrServerId: (label: string, code: ErrorCode, message?: string): PathParam => ({
+    format: 'identifier-or-server-id',
+    label,
+    code,
+    message,
+  }),
+  uuid: (label: string, code: ErrorCode, message?: string): PathParam => ({
+    format: 'uuid',
+    label,
+    code,
+    message,
+  }),
+};
+
+/** Validates path parameters (already percent-decoded) against the route's rules. */
+export function parseParams<R extends RouteDef>(
+  route: R,
+  raw: Record<string, string>,
+): Record<keyof R['params'] & string, string> {
+  const output: Record<string, string> = {};
+  for (const [name, rule] of Object.entries(route.params ?? {})) {
+    const value = raw[name] ?? '';
+    if (!FORMAT_CHECKS[rule.format](value))
+      throw new ApiError(
+        rule.code,
+        rule.message ?? `Input type for ${rule.label} is not valid, expected ${FORMAT_WORDS[rule.format]}.`,
+      );
+    output[name] = value;
+  }
+  return output as Record<keyof R['params'] & string, string>;
+}

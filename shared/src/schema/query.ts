@@ -1,0 +1,186 @@
+/**
+ * Query-string parameters (behavior.md §6): `limit`, pagination `token`, `filter` and enums.
+ * Unknown query parameters are ignored, as the reference does.
+ */
+import { ApiError, type ErrorCode } from '../errors.js';
+import type { JsonSchema } from './schema.js';
+import { FlatObjectSchema, isPlainObject } from './schema.js';
+
+export const DEFAULT_PAGE_SIZE = 1000;
+export const MAX_PAGE_SIZE = 1000;
+
+export abstract class QueryParam<Out> {
+  declare readonly _output: Out;
+  constructor(readonly description: string) {}
+  abstract parse(raw: unknown): Out;
+  abstract jsonSchema(): JsonSchema;
+}
+
+/** `limit`: digits only, default 1000, clamped to 1000 (decisions.md 19). */
+export class LimitParam extends QueryParam<number> {
+  parse(raw: unknown): number {
+    if (raw === undefined || raw === '') return DEFAULT_PAGE_SIZE;
+    if (typeof raw !== 'string' || !/^\d+$/.test(raw))
+      throw new ApiError('invalid_field', 'Limit must be a number.');
+    return Math.min(Number(raw), MAX_PAGE_SIZE);
+  }
+  jsonSchema(): JsonSchema {
+    return { type: 'integer', minimum: 0, default: DEFAULT_PAGE_SIZE };
+  }
+}
+
+export type PageToken = Record<string, string>;
+
+/**
+ * Pagination `token`: standard base64 of a JSON object whose listed keys are non-empty strings
+ * (behavior.md §6.2). Clients paste tokens unencoded, so a space is read as `+`.
+ */
+export class TokenParam extends QueryParam<PageToken | null> {
+  constructor(
+    description: string,
+    private readonly requiredKeys: readonly string[],
+  ) {
+    super(description);
+  }
+  parse(raw: unknown): PageToken | null {
+    if (raw === undefined || raw === '') return null;
+    if (typeof raw !== 'string')
+      throw new ApiError('invalid_field', 'Pagination token should be of type string.');
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(Buffer.from(raw.replaceAll(' ', '+'), 'base64').toString('utf8'));
+    } catch {
+      decoded = null;
+    }
+    if (
+      !isPlainObject(decoded) ||
+      this.requiredKeys.some((key) => typeof decoded[key] !== 'string' || decoded[key] === '')
+    )
+      throw new ApiError('invalid_field', 'Pagination token is not valid');
+    return decoded as PageToken;
+  }
+  jsonSchema(): JsonSchema {
+    return { type: 'string' };
+  }
+}
+
+export function encodePageToken(token: PageToken): string {
+  return Buffer.from(JSON.stringify(token), 'utf8').toString('base64');
+}
+
+/** Every key the reference recognises in a filter; others are rejected by name (§6.4). */
+const RECOGNISED_FILTER_KEYS = [
+  'location',
+  'metadata',
+  'authorID',
+  'firstMessageTimestamp',
+  'mostRecentMessageTimestamp',
+  'groupID',
+  'organizationID',
+  'resolvedStatus',
+  'viewer',
+] as const;
+/** Never rejected; ignored by endpoints that do not use them (§6.4 QUIRK). */
+const ALWAYS_TOLERATED = new Set(['groupID', 'organizationID']);
+
+export type FilterKeyParser<T> = (value: unknown) => T;
+type FilterOutput<P extends Record<string, FilterKeyParser<unknown>>> = {
+  [K in keyof P]?: ReturnType<P[K]>;
+};
+
+/** `filter`: URI-encoded JSON object with endpoint-specific keys (behavior.md §6.4). */
+export class FilterParam<P extends Record<string, FilterKeyParser<unknown>>> extends QueryParam<
+  FilterOutput<P>
+> {
+  constructor(
+    description: string,
+    private readonly keys: P,
+  ) {
+    super(description);
+  }
+  parse(raw: unknown): FilterOutput<P> {
+    if (raw === undefined || raw === '') return {};
+    let parsed: unknown;
+    try {
+      parsed = typeof raw === 'string' ? JSON.parse(raw) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (!isPlainObject(parsed))
+      throw new ApiError('invalid_field', 'The filter object must be a valid JSON object.');
+    const output: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(parsed)) {
+      const recognised = (RECOGNISED_FILTER_KEYS as readonly string[]).includes(key);
+      const supported = Object.hasOwn(this.keys, key);
+      if (!supported && !(recognised && ALWAYS_TOLERATED.has(key)))
+        throw new ApiError('invalid_field', `The filter object does not support "${key}" as a field.`);
+      // Falsy values are treated as absent (§6.4).
+      if (!supported || !value) continue;
+      output[key] = this.keys[key](value);
+    }
+    return output as FilterOutput<P>;
+  }
+  jsonSchema(): JsonSchema {
+    return {
+      type: 'string',
+      description: `URI-encoded JSON object with the optional keys ${Object.keys(this.keys).join(', ')}.`,
+    };
+  }
+}
+
+/** An enumerated query value, compared case-insensitively. */
+export class EnumParam<const V extends readonly string[]> extends QueryParam<V[number] | undefined> {
+  constructor(
+    description: string,
+    private readonly values: V,
+    private readonly failure: { code: ErrorCode; message: string },
+  ) {
+    super(description);
+  }
+  parse(raw: unknown): V[number] | undefined {
+    if (raw === undefined || raw === '') return undefined;
+    const value = typeof raw === 'string' ? raw.toLowerCase() : undefined;
+    const match = this.values.find((candidate) => candidate === value);
+    if (match === undefined) throw new ApiError(this.failure.code, this.failure.message);
+    return match;
+  }
+  jsonSchema(): JsonSchema {
+    return { type: 'string', enum: [...this.values] };
+  }
+}
+
+export type QueryShape = Record<string, QueryParam<unknown>>;
+export type InferQuery<S extends QueryShape> = { [K in keyof S]: S[K]['_output'] };
+
+export class QuerySchema<S extends QueryShape> {
+  constructor(readonly shape: S) {}
+  parse(query: Record<string, unknown>): InferQuery<S> {
+    const output: Record<string, unknown> = {};
+    for (const [key, param] of Object.entries(this.shape)) output[key] = param.parse(query[key]);
+    return output as InferQuery<S>;
+  }
+}
+
+const flatObject = new FlatObjectSchema();
+/** Filter `metadata`: a flat JSON object, matched by containment. */
+export const filterMetadata: FilterKeyParser<Record<string, string | number | boolean>> = (value) => {
+  try {
+    return flatObject.parse(value, ['metadata']);
+  } catch {
+    throw new ApiError('invalid_field', '"metadata" must be valid JSON.');
+  }
+};
+
+export const q = {
+  limit: (description = 'Page size; default and maximum 1000.') => new LimitParam(description),
+  token: (requiredKeys: readonly string[], description = 'Token of the next page, from pagination.token.') =>
+    new TokenParam(description, requiredKeys),
+  filter: <P extends Record<string, FilterKeyParser<unknown>>>(keys: P, description = 'Filter.') =>
+    new FilterParam(description, keys),
+  enum: <const V extends readonly string[]>(
+    values: V,
+    failure: { code: ErrorCode; message: string },
+    description = '',
+  ) => new EnumParam(description, values, failure),
+  object: <S extends QueryShape>(shape: S) => new QuerySchema(shape),
+};

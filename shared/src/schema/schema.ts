@@ -1,0 +1,388 @@
+/**
+ * A small schema library: each schema validates a request value with the error codes and
+ * messages of behavior.md §5.2, and describes itself as JSON Schema (2020-12, the dialect of
+ * OpenAPI 3.1). Hand-written because the contract fixes the evaluation order (missing fields
+ * first, then received keys in order) and the message wording, which general-purpose
+ * validators do not produce.
+ */
+import { ApiError } from '../errors.js';
+import { isEmail, isIdentifier, isJwtShaped, isUri, isUuid, parseDateTime } from './formats.js';
+import { formatPath, listWords, plural, type Path } from './path.js';
+
+export type JsonSchema = Record<string, unknown>;
+
+export abstract class Schema<Out> {
+  declare readonly _output: Out;
+  /** What a valid value looks like, for `Input type for x is not valid, expected <this>.` */
+  abstract readonly expected: string;
+  protected descriptionText?: string;
+
+  abstract parse(value: unknown, path?: Path): Out;
+  protected abstract baseJsonSchema(): JsonSchema;
+
+  jsonSchema(): JsonSchema {
+    const schema = this.baseJsonSchema();
+    return this.descriptionText ? { ...schema, description: this.descriptionText } : schema;
+  }
+
+  describe(text: string): this {
+    this.descriptionText = text;
+    return this;
+  }
+
+  optional(): OptionalSchema<Out> {
+    return new OptionalSchema(this);
+  }
+
+  nullable(): NullableSchema<Out> {
+    return new NullableSchema(this);
+  }
+
+  protected invalid(path: Path, expected: string = this.expected): never {
+    throw invalidField(path, expected);
+  }
+}
+
+export type Infer<S> = S extends Schema<infer T> ? T : never;
+
+export function invalidField(path: Path, expected: string): ApiError {
+  return new ApiError(
+    'invalid_field',
+    `Input type for ${formatPath(path)} is not valid, expected ${expected}.`,
+  );
+}
+
+export class OptionalSchema<Out> extends Schema<Out> {
+  constructor(readonly inner: Schema<Out>) {
+    super();
+  }
+  get expected(): string {
+    return this.inner.expected;
+  }
+  parse(value: unknown, path: Path = []): Out {
+    return this.inner.parse(value, path);
+  }
+  protected baseJsonSchema(): JsonSchema {
+    return this.inner.jsonSchema();
+  }
+}
+
+export class NullableSchema<Out> extends Schema<Out | null> {
+  constructor(readonly inner: Schema<Out>) {
+    super();
+  }
+  get expected(): string {
+    return `${this.inner.expected} or null`;
+  }
+  parse(value: unknown, path: Path = []): Out | null {
+    if (value === null) return null;
+    try {
+      return this.inner.parse(value, path);
+    } catch (error) {
+      // Restate a plain type mismatch with "or null"; keep specific semantic messages.
+      if (error instanceof ApiError && error.message.startsWith('Input type for ')) this.invalid(path);
+      throw error;
+    }
+  }
+  protected baseJsonSchema(): JsonSchema {
+    return { anyOf: [this.inner.jsonSchema(), { type: 'null' }] };
+  }
+}
+
+type StringFormat = 'uri' | 'email' | 'identifier' | 'uuid' | 'jwt';
+const FORMAT_CHECKS: Record<StringFormat, (value: string) => boolean> = {
+  uri: isUri,
+  // An empty e-mail is accepted and means "not provided" (behavior.md §3.3).
+  email: (value) => value === '' || isEmail(value),
+  identifier: isIdentifier,
+  uuid: isUuid,
+  jwt: isJwtShaped,
+};
+const FORMAT_WORDS: Record<StringFormat, string> = {
+  uri: 'a valid URL (characters outside RFC 3986 must be percent-encoded)',
+  email: 'email',
+  identifier: 'identifier',
+  uuid: 'UUID',
+  jwt: 'JWT',
+};
+
+export class StringSchema extends Schema<string> {
+  constructor(
+    private readonly options: { minLength?: number; maxLength?: number; format?: StringFormat } = {},
+  ) {
+    super();
+  }
+  get expected(): string {
+    const { format, minLength, maxLength } = this.options;
+    if (format) return FORMAT_WORDS[format];
+    if (minLength !== undefined && maxLength !== undefined)
+      return `string of ${minLength} to ${maxLength} characters`;
+    if (minLength) return `string of at least ${minLength} ${plural(minLength, 'character')}`;
+    if (maxLength !== undefined) return `string of at most ${maxLength} characters`;
+    return 'string';
+  }
+  parse(value: unknown, path: Path = []): string {
+    if (typeof value !== 'string') this.invalid(path);
+    const { format, minLength, maxLength } = this.options;
+    if (minLength !== undefined && value.length < minLength) this.invalid(path);
+    if (maxLength !== undefined && value.length > maxLength) this.invalid(path);
+    if (format && !FORMAT_CHECKS[format](value)) this.invalid(path);
+    return value;
+  }
+  protected baseJsonSchema(): JsonSchema {
+    const { format, minLength, maxLength } = this.options;
+    const schema: JsonSchema = { type: 'string' };
+    if (minLength !== undefined) schema.minLength = minLength;
+    if (maxLength !== undefined) schema.maxLength = maxLength;
+    if (format === 'identifier') {
+      schema.minLength = 1;
+      schema.maxLength = 320;
+      schema.pattern = '^(?!cord:)';
+    } else if (format) schema.format = format;
+    return schema;
+  }
+}
+
+/** RFC 3339 date-time strings, parsed to Date. */
+export class DateTimeSchema extends Schema<Date> {
+  readonly expected = 'date-time string (RFC 3339, with a time zone)';
+  parse(value: unknown, path: Path = []): Date {
+    const date = typeof value === 'string' ? parseDateTime(value) : null;
+    if (!date) this.invalid(path);
+    return date;
+  }
+  protected baseJsonSchema(): JsonSchema {
+    return { type: 'string', format: 'date-time' };
+  }
+}
+
+export class NumberSchema extends Schema<number> {
+  constructor(private readonly options: { integer?: boolean; minimum?: number; maximum?: number } = {}) {
+    super();
+  }
+  get expected(): string {
+    const { integer, minimum, maximum } = this.options;
+    const kind = integer ? 'integer' : 'number';
+    if (minimum !== undefined && maximum !== undefined) return `${kind} from ${minimum} to ${maximum}`;
+    return kind;
+  }
+  parse(value: unknown, path: Path = []): number {
+    if (typeof value !== 'number' || !Number.isFinite(value)) this.invalid(path);
+    const { integer, minimum, maximum } = this.options;
+    if (integer && !Number.isInteger(value)) this.invalid(path);
+    if (minimum !== undefined && value < minimum) this.invalid(path);
+    if (maximum !== undefined && value > maximum) this.invalid(path);
+    return value;
+  }
+  protected baseJsonSchema(): JsonSchema {
+    const { integer, minimum, maximum } = this.options;
+    const schema: JsonSchema = { type: integer ? 'integer' : 'number' };
+    if (minimum !== undefined) schema.minimum = minimum;
+    if (maximum !== undefined) schema.maximum = maximum;
+    return schema;
+  }
+}
+
+export class BooleanSchema extends Schema<boolean> {
+  readonly expected = 'boolean';
+  parse(value: unknown, path: Path = []): boolean {
+    if (typeof value !== 'boolean') this.invalid(path);
+    return value;
+  }
+  protected baseJsonSchema(): JsonSchema {
+    return { type: 'boolean' };
+  }
+}
+
+export class EnumSchema<const Values extends readonly string[]> extends Schema<Values[number]> {
+  constructor(private readonly values: Values) {
+    super();
+  }
+  get expected(): string {
+    return listWords(this.values.map((v) => `"${v}"`)).replace(/ and (?=[^ ]+$)/, ' or ');
+  }
+  parse(value: unknown, path: Path = []): Values[number] {
+    if (typeof value !== 'string' || !this.values.includes(value)) this.invalid(path);
+    return value;
+  }
+  protected baseJsonSchema(): JsonSchema {
+    return { type: 'string', enum: [...this.values] };
+  }
+}
+
+/**
+ * A customer ID given as `string | number` in a body (behavior.md §2.1): a string of 1–128
+ * characters or any number, returned as its string form (`1.50` → `"1.5"`, decisions.md 3).
+ */
+export class ExternalIdSchema extends Schema<string> {
+  readonly expected = 'string of 1 to 128 characters, or number';
+  parse(value: unknown, path: Path = []): string {
+    if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+    if (typeof value === 'string' && value.length >= 1 && value.length <= 128) return value;
+    this.invalid(path);
+  }
+  protected baseJsonSchema(): JsonSchema {
+    return { anyOf: [{ type: 'string', minLength: 1, maxLength: 128 }, { type: 'number' }] };
+  }
+}
+
+export type FlatJson = Record<string, string | number | boolean>;
+
+/** EntityMetadata / FlatJsonObject / Location (behavior.md §3.1): scalar values only. */
+export class FlatObjectSchema extends Schema<FlatJson> {
+  readonly expected = 'object whose values are strings, numbers or booleans';
+  parse(value: unknown, path: Path = []): FlatJson {
+    if (!isPlainObject(value)) this.invalid(path);
+    for (const entry of Object.values(value)) {
+      const type = typeof entry;
+      if (type !== 'string' && type !== 'boolean' && !(type === 'number' && Number.isFinite(entry)))
+        this.invalid(path);
+    }
+    return value as FlatJson;
+  }
+  protected baseJsonSchema(): JsonSchema {
+    return {
+      type: 'object',
+      additionalProperties: { type: ['string', 'number', 'boolean'] },
+    };
+  }
+}
+
+export class ArraySchema<Item> extends Schema<Item[]> {
+  constructor(
+    private readonly item: Schema<Item>,
+    private readonly options: { minItems?: number; maxItems?: number } = {},
+  ) {
+    super();
+  }
+  get expected(): string {
+    const { minItems, maxItems } = this.options;
+    if (maxItems !== undefined) return `array of at most ${maxItems} items`;
+    if (minItems) return `array of at least ${minItems} ${plural(minItems, 'item')}`;
+    return 'array';
+  }
+  parse(value: unknown, path: Path = []): Item[] {
+    if (!Array.isArray(value)) this.invalid(path);
+    const { minItems, maxItems } = this.options;
+    if (maxItems !== undefined && value.length > maxItems) this.invalid(path);
+    if (minItems !== undefined && value.length < minItems) this.invalid(path);
+    return value.map((entry, index) => this.item.parse(entry, [...path, index]));
+  }
+  protected baseJsonSchema(): JsonSchema {
+    const schema: JsonSchema = { type: 'array', items: this.item.jsonSchema() };
+    if (this.options.minItems !== undefined) schema.minItems = this.options.minItems;
+    if (this.options.maxItems !== undefined) schema.maxItems = this.options.maxItems;
+    return schema;
+  }
+}
+
+export type Shape = Record<string, Schema<unknown>>;
+type OptionalKeys<S extends Shape> = {
+  [K in keyof S]: S[K] extends OptionalSchema<unknown> ? K : never;
+}[keyof S];
+type RequiredKeys<S extends Shape> = Exclude<keyof S, OptionalKeys<S>>;
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+export type InferShape<S extends Shape> = Simplify<
+  { [K in RequiredKeys<S>]: Infer<S[K]> } & { [K in OptionalKeys<S>]?: Infer<S[K]> }
+>;
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A JSON object with known keys. Evaluation order (behavior.md §5.2): all missing required
+ * keys at once (`missing_field`), then the received keys in their order, where the first
+ * unknown key gives `unexpected_field` and the first invalid value `invalid_field`.
+ */
+export class ObjectSchema<S extends Shape> extends Schema<InferShape<S>> {
+  readonly expected = 'object';
+  constructor(readonly shape: S) {
+    super();
+  }
+
+  get requiredKeys(): string[] {
+    return Object.keys(this.shape).filter((key) => !(this.shape[key] instanceof OptionalSchema));
+  }
+
+  get optionalKeys(): string[] {
+    return Object.keys(this.shape).filter((key) => this.shape[key] instanceof OptionalSchema);
+  }
+
+  parse(value: unknown, path: Path = []): InferShape<S> {
+    if (!isPlainObject(value)) {
+      if (path.length === 0) throw new ApiError('invalid_request', 'Request body must be a JSON object.');
+      this.invalid(path);
+    }
+    const missing = this.requiredKeys.filter((key) => !Object.hasOwn(value, key));
+    if (missing.length > 0) {
+      const names = missing.map((key) => formatPath([...path, key]));
+      throw new ApiError(
+        'missing_field',
+        `Missing required ${plural(names.length, 'field')}: ${listWords(names)}.`,
+      );
+    }
+    const output: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      if (!Object.hasOwn(this.shape, key)) throw this.unexpectedField([...path, key]);
+      output[key] = this.shape[key].parse(value[key], [...path, key]);
+    }
+    return output as InferShape<S>;
+  }
+
+  private unexpectedField(path: Path): ApiError {
+    const parts: string[] = [];
+    const required = this.requiredKeys;
+    const optional = this.optionalKeys;
+    if (required.length > 0)
+      parts.push(`${required.length} required ${plural(required.length, 'field')}: ${listWords(required)}.`);
+    if (optional.length > 0)
+      parts.push(`${optional.length} optional ${plural(optional.length, 'field')}: ${listWords(optional)}.`);
+    const expected = parts.length > 0 ? ` Expected ${parts.join(' ')}` : ' Expected no fields.';
+    return new ApiError(
+      'unexpected_field',
+      `${formatPath(path)} is not a valid field name for this request.${expected}`,
+    );
+  }
+
+  protected baseJsonSchema(): JsonSchema {
+    const properties: Record<string, JsonSchema> = {};
+    for (const [key, schema] of Object.entries(this.shape)) properties[key] = schema.jsonSchema();
+    const schema: JsonSchema = { type: 'object', properties, additionalProperties: false };
+    if (this.requiredKeys.length > 0) schema.required = this.requiredKeys;
+    return schema;
+  }
+}
+
+/** Any JSON value, for fields whose shape is the business of another layer. */
+export class UnknownSchema extends Schema<unknown> {
+  readonly expected = 'any JSON value';
+  parse(value: unknown): unknown {
+    return value;
+  }
+  protected baseJsonSchema(): JsonSchema {
+    return {};
+  }
+}
+
+/** The schema builders, used as `s.object({...})`. */
+export const s = {
+  string: (options?: ConstructorParameters<typeof StringSchema>[0]) => new StringSchema(options),
+  identifier: () => new StringSchema({ format: 'identifier' }),
+  uri: () => new StringSchema({ format: 'uri' }),
+  email: () => new StringSchema({ format: 'email' }),
+  uuid: () => new StringSchema({ format: 'uuid' }),
+  jwt: () => new StringSchema({ format: 'jwt' }),
+  dateTime: () => new DateTimeSchema(),
+  number: () => new NumberSchema(),
+  integer: (options?: { minimum?: number; maximum?: number }) =>
+    new NumberSchema({ ...options, integer: true }),
+  boolean: () => new BooleanSchema(),
+  enum: <const V extends readonly string[]>(values: V) => new EnumSchema(values),
+  externalId: () => new ExternalIdSchema(),
+  flatObject: () => new FlatObjectSchema(),
+  array: <T>(item: Schema<T>, options?: { minItems?: number; maxItems?: number }) =>
+    new ArraySchema(item, options),
+  object: <S extends Shape>(shape: S) => new ObjectSchema(shape),
+  unknown: () => new UnknownSchema(),
+};

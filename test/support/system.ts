@@ -1,0 +1,132 @@
+/**
+ * A whole system for one test file, in this process: its own database, its own Redis prefix and
+ * free ports; identity, conversation and notification apps behind a real gateway over HTTP.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger, ensureDatabase, migrateServiceSchema, type Logger } from '@collab/shared';
+import type { Express } from 'express';
+import pg from 'pg';
+import { loadConversationConfig } from '../../services/conversation/src/config.js';
+import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
+import { createConversationService } from '../../services/conversation/src/service.js';
+import { loadGatewayConfig } from '../../services/gateway/src/config.js';
+import { createGateway } from '../../services/gateway/src/gateway.js';
+import { loadIdentityConfig } from '../../services/identity/src/config.js';
+import { createIdentityDataSource } from '../../services/identity/src/data-source.js';
+import { ensureBootCustomer } from '../../services/identity/src/domain/customers/customers.js';
+import { createIdentityService } from '../../services/identity/src/service.js';
+import { loadNotificationConfig } from '../../services/notification/src/config.js';
+import { createNotificationDataSource } from '../../services/notification/src/data-source.js';
+import { createNotificationService } from '../../services/notification/src/service.js';
+
+export interface TestSystem {
+  /** The gateway's base URL, e.g. http://127.0.0.1:40123 */
+  url: string;
+  customer: { id: string; secret: string };
+  env: Record<string, string>;
+  /** A connection to this system's own database, for assertions on stored state. */
+  sql: pg.Pool;
+  serviceUrls: Record<'identity' | 'conversation' | 'notification', string>;
+  stop(): Promise<void>;
+}
+
+function databaseUrlFor(name: string): string {
+  const url = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function listen(app: Express): Promise<{ server: Server; url: string }> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(0, '127.0.0.1', (error?: Error) => {
+      if (error) reject(error);
+      else resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+    });
+  });
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/** Creates this system's database and applies every service's migrations, as `npm start` does. */
+export async function migrateAll(databaseUrl: string): Promise<void> {
+  await ensureDatabase(databaseUrl);
+  const schemas = [
+    ['identity', createIdentityDataSource],
+    ['conversation', createConversationDataSource],
+    ['notification', createNotificationDataSource],
+  ] as const;
+  for (const [schema, create] of schemas) {
+    const db = create(databaseUrl, 2);
+    await db.initialize();
+    await migrateServiceSchema(db, schema);
+    await db.destroy();
+  }
+}
+
+export async function startSystem(options: { logger?: Logger } = {}): Promise<TestSystem> {
+  const suffix = randomBytes(6).toString('hex');
+  const databaseName = `collab_test_${suffix}`;
+  const env: Record<string, string> = {
+    DATABASE_URL: databaseUrlFor(databaseName),
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_PREFIX: `test-${suffix}`,
+    INTERNAL_TOKEN: randomBytes(24).toString('hex'),
+    ACCESS_TOKEN_SECRET: randomBytes(32).toString('hex'),
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DB_POOL_SIZE: '5',
+  };
+  const logger = options.logger ?? createLogger('test', env.LOG_LEVEL);
+  await migrateAll(env.DATABASE_URL);
+
+  const identity = await createIdentityService(loadIdentityConfig(env), logger.child({ service: 'identity' }));
+  const conversation = await createConversationService(loadConversationConfig(env), logger.child({ service: 'conversation' }));
+  const notification = await createNotificationService(loadNotificationConfig(env), logger.child({ service: 'notification' }));
+  const customer = { id: randomUUID(), secret: randomBytes(32).toString('hex') };
+  await ensureBootCustomer(identity.ctx.db, customer);
+
+  const servers = {
+    identity: await listen(identity.app),
+    conversation: await listen(conversation.app),
+    notification: await listen(notification.app),
+  };
+  const gatewayEnv = {
+    ...env,
+    PORT: '0',
+    IDENTITY_URL: servers.identity.url,
+    CONVERSATION_URL: servers.conversation.url,
+    NOTIFICATION_URL: servers.notification.url,
+  };
+  const gateway = await createGateway(loadGatewayConfig(gatewayEnv), logger.child({ service: 'gateway' }), () => false);
+  const gatewayServer = await listen(gateway.app);
+  const sql = new pg.Pool({ connectionString: env.DATABASE_URL, max: 2 });
+
+  return {
+    url: gatewayServer.url,
+    customer,
+    env: gatewayEnv,
+    sql,
+    serviceUrls: {
+      identity: servers.identity.url,
+      conversation: servers.conversation.url,
+      notification: servers.notification.url,
+    },
+    async stop() {
+      await close(gatewayServer.server);
+      for (const { server } of Object.values(servers)) await close(server);
+      await gateway.close();
+      await Promise.all([identity.close(), conversation.close(), notification.close()]);
+      await sql.end();
+      const admin = new pg.Client({ connectionString: databaseUrlFor('postgres') });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}

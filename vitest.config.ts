@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts', 'shared/src/**/*.test.ts', 'services/*/src/**/*.test.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
+    reporters: ['default', './test/support/summary-reporter.ts'],
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Each test file starts its own system (database, Redis prefix, ports), so files never share state.
+    sequence: { concurrent: false },
+  },
+});
