@@ -1,0 +1,25 @@
+# One image for every process: pass the entry point as the command, e.g.
+#   node services/gateway/dist/main-api.js | node services/identity/dist/main-migrate.js
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
+COPY shared/package.json shared/
+COPY services/identity/package.json services/identity/
+COPY services/conversation/package.json services/conversation/
+COPY services/notification/package.json services/notification/
+COPY services/gateway/package.json services/gateway/
+RUN npm ci --no-audit --no-fund
+COPY shared shared
+COPY services services
+RUN npx tsc -b && npm prune --omit=dev --no-audit --no-fund
+
+FROM node:22-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build --chown=node:node /app/package.json ./
+COPY --from=build --chown=node:node /app/node_modules node_modules
+COPY --from=build --chown=node:node /app/shared/package.json shared/
+COPY --from=build --chown=node:node /app/shared/dist shared/dist
+COPY --from=build --chown=node:node /app/services services
+USER node
+CMD ["node", "services/gateway/dist/main-api.js"]
