@@ -20,8 +20,16 @@ export function processes(env) {
   const url = (p) => `http://127.0.0.1:${p}`;
   return [
     { name: 'identity', script: 'services/identity/dist/main-api.js', env: { PORT: identityPort } },
-    { name: 'conversation', script: 'services/conversation/dist/main-api.js', env: { PORT: conversationPort } },
-    { name: 'notification', script: 'services/notification/dist/main-api.js', env: { PORT: notificationPort } },
+    {
+      name: 'conversation',
+      script: 'services/conversation/dist/main-api.js',
+      env: { PORT: conversationPort, IDENTITY_URL: env.IDENTITY_URL || url(identityPort) },
+    },
+    {
+      name: 'notification',
+      script: 'services/notification/dist/main-api.js',
+      env: { PORT: notificationPort, IDENTITY_URL: env.IDENTITY_URL || url(identityPort) },
+    },
     {
       name: 'gateway',
       script: 'services/gateway/dist/main-api.js',
@@ -35,12 +43,15 @@ export function processes(env) {
   ].map((entry) => ({ ...entry, script: join(root, entry.script) }));
 }
 
+/** The secrets withDevSecrets provides; with all of them set, .data is never read or written. */
+export const DEV_SECRET_NAMES = ['INTERNAL_TOKEN', 'ACCESS_TOKEN_SECRET', 'FILE_URL_SECRET'];
+
 /**
  * Secrets the services share. In production they come from the environment; on a developer
  * machine they are generated once and kept in .data/dev-secrets.json (git-ignored).
  */
 export function withDevSecrets(env) {
-  const names = ['INTERNAL_TOKEN', 'ACCESS_TOKEN_SECRET'];
+  const names = DEV_SECRET_NAMES;
   if (names.every((name) => env[name])) return env;
   const file = join(root, '.data', 'dev-secrets.json');
   let stored = {};

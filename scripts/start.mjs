@@ -1,57 +1,103 @@
 // `npm start`: migrate, then supervise every service and worker as a separate process.
-// Ctrl-C or SIGTERM stops them all; a process that crashes is restarted with backoff.
-import { spawn, spawnSync } from 'node:child_process';
+// Ctrl-C or SIGTERM stops them all, also while the migrations run; a process that crashes is
+// restarted with backoff. Exits 0 when everything stopped cleanly, 1 otherwise.
+import { spawn } from 'node:child_process';
 import { MIGRATIONS, processes, root, withDevSecrets } from './processes.mjs';
 
+const STOP_DEADLINE_MS = 15_000;
 const env = withDevSecrets({ ...process.env });
 const log = (message) => console.log(`[supervisor] ${message}`);
 
-for (const step of MIGRATIONS) {
-  const result = spawnSync(process.execPath, [step.script], { env, stdio: 'inherit', cwd: root });
-  if (result.status !== 0) {
-    log(`${step.name} failed (exit ${result.status}); not starting.`);
-    process.exit(result.status ?? 1);
-  }
+let stopping = false;
+/** Set when a process did not stop cleanly (exit code ≠ 0 and not ended by our signal). */
+let failed = false;
+const children = new Map();
+const restartTimers = new Set();
+
+const stoppedCleanly = (code, signal) => code === 0 || signal === 'SIGTERM' || signal === 'SIGINT';
+
+// Installed before anything is spawned: a signal during the migrations must stop them too,
+// not kill this process and leave the migration running.
+process.on('SIGINT', () => stop('SIGINT'));
+process.on('SIGTERM', () => stop('SIGTERM'));
+
+function stop(signal) {
+  if (stopping) return;
+  stopping = true;
+  for (const timer of restartTimers) clearTimeout(timer);
+  restartTimers.clear();
+  log(`${signal}: stopping ${[...children.keys()].join(', ') || 'nothing'}`);
+  for (const child of children.values()) child.kill('SIGTERM');
+  const deadline = setTimeout(() => {
+    log(`still running after ${STOP_DEADLINE_MS} ms: ${[...children.keys()].join(', ')}; killing`);
+    for (const child of children.values()) child.kill('SIGKILL');
+    process.exit(1);
+  }, STOP_DEADLINE_MS);
+  const check = setInterval(() => {
+    if (children.size > 0) return;
+    clearInterval(check);
+    clearTimeout(deadline);
+    log(failed ? 'all processes stopped; some did not stop cleanly' : 'all processes stopped');
+    process.exit(failed ? 1 : 0);
+  }, 50);
 }
 
-let stopping = false;
-const children = new Map();
+/** Spawns a process and reports its end once (also when it could not be spawned at all). */
+function run(name, script, extraEnv, onEnd) {
+  const child = spawn(process.execPath, [script], { env: { ...env, ...extraEnv }, stdio: 'inherit', cwd: root });
+  children.set(name, child);
+  let ended = false;
+  const end = (code, signal) => {
+    if (ended) return;
+    ended = true;
+    children.delete(name);
+    if (stopping && !stoppedCleanly(code, signal)) {
+      failed = true;
+      log(`${name} exited (${signal ?? code}) while stopping`);
+    }
+    onEnd(code, signal);
+  };
+  child.on('exit', end);
+  child.on('error', (error) => {
+    log(`${name} could not run: ${error.message}`);
+    end(1, null);
+  });
+  return child;
+}
+
+function migrate(step) {
+  return new Promise((resolve) => run(step.name, step.script, {}, (code, signal) => resolve({ code, signal })));
+}
 
 function start(entry, attempt = 0) {
-  const child = spawn(process.execPath, [entry.script], { env: { ...env, ...entry.env }, stdio: 'inherit', cwd: root });
   const startedAt = Date.now();
-  children.set(entry.name, child);
-  child.on('exit', (code, signal) => {
-    children.delete(entry.name);
+  run(entry.name, entry.script, entry.env, (code, signal) => {
     if (stopping) return;
     // Back off when a process keeps crashing right after start.
     const next = Date.now() - startedAt > 10_000 ? 0 : attempt + 1;
     const delay = Math.min(30_000, 500 * 2 ** next);
     log(`${entry.name} exited (${signal ?? code}); restarting in ${delay} ms`);
-    setTimeout(() => !stopping && start(entry, next), delay);
+    const timer = setTimeout(() => {
+      restartTimers.delete(timer);
+      if (!stopping) start(entry, next);
+    }, delay);
+    restartTimers.add(timer);
   });
 }
 
-for (const entry of processes(env)) start(entry);
-log(`started ${[...children.keys()].join(', ')}; gateway on port ${env.PORT || 8080}`);
-
-function stop(signal) {
-  if (stopping) return;
-  stopping = true;
-  log(`${signal}: stopping ${[...children.keys()].join(', ')}`);
-  for (const child of children.values()) child.kill('SIGTERM');
-  const deadline = setTimeout(() => {
-    for (const child of children.values()) child.kill('SIGKILL');
-    process.exit(1);
-  }, 15_000);
-  const check = setInterval(() => {
-    if (children.size === 0) {
-      clearInterval(check);
-      clearTimeout(deadline);
-      log('all processes stopped');
-      process.exit(0);
-    }
-  }, 50);
+for (const step of MIGRATIONS) {
+  if (stopping) break;
+  log(`running ${step.name}`);
+  const { code, signal } = await migrate(step);
+  // When stopping, stop() exits once every process has ended.
+  if (stopping) break;
+  if (code !== 0) {
+    log(`${step.name} failed (exit ${signal ?? code}); not starting.`);
+    process.exit(code || 1);
+  }
 }
-process.on('SIGINT', () => stop('SIGINT'));
-process.on('SIGTERM', () => stop('SIGTERM'));
+
+if (!stopping) {
+  for (const entry of processes(env)) start(entry);
+  log(`started ${[...children.keys()].join(', ')}; gateway on port ${env.PORT || 8080}`);
+}

@@ -16,3 +16,4 @@ export * from './auth/tokens.js';
 export * from './contracts/identity.js';
 export * from './lifecycle.js';
 export * from './migrate-main.js';
+export * from './readiness.js';

@@ -79,6 +79,7 @@ export async function startSystem(options: { logger?: Logger } = {}): Promise<Te
     REDIS_PREFIX: `test-${suffix}`,
     INTERNAL_TOKEN: randomBytes(24).toString('hex'),
     ACCESS_TOKEN_SECRET: randomBytes(32).toString('hex'),
+    FILE_URL_SECRET: randomBytes(32).toString('hex'),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DB_POOL_SIZE: '5',
   };
@@ -86,13 +87,16 @@ export async function startSystem(options: { logger?: Logger } = {}): Promise<Te
   await migrateAll(env.DATABASE_URL);
 
   const identity = await createIdentityService(loadIdentityConfig(env), logger.child({ service: 'identity' }));
-  const conversation = await createConversationService(loadConversationConfig(env), logger.child({ service: 'conversation' }));
-  const notification = await createNotificationService(loadNotificationConfig(env), logger.child({ service: 'notification' }));
   const customer = { id: randomUUID(), secret: randomBytes(32).toString('hex') };
   await ensureBootCustomer(identity.ctx.db, customer);
+  const identityServer = await listen(identity.app);
+  // Conversation and notification call identity over HTTP, so they start once it listens.
+  env.IDENTITY_URL = identityServer.url;
+  const conversation = await createConversationService(loadConversationConfig(env), logger.child({ service: 'conversation' }));
+  const notification = await createNotificationService(loadNotificationConfig(env), logger.child({ service: 'notification' }));
 
   const servers = {
-    identity: await listen(identity.app),
+    identity: identityServer,
     conversation: await listen(conversation.app),
     notification: await listen(notification.app),
   };

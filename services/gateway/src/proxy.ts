@@ -7,10 +7,12 @@ import { ApiError, type Logger, type ServiceName } from '@collab/shared';
 import type { Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 
+type ProxiedRequest = Request & { upstreamTimedOut?: boolean };
+
 const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ECONNRESET']);
 
-function upstreamError(error: NodeJS.ErrnoException, elapsedMs: number, timeoutMs: number, service: string): ApiError {
-  if (elapsedMs >= timeoutMs) return new ApiError('gateway_timeout', `The ${service} service did not answer in time.`);
+function upstreamError(error: NodeJS.ErrnoException, timedOut: boolean, service: string): ApiError {
+  if (timedOut) return new ApiError('gateway_timeout', `The ${service} service did not answer in time.`);
   if (error.code && CONNECT_FAILURES.has(error.code))
     return new ApiError('service_unavailable', `The ${service} service is unavailable. Try again.`, {
       headers: { 'Retry-After': '1' },
@@ -33,12 +35,16 @@ export function createServiceProxies(options: {
       proxyTimeout: options.timeoutMs,
       on: {
         proxyReq: (proxyReq, req) => {
-          (req as Request & { proxyStartedAt?: number }).proxyStartedAt = Date.now();
           proxyReq.setHeader('connection', 'keep-alive');
+          // The proxy aborts the upstream request on `proxyTimeout`; remember that it was a
+          // timeout (504), which the resulting "socket hang up" error no longer tells.
+          proxyReq.once('timeout', () => {
+            (req as ProxiedRequest).upstreamTimedOut = true;
+          });
         },
         error: (error, req, res) => {
-          const started = (req as Request & { proxyStartedAt?: number }).proxyStartedAt ?? Date.now();
-          const apiError = upstreamError(error as NodeJS.ErrnoException, Date.now() - started, options.timeoutMs, service);
+          const timedOut = (req as ProxiedRequest).upstreamTimedOut === true;
+          const apiError = upstreamError(error as NodeJS.ErrnoException, timedOut, service);
           options.logger.warn({ err: (error as Error).message, service, code: apiError.code }, 'upstream failure');
           if (!('writeHead' in res)) {
             res.destroy();

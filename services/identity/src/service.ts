@@ -1,5 +1,5 @@
 /** Identity's dependencies and app, wired once for the API process and for tests. */
-import { hasPendingMigrations, type Logger } from '@collab/shared';
+import { storageReadiness, type Logger } from '@collab/shared';
 import { createIdentityApp } from './app.js';
 import type { IdentityConfig } from './config.js';
 import { createIdentityContext } from './context.js';
@@ -10,16 +10,7 @@ export async function createIdentityService(config: IdentityConfig, logger: Logg
     logger,
     internalToken: config.INTERNAL_TOKEN,
     isDraining,
-    readiness: [
-      { name: 'postgres', check: () => ctx.db.query('SELECT 1') },
-      { name: 'redis', check: () => redis.ping() },
-      {
-        name: 'migrations',
-        check: async () => {
-          if (await hasPendingMigrations(ctx.db)) throw new Error('migrations pending');
-        },
-      },
-    ],
+    readiness: storageReadiness(ctx.db, redis),
   });
   return { app, ctx, close };
 }

@@ -1,5 +1,5 @@
 /** The notification service's dependencies and app, wired once for the API process and for tests. */
-import { createRedis, hasPendingMigrations, type Logger } from '@collab/shared';
+import { createRedis, storageReadiness, type Logger } from '@collab/shared';
 import { createNotificationApp } from './app.js';
 import type { NotificationConfig } from './config.js';
 import { createNotificationDataSource } from './data-source.js';
@@ -13,16 +13,7 @@ export async function createNotificationService(config: NotificationConfig, logg
     logger,
     internalToken: config.INTERNAL_TOKEN,
     isDraining,
-    readiness: [
-      { name: 'postgres', check: () => db.query('SELECT 1') },
-      { name: 'redis', check: () => redis.ping() },
-      {
-        name: 'migrations',
-        check: async () => {
-          if (await hasPendingMigrations(db)) throw new Error('migrations pending');
-        },
-      },
-    ],
+    readiness: storageReadiness(db, redis),
   });
   return {
     app,

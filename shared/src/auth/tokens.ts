@@ -22,8 +22,10 @@ export function bearerToken(header: string | undefined): string {
   if (!header) throw new ApiError('missing_authorization_header');
   if (!header.startsWith('Bearer'))
     throw new ApiError('invalid_authorization_header', 'Expecting a token with a Bearer prefix.');
-  const token = header.replace('Bearer ', '').trim();
-  if (!isJwtShaped(token))
+  // `Bearer` must be followed by whitespace: `BearerXYZ…` (even `Bearer<jwt>`) is not a bearer token.
+  const rest = header.slice('Bearer'.length);
+  const token = rest.trim();
+  if ((rest !== '' && !/^\s/.test(rest)) || !isJwtShaped(token))
     throw new ApiError(
       'invalid_authorization_header',
       'Input type for authorization header bearer token is not valid, expected JWT.',
@@ -137,15 +139,23 @@ export async function accessTokenSession(
   signingSecret: string,
   now = Date.now(),
 ): Promise<string | null> {
-  let payload: Record<string, unknown>;
+  let verified: Uint8Array;
   try {
-    const verified = await compactVerify(token, hmacKey(signingSecret), { algorithms: [ALGORITHM] });
-    payload = JSON.parse(new TextDecoder().decode(verified.payload)) as Record<string, unknown>;
+    verified = (await compactVerify(token, hmacKey(signingSecret), { algorithms: [ALGORITHM] })).payload;
   } catch {
     return null;
   }
+  // The signature is ours, so this is an access token: a malformed payload makes it an invalid one,
+  // never a server token.
+  let payload: Record<string, unknown> | null = null;
+  try {
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(verified));
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) payload = parsed as Record<string, unknown>;
+  } catch {
+    payload = null;
+  }
   const sessionId = payload?.session_id;
-  if (typeof sessionId !== 'string' || !isUuid(sessionId))
+  if (!payload || typeof sessionId !== 'string' || !isUuid(sessionId))
     throw new ApiError('invalid_access_token', 'Access token has no valid session_id.');
   // The JWT expiry is checked here, separately from the signature (behavior.md §4.3).
   if (typeof payload.exp === 'number' && payload.exp * 1000 + TOKEN_CLOCK_TOLERANCE_SECONDS * 1000 < now)

@@ -31,3 +31,35 @@ export const identityInternal = {
     }),
   },
 } as const;
+
+/**
+ * Users and a group, looked up in one call by the conversation and notification services before
+ * they write (decisions.md: checks are consistent at once, no window where a new user is unknown).
+ */
+export const identityLookup = {
+  method: 'POST',
+  path: '/internal/lookup',
+  request: s.object({
+    userIds: s.array(s.string()),
+    groupId: s.string().nullable().optional(),
+  }),
+  response: s.object({
+    users: s.array(
+      s.object({
+        id: s.string(),
+        name: s.string().nullable(),
+        shortName: s.string().nullable(),
+        status: s.enum(['active', 'deleted']),
+      }),
+    ),
+    /** null when groupId was not asked for or does not exist. */
+    group: s
+      .object({
+        id: s.string(),
+        status: s.enum(['active', 'deleted']),
+        /** Which of the asked users are members of the group. */
+        memberIds: s.array(s.string()),
+      })
+      .nullable(),
+  }),
+} as const;

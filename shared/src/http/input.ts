@@ -1,6 +1,7 @@
 /** Typed access to a request's validated input, per its route definition. */
 import type { Request } from 'express';
 import { ApiError } from '../errors.js';
+import { parseJsonObject } from './json-body.js';
 import type { RouteDef } from '../routes/route.js';
 import { parseParams } from '../routes/route.js';
 import type { InferQuery, InferShape, ObjectSchema, QuerySchema } from '../schema/index.js';
@@ -15,7 +16,7 @@ export function routeParams<R extends RouteDef>(route: R, req: Request): RoutePa
 
 export function routeBody<R extends RouteDef>(route: R, req: Request): RouteBody<R> {
   if (!route.body) throw new Error(`route ${route.id} declares no body`);
-  return route.body.parse(req.body) as RouteBody<R>;
+  return route.body.parse(parseJsonObject(Buffer.isBuffer(req.body) ? req.body : undefined)) as RouteBody<R>;
 }
 
 export function routeQuery<R extends RouteDef>(route: R, req: Request): RouteQuery<R> {

@@ -40,12 +40,13 @@ export function createInternalClient(config: {
       } catch {
         throw unavailable(config.service);
       }
-      const text = await response.text().catch(() => '');
       let payload: unknown;
       try {
+        const text = await response.text();
         payload = text === '' ? undefined : JSON.parse(text);
       } catch {
-        throw unavailable(config.service);
+        // It answered, but not with JSON: a broken dependency rather than a missing one.
+        throw new ApiError('bad_gateway', `The ${config.service} service answered with an invalid response.`);
       }
       if (response.ok) return payload as T;
       if (response.status < 500 && isErrorBody(payload))

@@ -10,8 +10,6 @@ import { isPlainObject } from '../schema/schema.js';
 export const MAX_JSON_BODY_BYTES = 10 * 1024 * 1024;
 export const MAX_JSON_DEPTH = 100;
 
-const readRawBody = express.raw({ type: () => true, limit: MAX_JSON_BODY_BYTES });
-
 /** Depth of brackets outside strings, without parsing (so a hostile body cannot exhaust the stack). */
 export function jsonDepthExceeds(text: string, maxDepth: number): boolean {
   let depth = 0;
@@ -30,7 +28,8 @@ export function jsonDepthExceeds(text: string, maxDepth: number): boolean {
 }
 
 export function parseJsonObject(raw: Buffer | undefined): Record<string, unknown> {
-  const text = raw && raw.length > 0 ? raw.toString('utf8') : '';
+  // A leading byte-order mark is dropped, as Express's JSON parser (iconv-lite) does.
+  const text = raw && raw.length > 0 ? raw.toString('utf8').replace(/^\uFEFF/, '') : '';
   if (text.trim() === '') throw new ApiError('invalid_request', 'Request body is empty; expected a JSON object.');
   if (jsonDepthExceeds(text, MAX_JSON_DEPTH))
     throw new ApiError('invalid_request', `Request body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
@@ -44,11 +43,9 @@ export function parseJsonObject(raw: Buffer | undefined): Record<string, unknown
   return value;
 }
 
-/** Reads and parses the body into `req.body` as a JSON object. */
-export const jsonObjectBody: RequestHandler[] = [
-  readRawBody,
-  (req, _res, next) => {
-    req.body = parseJsonObject(Buffer.isBuffer(req.body) ? req.body : undefined);
-    next();
-  },
-];
+/**
+ * Reads the raw body (at most 10 MB) into `req.body` as a Buffer. It is parsed when the handler
+ * asks for it (`routeBody`), so that checks the API orders before the body (path ids, existence)
+ * come first.
+ */
+export const rawJsonBody: RequestHandler = express.raw({ type: () => true, limit: MAX_JSON_BODY_BYTES });

@@ -10,7 +10,7 @@ import { INTERNAL_HEADERS } from '../internal-headers.js';
 import type { Logger } from '../logger.js';
 import type { RouteDef } from '../routes/route.js';
 import { errorMiddleware, notFoundMiddleware } from './errors-middleware.js';
-import { jsonObjectBody } from './json-body.js';
+import { rawJsonBody } from './json-body.js';
 
 export interface RequestContext {
   requestId: string;
@@ -107,7 +107,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
 
   for (const route of routes) {
     const method = route.method.toLowerCase() as 'get' | 'put' | 'post' | 'delete';
-    const stack: RequestHandler[] = route.body && route.bodyType !== 'multipart' ? [...jsonObjectBody] : [];
+    const stack: RequestHandler[] = route.body && route.bodyType !== 'multipart' ? [rawJsonBody] : [];
     app[method](route.path, ...stack, asRouteHandler(handlers[route.id]));
   }
 

@@ -224,7 +224,7 @@ export const identityRoutes = {
     auth: 'app',
     tag: 'Organizations (earlier generation)',
     summary: 'Create an organization (fails when it exists)',
-    body: s.object({ id: s.externalId(), ...groupBody.shape, name: s.string() }),
+    body: s.object({ id: s.externalId({ identifier: true }), ...groupBody.shape, name: s.string() }),
   }),
   upsertOrganization: defineRoute({
     id: 'organizations.upsert',
@@ -297,7 +297,7 @@ export const identityRoutes = {
     auth: 'app',
     tag: 'Users',
     summary: 'Create a user (fails when it exists)',
-    body: s.object({ id: s.externalId(), ...userFields }),
+    body: s.object({ id: s.externalId({ identifier: true }), ...userFields }),
   }),
   upsertUser: defineRoute({
     id: 'users.upsert',

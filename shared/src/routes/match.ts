@@ -34,7 +34,9 @@ export class RouteMatcher<R extends RouteDef> {
     }));
   }
 
-  lookup(method: string, pathname: string): PathLookup<R> {
+  lookup(requestMethod: string, pathname: string): PathLookup<R> {
+    // HEAD is a GET without a body, as in Express.
+    const method = requestMethod.toUpperCase() === 'HEAD' ? 'GET' : requestMethod;
     const parts = pathname.split('/').slice(1);
     if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
     const allowed: HttpMethod[] = [];

@@ -3,6 +3,7 @@
  * Unknown query parameters are ignored, as the reference does.
  */
 import { ApiError, type ErrorCode } from '../errors.js';
+import { isStorableText } from './formats.js';
 import type { JsonSchema } from './schema.js';
 import { FlatObjectSchema, isPlainObject } from './schema.js';
 
@@ -54,7 +55,9 @@ export class TokenParam extends QueryParam<PageToken | null> {
     }
     if (
       !isPlainObject(decoded) ||
-      this.requiredKeys.some((key) => typeof decoded[key] !== 'string' || decoded[key] === '')
+      this.requiredKeys.some(
+        (key) => typeof decoded[key] !== 'string' || decoded[key] === '' || !isStorableText(decoded[key] as string),
+      )
     )
       throw new ApiError('invalid_field', 'Pagination token is not valid');
     return decoded as PageToken;
@@ -140,7 +143,7 @@ export class EnumParam<const V extends readonly string[]> extends QueryParam<V[n
   parse(raw: unknown): V[number] | undefined {
     if (raw === undefined || raw === '') return undefined;
     const value = typeof raw === 'string' ? raw.toLowerCase() : undefined;
-    const match = this.values.find((candidate) => candidate === value);
+    const match = this.values.find((candidate) => candidate.toLowerCase() === value);
     if (match === undefined) throw new ApiError(this.failure.code, this.failure.message);
     return match;
   }
@@ -183,4 +186,65 @@ export const q = {
     description = '',
   ) => new EnumParam(description, values, failure),
   object: <S extends QueryShape>(shape: S) => new QuerySchema(shape),
+};
+
+/** Filter `location`: a flat object (exact match) or `{value, partialMatch}` (containment when true). */
+export const filterLocation: FilterKeyParser<{ value: Record<string, string | number | boolean>; partialMatch: boolean }> = (
+  value,
+) => {
+  const fail = () =>
+    new ApiError('invalid_field', '"location" must be valid JSON. It must be a flat object or {"value": {...}, "partialMatch": true|false}.');
+  if (!isPlainObject(value)) throw fail();
+  if ('value' in value && ('partialMatch' in value || Object.keys(value).length === 1) && isPlainObject(value.value)) {
+    if ('partialMatch' in value && typeof value.partialMatch !== 'boolean') throw fail();
+    try {
+      return { value: flatObject.parse(value.value, ['location']), partialMatch: value.partialMatch === true };
+    } catch {
+      throw fail();
+    }
+  }
+  try {
+    return { value: flatObject.parse(value, ['location']), partialMatch: false };
+  } catch {
+    throw fail();
+  }
+};
+
+/** Filter keys naming an entity (`authorID`, `groupID`): a string. */
+export const filterId =
+  (name: string): FilterKeyParser<string> =>
+  (value) => {
+    if (typeof value !== 'string') throw new ApiError('invalid_field', `"${name}" is not valid.`);
+    return value;
+  };
+
+export interface TimeRange {
+  from?: Date;
+  to?: Date;
+}
+
+/** Filter timestamp ranges `{from?, to?}`, each a string or number a JavaScript Date accepts. */
+export const filterTimeRange =
+  (name: string): FilterKeyParser<TimeRange> =>
+  (value) => {
+    if (!isPlainObject(value)) throw new ApiError('invalid_field', `"${name}" must be valid JSON object.`);
+    const keys = Object.keys(value);
+    if (keys.length === 0 || keys.some((key) => key !== 'from' && key !== 'to'))
+      throw new ApiError('invalid_field', `"${name}" must have "from", "to" or both, and nothing else.`);
+    const range: TimeRange = {};
+    for (const key of ['from', 'to'] as const) {
+      if (!(key in value)) continue;
+      const raw = value[key];
+      const date = typeof raw === 'string' || typeof raw === 'number' ? new Date(raw) : null;
+      if (!date || Number.isNaN(date.getTime()))
+        throw new ApiError('invalid_field', `"${key}" value on "${name}" must be a valid date`);
+      range[key] = date;
+    }
+    return range;
+  };
+
+export const filterResolvedStatus: FilterKeyParser<'any' | 'resolved' | 'unresolved'> = (value) => {
+  if (value !== 'any' && value !== 'resolved' && value !== 'unresolved')
+    throw new ApiError('invalid_field', '"resolvedStatus" must be set to "any", "resolved", or "unresolved"');
+  return value;
 };

@@ -6,7 +6,7 @@
  * validators do not produce.
  */
 import { ApiError } from '../errors.js';
-import { isEmail, isIdentifier, isJwtShaped, isUri, isUuid, parseDateTime } from './formats.js';
+import { isEmail, isIdentifier, isJwtShaped, isStorableText, isUri, isUuid, parseDateTime, STORABLE_TEXT_WORDS } from './formats.js';
 import { formatPath, listWords, plural, type Path } from './path.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -30,12 +30,17 @@ export abstract class Schema<Out> {
     return this;
   }
 
+  /** Whether an object may omit the key (true for `.optional()`, also under `.nullable()`). */
+  get isOptional(): boolean {
+    return false;
+  }
+
   optional(): OptionalSchema<Out> {
     return new OptionalSchema(this);
   }
 
-  nullable(): NullableSchema<Out> {
-    return new NullableSchema(this);
+  nullable(): NullableSchema<Out, this> {
+    return new NullableSchema<Out, this>(this);
   }
 
   protected invalid(path: Path, expected: string = this.expected): never {
@@ -56,6 +61,9 @@ export class OptionalSchema<Out> extends Schema<Out> {
   constructor(readonly inner: Schema<Out>) {
     super();
   }
+  override get isOptional(): boolean {
+    return true;
+  }
   get expected(): string {
     return this.inner.expected;
   }
@@ -67,9 +75,16 @@ export class OptionalSchema<Out> extends Schema<Out> {
   }
 }
 
-export class NullableSchema<Out> extends Schema<Out | null> {
-  constructor(readonly inner: Schema<Out>) {
+/**
+ * `x.nullable()`: null or what `x` accepts. `x.optional().nullable()` stays optional, like
+ * `x.nullable().optional()`.
+ */
+export class NullableSchema<Out, Inner extends Schema<Out> = Schema<Out>> extends Schema<Out | null> {
+  constructor(readonly inner: Inner) {
     super();
+  }
+  override get isOptional(): boolean {
+    return this.inner.isOptional;
   }
   get expected(): string {
     return `${this.inner.expected} or null`;
@@ -79,8 +94,10 @@ export class NullableSchema<Out> extends Schema<Out | null> {
     try {
       return this.inner.parse(value, path);
     } catch (error) {
-      // Restate a plain type mismatch with "or null"; keep specific semantic messages.
-      if (error instanceof ApiError && error.message.startsWith('Input type for ')) this.invalid(path);
+      // Restate the inner schema's own type mismatch at this path with "or null"; errors about
+      // nested paths (`logoConfig.width`, `ids/1`) and specific semantic messages pass unchanged.
+      if (error instanceof ApiError && error.message === invalidField(path, this.inner.expected).message)
+        this.invalid(path);
       throw error;
     }
   }
@@ -124,9 +141,11 @@ export class StringSchema extends Schema<string> {
   parse(value: unknown, path: Path = []): string {
     if (typeof value !== 'string') this.invalid(path);
     const { format, minLength, maxLength } = this.options;
-    if (minLength !== undefined && value.length < minLength) this.invalid(path);
-    if (maxLength !== undefined && value.length > maxLength) this.invalid(path);
     if (format && !FORMAT_CHECKS[format](value)) this.invalid(path);
+    if (!isStorableText(value)) this.invalid(path, STORABLE_TEXT_WORDS);
+    // Lengths in code points, as JSON Schema's minLength/maxLength (and ajv) count them.
+    if (minLength !== undefined && codePointLength(value) < minLength) this.invalid(path);
+    if (maxLength !== undefined && codePointLength(value) > maxLength) this.invalid(path);
     return value;
   }
   protected baseJsonSchema(): JsonSchema {
@@ -215,15 +234,41 @@ export class EnumSchema<const Values extends readonly string[]> extends Schema<V
  * characters or any number, returned as its string form (`1.50` → `"1.5"`, decisions.md 3).
  */
 export class ExternalIdSchema extends Schema<string> {
-  readonly expected = 'string of 1 to 128 characters, or number';
+  /** `identifier`: the id of a new entity, which must also be addressable by path (§2.1). */
+  constructor(private readonly options: { identifier?: boolean } = {}) {
+    super();
+  }
+  get expected(): string {
+    return this.options.identifier ? 'identifier' : 'string of 1 to 128 characters, or number';
+  }
   parse(value: unknown, path: Path = []): string {
     if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-    if (typeof value === 'string' && value.length >= 1 && value.length <= 128) return value;
+    if (typeof value === 'string' && value.length >= 1 && codePointLength(value) <= 128) {
+      if (this.options.identifier && !isIdentifier(value)) this.invalid(path);
+      if (!isStorableText(value)) this.invalid(path, STORABLE_TEXT_WORDS);
+      return value;
+    }
     this.invalid(path);
   }
   protected baseJsonSchema(): JsonSchema {
     return { anyOf: [{ type: 'string', minLength: 1, maxLength: 128 }, { type: 'number' }] };
   }
+}
+
+/** Length in Unicode code points (a surrogate pair counts once, a lone surrogate once). */
+export function codePointLength(value: string): number {
+  let length = value.length;
+  for (let index = 0; index < value.length - 1; index++) {
+    const unit = value.charCodeAt(index);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = value.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        length--;
+        index++;
+      }
+    }
+  }
+  return length;
 }
 
 export type FlatJson = Record<string, string | number | boolean>;
@@ -233,10 +278,12 @@ export class FlatObjectSchema extends Schema<FlatJson> {
   readonly expected = 'object whose values are strings, numbers or booleans';
   parse(value: unknown, path: Path = []): FlatJson {
     if (!isPlainObject(value)) this.invalid(path);
-    for (const entry of Object.values(value)) {
+    for (const [key, entry] of Object.entries(value)) {
       const type = typeof entry;
       if (type !== 'string' && type !== 'boolean' && !(type === 'number' && Number.isFinite(entry)))
         this.invalid(path);
+      if (!isStorableText(key) || (type === 'string' && !isStorableText(entry as string)))
+        this.invalid(path, `object of ${STORABLE_TEXT_WORDS}`);
     }
     return value as FlatJson;
   }
@@ -278,7 +325,7 @@ export class ArraySchema<Item> extends Schema<Item[]> {
 
 export type Shape = Record<string, Schema<unknown>>;
 type OptionalKeys<S extends Shape> = {
-  [K in keyof S]: S[K] extends OptionalSchema<unknown> ? K : never;
+  [K in keyof S]: S[K] extends OptionalSchema<unknown> | NullableSchema<unknown, OptionalSchema<unknown>> ? K : never;
 }[keyof S];
 type RequiredKeys<S extends Shape> = Exclude<keyof S, OptionalKeys<S>>;
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
@@ -302,11 +349,11 @@ export class ObjectSchema<S extends Shape> extends Schema<InferShape<S>> {
   }
 
   get requiredKeys(): string[] {
-    return Object.keys(this.shape).filter((key) => !(this.shape[key] instanceof OptionalSchema));
+    return Object.keys(this.shape).filter((key) => !this.shape[key].isOptional);
   }
 
   get optionalKeys(): string[] {
-    return Object.keys(this.shape).filter((key) => this.shape[key] instanceof OptionalSchema);
+    return Object.keys(this.shape).filter((key) => this.shape[key].isOptional);
   }
 
   parse(value: unknown, path: Path = []): InferShape<S> {
@@ -379,7 +426,7 @@ export const s = {
     new NumberSchema({ ...options, integer: true }),
   boolean: () => new BooleanSchema(),
   enum: <const V extends readonly string[]>(values: V) => new EnumSchema(values),
-  externalId: () => new ExternalIdSchema(),
+  externalId: (options?: { identifier?: boolean }) => new ExternalIdSchema(options),
   flatObject: () => new FlatObjectSchema(),
   array: <T>(item: Schema<T>, options?: { minItems?: number; maxItems?: number }) =>
     new ArraySchema(item, options),

@@ -20,23 +20,32 @@ interface Entry<T> {
 
 class TtlCache<T> {
   private readonly entries = new Map<string, Entry<T>>();
+  /**
+   * Bumped by every invalidation. A load that was in flight when one arrived may have read the
+   * old state, so its result answers that one request but is not stored (else a deleted
+   * application's secret or a revoked session could live on for a whole TTL).
+   */
+  private generation = 0;
   constructor(private readonly ttlMs: number) {}
 
   async get(key: string, load: () => Promise<T | null>): Promise<T | null> {
     const hit = this.entries.get(key);
     if (hit && hit.expiresAt > Date.now()) return hit.value;
+    const generation = this.generation;
     const value = await load();
     // Unknown ids are not cached: an id may be created right after.
     if (value === null) this.entries.delete(key);
-    else this.entries.set(key, { value, expiresAt: Date.now() + this.ttlMs });
+    else if (generation === this.generation) this.entries.set(key, { value, expiresAt: Date.now() + this.ttlMs });
     return value;
   }
 
   delete(key: string): void {
+    this.generation++;
     this.entries.delete(key);
   }
 
   deleteWhere(predicate: (value: T) => boolean): void {
+    this.generation++;
     for (const [key, entry] of this.entries) if (predicate(entry.value)) this.entries.delete(key);
   }
 }
@@ -76,18 +85,20 @@ export class CredentialStore {
   }
 
   invalidate(message: InvalidationMessage): void {
+    // Entries are keyed by lower-case UUIDs (as tokens are normalised); so is every comparison.
+    const id = String(message.id).toLowerCase();
     switch (message.kind) {
       case 'application':
-        this.applications.delete(message.id);
+        this.applications.delete(id);
         break;
       case 'customer':
-        this.customers.delete(message.id);
+        this.customers.delete(id);
         break;
       case 'session':
-        this.sessions.delete(message.id);
+        this.sessions.delete(id);
         break;
       case 'sessions-of-application':
-        this.sessions.deleteWhere((session) => session.applicationId === message.id);
+        this.sessions.deleteWhere((session) => session.applicationId.toLowerCase() === id);
         break;
     }
   }

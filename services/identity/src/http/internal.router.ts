@@ -2,10 +2,11 @@
  * Identity's internal API for the gateway (contracts in @collab/shared `identityInternal`).
  * An unknown id answers 404 `not_found`; the caller decides what that means for its client.
  */
-import { ApiError, isUuid } from '@collab/shared';
+import { ApiError, identityLookup, isUuid } from '@collab/shared';
 import express, { type Router } from 'express';
 import type { IdentityContext } from '../domain/context.js';
 import { applicationsRepository, customersRepository, sessionsRepository } from '../repositories/applications.repository.js';
+import { lookupRepository } from '../repositories/lookup.repository.js';
 
 function uuidParam(value: string | string[] | undefined): string {
   if (typeof value !== 'string' || !isUuid(value)) throw new ApiError('not_found');
@@ -35,6 +36,17 @@ export function internalRouter(ctx: IdentityContext): Router {
       applicationId: session.applicationId,
       expiresAt: session.expiresAt ? session.expiresAt.toISOString() : null,
     });
+  });
+
+  router.post('/lookup', express.json({ limit: '1mb' }), async (req, res) => {
+    const applicationId = req.ctx.applicationId;
+    if (!applicationId) throw new ApiError('invalid_request', 'The application header is required.');
+    const { userIds, groupId } = identityLookup.request.parse(req.body);
+    const [users, group] = await Promise.all([
+      lookupRepository.users(ctx.db, applicationId, userIds),
+      groupId ? lookupRepository.groupWithMembers(ctx.db, applicationId, groupId, userIds) : null,
+    ]);
+    res.json({ users, group });
   });
 
   return router;

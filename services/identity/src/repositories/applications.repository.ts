@@ -117,18 +117,21 @@ export const sessionsRepository = {
 
   /** Clears the expiry: the token then answers `expired_access_token` ("revoked"). */
   async revoke(db: Db, sessionId: string): Promise<boolean> {
-    const rows: unknown[] = await db.query(
-      `UPDATE identity.sessions SET expires_at = NULL WHERE id = $1 AND expires_at IS NOT NULL RETURNING id`,
+    // Counted in SQL: TypeORM answers UPDATE … RETURNING with [rows, rowCount], not rows.
+    const rows: { count: number }[] = await db.query(
+      `WITH revoked AS (UPDATE identity.sessions SET expires_at = NULL WHERE id = $1 AND expires_at IS NOT NULL RETURNING id)
+       SELECT count(*)::int AS count FROM revoked`,
       [sessionId],
     );
-    return rows.length > 0;
+    return rows[0].count > 0;
   },
 
   async revokeAllOfApplication(db: Db, applicationId: string): Promise<number> {
-    const rows: unknown[] = await db.query(
-      `UPDATE identity.sessions SET expires_at = NULL WHERE application_id = $1 AND expires_at IS NOT NULL RETURNING id`,
+    const rows: { count: number }[] = await db.query(
+      `WITH revoked AS (UPDATE identity.sessions SET expires_at = NULL WHERE application_id = $1 AND expires_at IS NOT NULL RETURNING id)
+       SELECT count(*)::int AS count FROM revoked`,
       [applicationId],
     );
-    return rows.length;
+    return rows[0].count;
   },
 };

@@ -15,19 +15,50 @@ function fieldValues(fields: GroupFields): [string, unknown][] {
 }
 
 export const groupsRepository = {
+  /**
+   * `forUpdate` locks the row FOR NO KEY UPDATE: writers of one group queue up, while a
+   * concurrent membership insert from the user side (whose foreign-key check takes FOR KEY SHARE
+   * on the group) is not blocked by it, so the two cannot deadlock (decisions.md 25).
+   */
   async find(db: Db, applicationId: string, externalId: string, forUpdate = false): Promise<GroupRow | null> {
     const rows: GroupRow[] = await db.query(
-      `SELECT ${GROUP_COLUMNS} FROM identity.groups g WHERE g.application_id = $1 AND g.external_id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+      `SELECT ${GROUP_COLUMNS} FROM identity.groups g WHERE g.application_id = $1 AND g.external_id = $2${forUpdate ? ' FOR NO KEY UPDATE' : ''}`,
       [applicationId, externalId],
     );
     return rows[0] ?? null;
   },
 
+  /**
+   * Internal ids of the given users of the application, each locked FOR KEY SHARE (in id order)
+   * so that none can be deleted, and no in-flight write of that user is still running, before
+   * memberships referencing them are inserted. Taking these locks before writing any membership
+   * is what keeps a group write and a concurrent user write (which locks its user row first and
+   * then inserts memberships) from deadlocking. Unknown ids are missing from the map.
+   */
+  async lockUsers(db: Db, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
+    if (externalIds.length === 0) return new Map();
+    const rows: { externalId: string; internalId: string }[] = await db.query(
+      `SELECT u.external_id AS "externalId", u.internal_id AS "internalId" FROM identity.users u
+       WHERE u.application_id = $1 AND u.external_id = ANY($2::text[])
+       ORDER BY u.internal_id FOR KEY SHARE`,
+      [applicationId, [...new Set(externalIds)]],
+    );
+    return new Map(rows.map((row) => [row.externalId, row.internalId]));
+  },
+
+  /**
+   * Internal ids of the given groups, each locked FOR KEY SHARE (in id order) until the
+   * transaction ends: a caller that is about to insert memberships (PUT /v1/users addGroups) then
+   * either sees a group that cannot be deleted before it commits, or, after a concurrent DELETE
+   * committed, does not see it at all; never a group that disappears under its insert
+   * (decisions.md 25). FOR KEY SHARE does not conflict with the FOR NO KEY UPDATE of `find`.
+   */
   async internalIds(db: Db, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
     if (externalIds.length === 0) return new Map();
     const rows: { externalId: string; internalId: string }[] = await db.query(
       `SELECT external_id AS "externalId", internal_id AS "internalId" FROM identity.groups
-       WHERE application_id = $1 AND external_id = ANY($2::text[])`,
+       WHERE application_id = $1 AND external_id = ANY($2::text[])
+       ORDER BY internal_id FOR KEY SHARE`,
       [applicationId, [...new Set(externalIds)]],
     );
     return new Map(rows.map((row) => [row.externalId, row.internalId]));

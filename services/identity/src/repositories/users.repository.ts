@@ -24,7 +24,7 @@ function columnValue(field: keyof UserFields, value: unknown): unknown {
 export const usersRepository = {
   async find(db: Db, applicationId: string, externalId: string, forUpdate = false): Promise<UserRow | null> {
     const rows: UserRow[] = await db.query(
-      `SELECT ${USER_COLUMNS} FROM identity.users u WHERE u.application_id = $1 AND u.external_id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+      `SELECT ${USER_COLUMNS} FROM identity.users u WHERE u.application_id = $1 AND u.external_id = $2${forUpdate ? ' FOR NO KEY UPDATE' : ''}`,
       [applicationId, externalId],
     );
     return rows[0] ?? null;

@@ -68,8 +68,9 @@ export async function updateApplication(
   applicationId: string,
   input: ApplicationInput,
 ) {
-  await applicationsRepository.update(ctx.db, customerId, applicationId, fieldsFrom(input));
-  await ctx.publishInvalidation({ kind: 'application', id: applicationId });
+  const id = applicationId.toLowerCase();
+  await applicationsRepository.update(ctx.db, customerId, id, fieldsFrom(input));
+  await ctx.publishInvalidation({ kind: 'application', id });
 }
 
 /** Deletes the application when the secret matches; identity's rows go at once, the rest by cascade. */
@@ -82,8 +83,10 @@ export async function deleteApplication(
 ) {
   const application = await applicationsRepository.find(ctx.db, customerId, applicationId);
   if (!application || !secretsEqual(secret, application.secret)) throw applicationNotFound(applicationId);
-  await applicationsRepository.delete(ctx.db, customerId, applicationId);
-  await ctx.publishInvalidation({ kind: 'application', id: applicationId });
-  await ctx.publishInvalidation({ kind: 'sessions-of-application', id: applicationId });
-  await ctx.cascade.applicationDeleted(applicationId, requestId);
+  // Caches are keyed by the stored (lower-case) id, whatever case the path used.
+  const id = application.id;
+  await applicationsRepository.delete(ctx.db, customerId, id);
+  await ctx.publishInvalidation({ kind: 'application', id });
+  await ctx.publishInvalidation({ kind: 'sessions-of-application', id });
+  await ctx.cascade.applicationDeleted(id, requestId);
 }

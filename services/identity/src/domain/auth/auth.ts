@@ -37,8 +37,9 @@ export async function verifyApplication(ctx: IdentityContext, applicationId: str
 
 /** Revokes one session, or all sessions of an application (decisions.md 34). */
 export async function revokeSession(ctx: IdentityContext, sessionId: string): Promise<boolean> {
-  const revoked = await sessionsRepository.revoke(ctx.db, sessionId);
-  await ctx.publishInvalidation({ kind: 'session', id: sessionId });
+  const id = sessionId.toLowerCase();
+  const revoked = await sessionsRepository.revoke(ctx.db, id);
+  await ctx.publishInvalidation({ kind: 'session', id });
   return revoked;
 }
 

@@ -4,8 +4,7 @@ import type { GroupRow } from '../../entities/index.js';
 import type { Db } from '../../repositories/db.js';
 import { groupsRepository } from '../../repositories/groups.repository.js';
 import type { IdentityContext } from '../context.js';
-import type { GroupNotFound } from '../not-found.js';
-import { resolveUserIds } from '../users/resolve-users.js';
+import { usersNotFound, type GroupNotFound } from '../not-found.js';
 import { groupDetails, groupListItem } from './group-views.js';
 import { groupMemberEntry } from '../users/user-views.js';
 
@@ -14,6 +13,18 @@ export interface GroupInput {
   status?: 'active' | 'deleted';
   metadata?: FlatJson;
   members?: string[];
+}
+
+/**
+ * Internal ids of the given users, in order, locked against deletion and concurrent user writes
+ * until the transaction ends; any unknown id fails with `401 user_not_found`. Call it before
+ * writing any membership (see `groupsRepository.lockUsers`).
+ */
+async function lockMembers(db: Db, applicationId: string, externalIds: readonly string[]): Promise<string[]> {
+  const known = await groupsRepository.lockUsers(db, applicationId, externalIds);
+  const unknown = [...new Set(externalIds.filter((id) => !known.has(id)))];
+  if (unknown.length > 0) throw usersNotFound(unknown);
+  return externalIds.map((id) => known.get(id)!);
 }
 
 async function requireGroup(db: Db, applicationId: string, groupId: string, notFound: GroupNotFound, forUpdate = false) {
@@ -55,7 +66,7 @@ export async function upsertGroup(
       });
     }
     if (input.members) {
-      const userIds = await resolveUserIds(tx, applicationId, input.members);
+      const userIds = await lockMembers(tx, applicationId, input.members);
       await groupsRepository.replaceMembers(tx, applicationId, group.internalId, userIds);
     }
     return outcome;
@@ -73,7 +84,7 @@ export async function createGroup(ctx: IdentityContext, applicationId: string, g
     if (!group)
       throw new ApiError('organization_already_exists', `The organization with id ${groupId} already exists.`);
     if (input.members)
-      await groupsRepository.addMembers(tx, applicationId, group.internalId, await resolveUserIds(tx, applicationId, input.members));
+      await groupsRepository.addMembers(tx, applicationId, group.internalId, await lockMembers(tx, applicationId, input.members));
   });
 }
 
@@ -97,8 +108,8 @@ export async function updateGroupMembers(
   return ctx.db.transaction(async (tx) => {
     const group = await requireGroup(tx, applicationId, groupId, notFound, true);
     const [addIds, removeIds] = [
-      await resolveUserIds(tx, applicationId, add),
-      await resolveUserIds(tx, applicationId, remove),
+      await lockMembers(tx, applicationId, add),
+      await lockMembers(tx, applicationId, remove),
     ];
     await groupsRepository.addMembers(tx, applicationId, group.internalId, addIds);
     await groupsRepository.removeMembers(tx, applicationId, group.internalId, removeIds);

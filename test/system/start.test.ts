@@ -1,0 +1,435 @@
+/**
+ * `npm start` as an operator runs it: scripts/start.mjs as a real process that migrates its own
+ * database and supervises identity, conversation, notification and the gateway as separate node
+ * processes on free ports, then stops them all on SIGTERM.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, connect, type AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { request } from '../support/client.js';
+import { migrateAll } from '../support/system.js';
+import { customerToken, serverToken } from '../support/tokens.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const DEV_SECRETS_FILE = join(ROOT, '.data', 'dev-secrets.json');
+/** Every secret the supervisor would otherwise take from (or write to) .data/dev-secrets.json. */
+const { DEV_SECRET_NAMES } = (await import(join(ROOT, 'scripts', 'processes.mjs'))) as { DEV_SECRET_NAMES: string[] };
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+function serverUrl(): URL {
+  return new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+}
+
+function databaseUrlFor(name: string): string {
+  const url = serverUrl();
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+const createdDatabases = new Set<string>();
+
+function newDatabaseName(): string {
+  const name = `collab_test_start_${randomBytes(6).toString('hex')}`;
+  createdDatabases.add(name);
+  return name;
+}
+
+async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrlFor('postgres') });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function dropDatabase(name: string): Promise<void> {
+  if (!/^collab_test_start_[0-9a-f]+$/.test(name)) throw new Error(`refusing to drop ${name}`);
+  await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+  createdDatabases.delete(name);
+}
+
+async function createDatabase(name: string): Promise<void> {
+  await withAdmin((client) => client.query(`CREATE DATABASE "${name}"`));
+}
+
+/** The developer's dev-secrets file as it is now (null when absent): a test run must not change it. */
+function devSecretsSnapshot(): string | null {
+  return existsSync(DEV_SECRETS_FILE) ? readFileSync(DEV_SECRETS_FILE, 'utf8') : null;
+}
+
+async function databaseExists(name: string): Promise<boolean> {
+  return withAdmin(async (client) => (await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1);
+}
+
+/** Ports that were free a moment ago: bind port 0 and let the kernel choose. */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+          const server = createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => (server.address() as AddressInfo).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
+}
+
+/** Whether something accepts TCP connections on 127.0.0.1:port. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.setTimeout(2000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(true); // not refused: something holds the port
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Polls `check` until it returns a value other than undefined, for at most `timeoutMs`. */
+async function pollUntil<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined> | T | undefined, describeState = () => ''): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${describeState()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Resolves with the promise's value, or rejects when it has not settled within `timeoutMs`. */
+function within<T>(what: string, timeoutMs: number, promise: Promise<T>, describeState = () => ''): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}${describeState()}`)), timeoutMs);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error as Error);
+      },
+    );
+  });
+}
+
+interface Spawned {
+  child: ChildProcess;
+  output: { stdout: string; stderr: string };
+  /** The process ended (code or signal). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Every holder of the stdout/stderr pipes (the process and all it spawned) closed them. */
+  closed: Promise<void>;
+  isClosed: () => boolean;
+  dump: () => string;
+}
+
+const spawned: Spawned[] = [];
+
+/** Spawns `node <args>` at the repository root in its own process group, capturing its output. */
+function spawnNode(args: string[], env: NodeJS.ProcessEnv): Spawned {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const output = { stdout: '', stderr: '' };
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
+  let closedNow = false;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const closed = new Promise<void>((resolve) =>
+    child.once('close', () => {
+      closedNow = true;
+      resolve();
+    }),
+  );
+  const entry: Spawned = {
+    child,
+    output,
+    exited,
+    closed,
+    isClosed: () => closedNow,
+    dump: () => `\n--- stdout ---\n${output.stdout.slice(-6000)}\n--- stderr ---\n${output.stderr.slice(-6000)}`,
+  };
+  spawned.push(entry);
+  return entry;
+}
+
+interface StartedSystem {
+  supervisor: Spawned;
+  url: string;
+  ports: { gateway: number; identity: number; conversation: number; notification: number };
+  databaseName: string;
+}
+
+/** The environment `npm start` gets: its own database, Redis prefix, secrets and free ports. */
+async function systemEnv(databaseName: string, extra: Record<string, string> = {}) {
+  const [gateway, identity, conversation, notification] = await freePorts(4);
+  // All set (INTERNAL_TOKEN, ACCESS_TOKEN_SECRET, …), so the supervisor never touches .data.
+  expect(DEV_SECRET_NAMES).toEqual(expect.arrayContaining(['INTERNAL_TOKEN', 'ACCESS_TOKEN_SECRET']));
+  const secrets = Object.fromEntries(DEV_SECRET_NAMES.map((name) => [name, randomBytes(32).toString('hex')]));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: databaseUrlFor(databaseName),
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_PREFIX: `test-start-${randomBytes(6).toString('hex')}`,
+    ...secrets,
+    PORT: String(gateway),
+    IDENTITY_PORT: String(identity),
+    CONVERSATION_PORT: String(conversation),
+    NOTIFICATION_PORT: String(notification),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+    ...extra,
+  };
+  for (const name of ['CUSTOMER_ID', 'CUSTOMER_SECRET', 'IDENTITY_URL', 'CONVERSATION_URL', 'NOTIFICATION_URL'])
+    if (!(name in extra)) delete env[name];
+  return { env, ports: { gateway, identity, conversation, notification } };
+}
+
+async function startSupervisor(extra: Record<string, string> = {}): Promise<StartedSystem> {
+  const databaseName = newDatabaseName();
+  const { env, ports } = await systemEnv(databaseName, extra);
+  const supervisor = spawnNode(['scripts/start.mjs'], env);
+  const url = `http://127.0.0.1:${ports.gateway}`;
+  await pollUntil(
+    'GET /readyz on the gateway to answer 200',
+    30_000,
+    async () => {
+      if (supervisor.child.exitCode !== null || supervisor.child.signalCode !== null)
+        throw new Error(`the supervisor exited early (${supervisor.child.exitCode ?? supervisor.child.signalCode})${supervisor.dump()}`);
+      try {
+        const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) });
+        await response.arrayBuffer();
+        return response.status === 200 ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    supervisor.dump,
+  );
+  return { supervisor, url, ports, databaseName };
+}
+
+/** SIGTERM to the supervisor only; it must stop its children itself. */
+async function stopSupervisor(system: StartedSystem) {
+  const { supervisor } = system;
+  supervisor.child.kill('SIGTERM');
+  const exit = await within('the supervisor to exit after SIGTERM', 30_000, supervisor.exited, supervisor.dump);
+  // The pipes close only when every process that inherited them (all services) has ended.
+  await within('every supervised process to end', 30_000, supervisor.closed, supervisor.dump);
+  return exit;
+}
+
+/** The printed customer can manage applications, and an application's server token works. */
+async function expectWorkingCustomer(url: string, customer: { id: string; secret: string }) {
+  const created = await request(url, 'POST', '/v1/applications', {
+    token: await customerToken(customer.id, customer.secret),
+    body: { name: 'start test' },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  expect(created.body).toMatchObject({ success: true, message: 'Application created' });
+  const { applicationID, secret } = created.body as { applicationID: string; secret: string };
+  expect(applicationID).toMatch(UUID);
+
+  const token = await serverToken(applicationID, secret);
+  const put = await request(url, 'PUT', '/v1/users/start-user', { token, body: { name: 'Start User', email: 'start@example.com' } });
+  expect(put.status, JSON.stringify(put.body)).toBe(200);
+  expect(put.body).toEqual({ success: true, message: 'You successfully created user start-user' });
+  const get = await request(url, 'GET', '/v1/users/start-user', { token });
+  expect(get.status, JSON.stringify(get.body)).toBe(200);
+  expect(get.body).toMatchObject({ id: 'start-user', name: 'Start User', email: 'start@example.com' });
+
+  // A token signed with another secret is refused: the customer check is real.
+  const wrong = await request(url, 'GET', '/v1/applications', { token: await customerToken(customer.id, randomBytes(32).toString('hex')) });
+  expect(wrong.status).toBe(401);
+}
+
+async function expectAllPortsClosed(system: StartedSystem) {
+  for (const [name, port] of Object.entries(system.ports)) {
+    expect(await accepts(port), `${name} port ${port} still accepts connections`).toBe(false);
+  }
+}
+
+function countMatches(text: string, pattern: RegExp): number {
+  return [...text.matchAll(pattern)].length;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+afterAll(async () => {
+  // Whatever happened, no process of ours outlives the tests, and no database stays behind.
+  for (const entry of spawned) {
+    if (entry.isClosed() || entry.child.pid === undefined) continue;
+    try {
+      process.kill(-entry.child.pid, 'SIGKILL'); // the process group we created (detached)
+    } catch {
+      // already gone
+    }
+    await within('a killed process group to end', 10_000, entry.closed).catch(() => undefined);
+  }
+  for (const name of [...createdDatabases]) await dropDatabase(name);
+}, 60_000);
+
+describe('npm start (scripts/start.mjs)', () => {
+  it('migrates, prints the first customer once, serves through the gateway and stops cleanly on SIGTERM', async () => {
+    const devSecrets = devSecretsSnapshot();
+    const system = await startSupervisor();
+    // Identity prints before it listens, so the lines are there once the gateway is ready; poll
+    // only for this process to have read them from the pipe.
+    await pollUntil(
+      'the customer to be printed',
+      5_000,
+      () => (/CUSTOMER_SECRET=\S+\n/.test(system.supervisor.output.stdout) ? true : undefined),
+      system.supervisor.dump,
+    );
+    const { stdout } = system.supervisor.output;
+
+    const idMatches = [...stdout.matchAll(/CUSTOMER_ID=(\S+)/g)];
+    const secretMatches = [...stdout.matchAll(/CUSTOMER_SECRET=(\S+)/g)];
+    expect(idMatches.length, system.supervisor.dump()).toBe(1);
+    expect(secretMatches.length, system.supervisor.dump()).toBe(1);
+    const customer = { id: idMatches[0][1], secret: secretMatches[0][1] };
+    expect(customer.id).toMatch(UUID);
+    expect(customer.secret).toMatch(/^[0-9a-f]{64}$/);
+
+    // Its own database, never `collab`; the printed customer is the one stored there.
+    const sql = new pg.Client({ connectionString: databaseUrlFor(system.databaseName) });
+    await sql.connect();
+    try {
+      const rows = await sql.query('SELECT id::text AS id, secret FROM identity.customers');
+      expect(rows.rows).toEqual([{ id: customer.id, secret: customer.secret }]);
+    } finally {
+      await sql.end();
+    }
+
+    await expectWorkingCustomer(system.url, customer);
+
+    const exit = await stopSupervisor(system);
+    expect(exit, system.supervisor.dump()).toEqual({ code: 0, signal: null });
+    await expectAllPortsClosed(system);
+    // Printed once in the whole run, not once per process start.
+    expect(countMatches(system.supervisor.output.stdout, /CUSTOMER_ID=/g)).toBe(1);
+    expect(system.supervisor.output.stdout).toContain('[supervisor] all processes stopped');
+    expect(devSecretsSnapshot(), '.data/dev-secrets.json was written').toBe(devSecrets);
+
+    await dropDatabase(system.databaseName);
+    expect(await databaseExists(system.databaseName)).toBe(false);
+  }, 120_000);
+
+  it('with CUSTOMER_ID and CUSTOMER_SECRET set, prints no customer and that customer works', async () => {
+    const devSecrets = devSecretsSnapshot();
+    const customer = { id: randomUUID(), secret: randomBytes(32).toString('hex') };
+    const system = await startSupervisor({ CUSTOMER_ID: customer.id, CUSTOMER_SECRET: customer.secret });
+
+    await expectWorkingCustomer(system.url, customer);
+
+    const exit = await stopSupervisor(system);
+    expect(exit, system.supervisor.dump()).toEqual({ code: 0, signal: null });
+    await expectAllPortsClosed(system);
+    // All output is in: every writer of the pipe has ended.
+    expect(system.supervisor.output.stdout).not.toContain('CUSTOMER_ID=');
+    expect(system.supervisor.output.stdout).not.toContain('CUSTOMER_SECRET=');
+    expect(system.supervisor.output.stdout + system.supervisor.output.stderr).not.toContain(customer.secret);
+    expect(devSecretsSnapshot(), '.data/dev-secrets.json was written').toBe(devSecrets);
+
+    await dropDatabase(system.databaseName);
+  }, 120_000);
+
+  it('stops on SIGTERM while the migrations run, without starting the services', async () => {
+    const databaseName = newDatabaseName();
+    // Created beforehand: a CREATE DATABASE cut off by the signal could still complete on the
+    // server after this test dropped the database, and leave it behind.
+    await createDatabase(databaseName);
+    const { env, ports } = await systemEnv(databaseName);
+    const supervisor = spawnNode(['scripts/start.mjs'], env);
+    await pollUntil(
+      'the supervisor to start the first migration',
+      30_000,
+      () => (/\[supervisor\] running \S+-migrate/.test(supervisor.output.stdout) ? true : undefined),
+      supervisor.dump,
+    );
+    supervisor.child.kill('SIGTERM');
+    const exit = await within('the supervisor to exit after SIGTERM', 30_000, supervisor.exited, supervisor.dump);
+    await within('every process to end', 30_000, supervisor.closed, supervisor.dump);
+    expect(exit, supervisor.dump()).toEqual({ code: 0, signal: null });
+    expect(await accepts(ports.gateway)).toBe(false);
+    await dropDatabase(databaseName);
+  }, 90_000);
+});
+
+describe('npm run customer -- create (services/identity/dist/cli/customer.js)', () => {
+  it('prints a new customer that then exists in identity.customers', async () => {
+    const databaseName = newDatabaseName();
+    const databaseUrl = databaseUrlFor(databaseName);
+    await migrateAll(databaseUrl);
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' };
+
+    const runCreate = async () => {
+      const cli = spawnNode(['services/identity/dist/cli/customer.js', 'create'], env);
+      const exit = await within('customer create to exit', 30_000, cli.exited, cli.dump);
+      await within('customer create output', 10_000, cli.closed, cli.dump);
+      expect(exit, cli.dump()).toEqual({ code: 0, signal: null });
+      const id = /^CUSTOMER_ID=(\S+)$/m.exec(cli.output.stdout)?.[1];
+      const secret = /^CUSTOMER_SECRET=(\S+)$/m.exec(cli.output.stdout)?.[1];
+      expect(id, cli.dump()).toMatch(UUID);
+      expect(secret, cli.dump()).toMatch(/^[0-9a-f]{64}$/);
+      return { id: id!, secret: secret! };
+    };
+
+    const first = await runCreate();
+    const second = await runCreate();
+    expect(second.id).not.toBe(first.id);
+    expect(second.secret).not.toBe(first.secret);
+
+    const sql = new pg.Client({ connectionString: databaseUrl });
+    await sql.connect();
+    try {
+      const rows = await sql.query('SELECT id::text AS id, secret FROM identity.customers ORDER BY created_at, id');
+      expect(rows.rows).toHaveLength(2);
+      expect(rows.rows).toEqual(expect.arrayContaining([first, second]));
+    } finally {
+      await sql.end();
+    }
+    await dropDatabase(databaseName);
+  }, 90_000);
+
+  it('rejects an unknown command with exit code 2 and creates nothing', async () => {
+    const databaseName = newDatabaseName();
+    const databaseUrl = databaseUrlFor(databaseName);
+    await migrateAll(databaseUrl);
+    const cli = spawnNode(['services/identity/dist/cli/customer.js', 'destroy'], { ...process.env, DATABASE_URL: databaseUrl });
+    const exit = await within('customer destroy to exit', 30_000, cli.exited, cli.dump);
+    await within('customer destroy output', 10_000, cli.closed, cli.dump);
+    expect(exit).toEqual({ code: 2, signal: null });
+    expect(cli.output.stderr).toContain('usage');
+    const sql = new pg.Client({ connectionString: databaseUrl });
+    await sql.connect();
+    try {
+      expect((await sql.query('SELECT count(*)::int AS n FROM identity.customers')).rows).toEqual([{ n: 0 }]);
+    } finally {
+      await sql.end();
+    }
+    await dropDatabase(databaseName);
+  }, 60_000);
+});
