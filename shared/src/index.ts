@@ -17,3 +17,4 @@ export * from './contracts/identity.js';
 export * from './lifecycle.js';
 export * from './migrate-main.js';
 export * from './readiness.js';
+export * from './identity-directory.js';

@@ -110,6 +110,8 @@ export async function startSystem(options: { logger?: Logger } = {}): Promise<Te
   const gateway = await createGateway(loadGatewayConfig(gatewayEnv), logger.child({ service: 'gateway' }), () => false);
   const gatewayServer = await listen(gateway.app);
   const sql = new pg.Pool({ connectionString: env.DATABASE_URL, max: 2 });
+  // DROP DATABASE … WITH (FORCE) at stop() may terminate an idle connection the pool still holds.
+  sql.on('error', () => undefined);
 
   return {
     url: gatewayServer.url,

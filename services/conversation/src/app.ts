@@ -1,18 +1,20 @@
 /** Builds the conversation service's Express app; never listens, so tests mount it directly. */
 import { createServiceApp, routesOf, type Logger, type ReadinessCheck } from '@collab/shared';
+import type { ConversationContext } from './domain/context.js';
+import { fileHandlers } from './http/routes/files.routes.js';
+import { messageHandlers } from './http/routes/messages.routes.js';
+import { threadHandlers } from './http/routes/threads.routes.js';
 
-export function createConversationApp(options: {
-  logger: Logger;
-  internalToken: string;
-  readiness: ReadinessCheck[];
-  isDraining?: () => boolean;
-}) {
+export function createConversationApp(
+  ctx: ConversationContext,
+  options: { logger: Logger; internalToken: string; readiness: ReadinessCheck[]; isDraining?: () => boolean },
+) {
   return createServiceApp({
     service: 'conversation',
     logger: options.logger,
     internalToken: options.internalToken,
     routes: routesOf('conversation'),
-    handlers: {},
+    handlers: { ...threadHandlers(ctx), ...messageHandlers(ctx), ...fileHandlers(ctx) },
     readiness: options.readiness,
     isDraining: options.isDraining,
   });

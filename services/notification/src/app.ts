@@ -1,18 +1,18 @@
 /** Builds the notification service's Express app; never listens, so tests mount it directly. */
 import { createServiceApp, routesOf, type Logger, type ReadinessCheck } from '@collab/shared';
+import type { NotificationContext } from './domain/notifications/notifications.js';
+import { notificationHandlers } from './http/routes/notifications.routes.js';
 
-export function createNotificationApp(options: {
-  logger: Logger;
-  internalToken: string;
-  readiness: ReadinessCheck[];
-  isDraining?: () => boolean;
-}) {
+export function createNotificationApp(
+  ctx: NotificationContext,
+  options: { logger: Logger; internalToken: string; readiness: ReadinessCheck[]; isDraining?: () => boolean },
+) {
   return createServiceApp({
     service: 'notification',
     logger: options.logger,
     internalToken: options.internalToken,
     routes: routesOf('notification'),
-    handlers: {},
+    handlers: notificationHandlers(ctx),
     readiness: options.readiness,
     isDraining: options.isDraining,
   });

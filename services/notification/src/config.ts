@@ -4,6 +4,7 @@ export const notificationConfigSpec = {
   ...commonVars,
   PORT: vars.port('Port of the notification HTTP API (internal)', 8083),
   DB_POOL_SIZE: vars.integer('PostgreSQL connections per process', 10),
+  IDENTITY_URL: vars.url('Internal URL of the identity service', 'http://127.0.0.1:8081'),
 };
 
 export type NotificationConfig = ReturnType<typeof loadNotificationConfig>;

@@ -1,4 +1,4 @@
-/** Notification HTTP API. Its public routes arrive with the notification issue; today it answers health checks. */
+/** Notification HTTP API: send notifications, list a user's, delete one. */
 import { createLogger, ProcessLifecycle, runMain } from '@collab/shared';
 import { loadNotificationConfig } from './config.js';
 import { createNotificationService } from './service.js';

@@ -1,5 +1,5 @@
 /** The notification service's dependencies and app, wired once for the API process and for tests. */
-import { createRedis, storageReadiness, type Logger } from '@collab/shared';
+import { createInternalClient, createRedis, identityDirectory, storageReadiness, type Logger } from '@collab/shared';
 import { createNotificationApp } from './app.js';
 import type { NotificationConfig } from './config.js';
 import { createNotificationDataSource } from './data-source.js';
@@ -9,7 +9,11 @@ export async function createNotificationService(config: NotificationConfig, logg
   await db.initialize();
   const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
   redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
-  const app = createNotificationApp({
+  const identity = identityDirectory(
+    createInternalClient({ baseUrl: config.IDENTITY_URL, internalToken: config.INTERNAL_TOKEN, service: 'identity', timeoutMs: 3000 }),
+  );
+  const ctx = { db, identity };
+  const app = createNotificationApp(ctx, {
     logger,
     internalToken: config.INTERNAL_TOKEN,
     isDraining,
@@ -17,6 +21,7 @@ export async function createNotificationService(config: NotificationConfig, logg
   });
   return {
     app,
+    ctx,
     async close() {
       redis.disconnect();
       await db.destroy();

@@ -1,12 +1,21 @@
+import { conversationRoutes } from './conversation.routes.js';
 import { identityRoutes } from './identity.routes.js';
+import { notificationRoutes } from './notification.routes.js';
 import type { RouteDef, ServiceName } from './route.js';
 
 export * from './route.js';
 export * from './match.js';
 export { identityRoutes } from './identity.routes.js';
+export { conversationRoutes } from './conversation.routes.js';
+export { notificationRoutes } from './notification.routes.js';
+export * from './message-content.js';
 
 /** Every public route of the API. */
-export const ROUTES: readonly RouteDef[] = [...Object.values(identityRoutes)];
+export const ROUTES: readonly RouteDef[] = [
+  ...Object.values(identityRoutes),
+  ...Object.values(conversationRoutes),
+  ...Object.values(notificationRoutes),
+];
 
 export function routesOf(service: ServiceName): RouteDef[] {
   return ROUTES.filter((route) => route.service === service);

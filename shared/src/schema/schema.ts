@@ -344,7 +344,14 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
  */
 export class ObjectSchema<S extends Shape> extends Schema<InferShape<S>> {
   readonly expected = 'object';
-  constructor(readonly shape: S) {
+  /**
+   * `alternatives`: groups of optional keys of which at least one must be present (a field and its
+   * alias, e.g. `groupID` / `organizationID`); a missing group is reported by its first key.
+   */
+  constructor(
+    readonly shape: S,
+    private readonly options: { alternatives?: readonly (readonly string[])[] } = {},
+  ) {
     super();
   }
 
@@ -362,6 +369,8 @@ export class ObjectSchema<S extends Shape> extends Schema<InferShape<S>> {
       this.invalid(path);
     }
     const missing = this.requiredKeys.filter((key) => !Object.hasOwn(value, key));
+    for (const group of this.options.alternatives ?? [])
+      if (!group.some((key) => Object.hasOwn(value, key))) missing.push(group[0]);
     if (missing.length > 0) {
       const names = missing.map((key) => formatPath([...path, key]));
       throw new ApiError(
@@ -397,6 +406,9 @@ export class ObjectSchema<S extends Shape> extends Schema<InferShape<S>> {
     for (const [key, schema] of Object.entries(this.shape)) properties[key] = schema.jsonSchema();
     const schema: JsonSchema = { type: 'object', properties, additionalProperties: false };
     if (this.requiredKeys.length > 0) schema.required = this.requiredKeys;
+    const alternatives = this.options.alternatives ?? [];
+    if (alternatives.length > 0)
+      schema.allOf = alternatives.map((group) => ({ anyOf: group.map((key) => ({ required: [key] })) }));
     return schema;
   }
 }
@@ -430,6 +442,7 @@ export const s = {
   flatObject: () => new FlatObjectSchema(),
   array: <T>(item: Schema<T>, options?: { minItems?: number; maxItems?: number }) =>
     new ArraySchema(item, options),
-  object: <S extends Shape>(shape: S) => new ObjectSchema(shape),
+  object: <S extends Shape>(shape: S, options?: { alternatives?: readonly (readonly (keyof S & string)[])[] }) =>
+    new ObjectSchema(shape, options),
   unknown: () => new UnknownSchema(),
 };

@@ -1,2 +1,5 @@
+import { CreateConversationSchema1795299835831 } from './1795299835831-create-conversation-schema.js';
+import { AddFilterIndexes1795301400000 } from './1795301400000-add-filter-indexes.js';
+
 /** Every conversation migration, oldest first. */
-export const conversationMigrations = [];
+export const conversationMigrations = [CreateConversationSchema1795299835831, AddFilterIndexes1795301400000];

@@ -1,4 +1,46 @@
-/** The notification schema's entities; the notification issue adds its tables. */
+/** The notification schema as TypeORM entities. User ids are the customer's external ids. */
+import { EntitySchema } from 'typeorm';
+
 export const NOTIFICATION_SCHEMA = 'notification';
 
-export const notificationEntities = [];
+export interface NotificationRow {
+  internalId: string;
+  applicationId: string;
+  externalId: string;
+  recipientId: string;
+  actorId: string;
+  template: string;
+  url: string;
+  iconUrl: string | null;
+  extraClassnames: string | null;
+  metadata: Record<string, string | number | boolean>;
+  readStatus: 'unread' | 'read';
+  createdAt: Date;
+}
+
+export const NotificationEntity = new EntitySchema<NotificationRow>({
+  name: 'Notification',
+  tableName: 'notifications',
+  schema: NOTIFICATION_SCHEMA,
+  columns: {
+    internalId: { name: 'internal_id', type: 'bigint', primary: true, generated: 'increment' },
+    applicationId: { name: 'application_id', type: 'uuid' },
+    externalId: { name: 'external_id', type: 'text', collation: 'C' },
+    recipientId: { name: 'recipient_id', type: 'text', collation: 'C' },
+    actorId: { name: 'actor_id', type: 'text', collation: 'C' },
+    template: { type: 'text' },
+    url: { type: 'text' },
+    iconUrl: { name: 'icon_url', type: 'text', nullable: true },
+    extraClassnames: { name: 'extra_classnames', type: 'text', nullable: true },
+    metadata: { type: 'jsonb', default: () => "'{}'" },
+    readStatus: { name: 'read_status', type: 'text', default: 'unread' },
+    createdAt: { name: 'created_at', type: 'timestamptz', default: () => 'now()' },
+  },
+  uniques: [{ name: 'notifications_application_external_id_key', columns: ['applicationId', 'externalId'] }],
+  indices: [
+    { name: 'notifications_recipient_idx', columns: ['applicationId', 'recipientId', 'createdAt', 'internalId'] },
+    { name: 'notifications_actor_idx', columns: ['applicationId', 'actorId'] },
+  ],
+});
+
+export const notificationEntities = [NotificationEntity];

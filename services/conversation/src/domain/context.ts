@@ -1,0 +1,11 @@
+import type { Logger } from '@collab/shared';
+import type { DataSource } from 'typeorm';
+import type { IdentityDirectory } from './identity-directory.js';
+
+/** What the conversation use cases need. */
+export interface ConversationContext {
+  db: DataSource;
+  logger: Logger;
+  identity: IdentityDirectory;
+  files: { urlSecret: string; maxBytes: number; publicUrl: string };
+}

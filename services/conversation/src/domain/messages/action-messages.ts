@@ -1,0 +1,43 @@
+/** Messages the service writes itself when a thread is resolved or reopened (behavior.md §11.4, §12.7). */
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../repositories/db.js';
+import { messagesRepository } from '../../repositories/messages.repository.js';
+import type { DirectoryUser } from '../identity-directory.js';
+
+const TRANSLATION_KEYS = { resolved: 'cord.thread_resolved', reopened: 'cord.thread_unresolved' } as const;
+
+/** Inserts `<mention> resolved|reopened this thread` by `user`; returns its timestamp. */
+export async function insertActionMessage(
+  db: Db,
+  applicationId: string,
+  threadId: string,
+  user: DirectoryUser,
+  verb: 'resolved' | 'reopened',
+  at = new Date(),
+): Promise<Date> {
+  await messagesRepository.insert(db, applicationId, {
+    externalId: `cord:${randomUUID()}`,
+    threadId,
+    authorId: user.id,
+    type: 'action_message',
+    content: [
+      {
+        type: 'p',
+        children: [
+          { type: 'mention', user: { id: user.id }, children: [{ text: `@${user.shortName ?? user.name ?? user.id}` }] },
+          { text: ` ${verb} this thread` },
+        ],
+      },
+    ],
+    url: null,
+    iconUrl: null,
+    translationKey: TRANSLATION_KEYS[verb],
+    extraClassnames: null,
+    metadata: {},
+    skipLinkPreviews: false,
+    createdAt: at,
+    updatedAt: null,
+    deletedAt: null,
+  });
+  return at;
+}

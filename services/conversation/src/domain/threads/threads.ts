@@ -1,0 +1,250 @@
+/** Thread use cases (behavior.md §11, decisions.md 1, 16, 18, 25). */
+import { randomUUID } from 'node:crypto';
+import { ApiError, encodePageToken, isIdentifier, type FlatJson, type PageToken } from '@collab/shared';
+import type { ThreadRow } from '../../entities/index.js';
+import { isUniqueViolation, type Db } from '../../repositories/db.js';
+import { participantsRepository } from '../../repositories/participants.repository.js';
+import { threadsRepository, type ThreadListFilter } from '../../repositories/threads.repository.js';
+import type { ConversationContext } from '../context.js';
+import type { Lookup } from '../identity-directory.js';
+import { insertActionMessage } from '../messages/action-messages.js';
+import { threadViews } from './thread-views.js';
+
+export interface ThreadCreation {
+  groupID?: string;
+  organizationID?: string;
+  location: FlatJson;
+  url: string;
+  name: string;
+  metadata?: FlatJson;
+  extraClassnames?: string | null;
+  addSubscribers?: string[];
+}
+
+export function threadNotFound(threadId: string): ApiError {
+  return new ApiError('thread_not_found', `Could not find thread with ID ${threadId}`);
+}
+
+export async function requireThread(db: Db, applicationId: string, threadId: string, forUpdate = false): Promise<ThreadRow> {
+  const thread = await threadsRepository.find(db, applicationId, threadId, forUpdate);
+  if (!thread) throw threadNotFound(threadId);
+  return thread;
+}
+
+/**
+ * `groupID`, or the deprecated `organizationID` when `groupID` is absent. POST /v1/threads requires
+ * one in its schema; a message's createThread is checked here, once the thread must be created.
+ */
+export function creationGroupId(params: ThreadCreation, path = ''): string {
+  const groupId = params.groupID ?? params.organizationID;
+  if (groupId === undefined) throw new ApiError('missing_field', `Missing required field: ${path}groupID.`);
+  return groupId;
+}
+
+/**
+ * Inserts a thread (or finds the one a concurrent request just created, decisions.md 25) and
+ * subscribes the given group members. Returns the thread and whether this call created it.
+ */
+export async function insertThread(
+  db: Db,
+  applicationId: string,
+  threadId: string,
+  params: ThreadCreation,
+  groupId: string,
+  subscribers: readonly string[],
+): Promise<{ thread: ThreadRow; created: boolean }> {
+  const inserted = await threadsRepository.insertIfAbsent(db, applicationId, threadId, {
+    groupId,
+    name: params.name,
+    url: params.url,
+    location: params.location,
+    metadata: params.metadata ?? {},
+    extraClassnames: params.extraClassnames ?? null,
+  });
+  const thread = inserted ?? (await requireThread(db, applicationId, threadId, true));
+  if (inserted) await participantsRepository.subscribe(db, thread.internalId, subscribers, true);
+  return { thread, created: inserted !== null };
+}
+
+/** POST /v1/threads: a thread without a message. */
+export async function createThread(
+  ctx: ConversationContext,
+  applicationId: string,
+  input: ThreadCreation & { id?: string },
+  requestId: string,
+): Promise<string> {
+  const groupId = creationGroupId(input);
+  const threadId = input.id ?? `cord:${randomUUID()}`;
+  const addSubscribers = input.addSubscribers ?? [];
+  const lookup = await ctx.identity.lookup(applicationId, { userIds: addSubscribers, groupId }, requestId);
+  if (!lookup.group) throw new ApiError('group_not_found', `Group ${groupId} not found.`, { status: 401 });
+  await ctx.db.transaction(async (tx) => {
+    const { created } = await insertThread(tx, applicationId, threadId, input, groupId, addSubscribers.filter(lookup.isMember));
+    if (!created) throw new ApiError('thread_already_exists', `Thread ${threadId} already exists.`);
+  });
+  return threadId;
+}
+
+export async function getThread(ctx: ConversationContext, applicationId: string, threadId: string, requestId: string) {
+  const thread = await requireThread(ctx.db, applicationId, threadId);
+  return (await threadViews(ctx.db, ctx.identity, applicationId, [thread], requestId))[0];
+}
+
+export async function deleteThread(ctx: ConversationContext, applicationId: string, threadId: string): Promise<void> {
+  const thread = await requireThread(ctx.db, applicationId, threadId);
+  await threadsRepository.delete(ctx.db, applicationId, thread.internalId);
+}
+
+export interface ThreadUpdate {
+  id?: string;
+  resolved?: boolean;
+  resolvedTimestamp?: Date | null;
+  userID?: string;
+  metadata?: FlatJson;
+  name?: string;
+  url?: string;
+  location?: FlatJson;
+  groupID?: string;
+  organizationID?: string;
+  extraClassnames?: string | null;
+  typing?: string[];
+  seenByUsers?: { userID: string; seen: boolean }[];
+  addSubscribers?: string[];
+  removeSubscribers?: string[];
+}
+
+/** Users named in a list must include at least one user of the application (behavior.md §5.4). */
+function requireSomeKnown(lookup: Lookup, ids: readonly string[] | undefined): void {
+  if (ids && ids.length > 0 && !ids.some((id) => lookup.users.has(id)))
+    throw new ApiError('user_not_found', `Unknown users: ${ids.join(', ')}`);
+}
+
+/** PUT /v1/threads/<ID> with the checks in the reference's order (behavior.md §5.4, §11.4). */
+export async function updateThread(
+  ctx: ConversationContext,
+  applicationId: string,
+  threadId: string,
+  input: ThreadUpdate,
+  requestId: string,
+): Promise<void> {
+  const current = await requireThread(ctx.db, applicationId, threadId);
+  if (input.id !== undefined && input.id !== current.externalId) {
+    if (!isIdentifier(input.id)) throw new ApiError('invalid_field', `${input.id} is not a valid identifier.`);
+    if (await threadsRepository.find(ctx.db, applicationId, input.id))
+      throw new ApiError('thread_already_exists', `Cannot change ID to ${input.id} since a thread with that ID already exists`);
+  }
+  const removing = new Set(input.removeSubscribers ?? []);
+  if ((input.addSubscribers ?? []).some((id) => removing.has(id)))
+    throw new ApiError('invalid_field', 'Adding and removing the same subscriber is invalid');
+
+  const requestedGroup = input.organizationID ?? input.groupID;
+  const targetGroup = requestedGroup ?? current.groupId;
+  const resolvedAt =
+    input.resolvedTimestamp !== undefined
+      ? input.resolvedTimestamp
+      : input.resolved !== undefined
+        ? input.resolved
+          ? new Date()
+          : null
+        : undefined;
+  const flipsFrom = (resolvedBefore: Date | null) => resolvedAt !== undefined && (resolvedAt === null) !== (resolvedBefore === null);
+  // The user is looked up whenever a flip is possible; whether it happens is decided on the locked
+  // row, so that concurrent resolves act as if run one after another (one action message).
+  const actor = resolvedAt !== undefined ? input.userID : undefined;
+  const named = [
+    ...(input.addSubscribers ?? []),
+    ...(input.removeSubscribers ?? []),
+    ...(input.typing ?? []),
+    ...(input.seenByUsers ?? []).map((entry) => entry.userID),
+    ...(actor !== undefined ? [actor] : []),
+  ];
+  const lookup = await ctx.identity.lookup(applicationId, { userIds: named, groupId: targetGroup }, requestId);
+  if (!lookup.group) throw new ApiError('organization_not_found', `Group ${targetGroup} not found.`);
+  const unknownActor = () => new ApiError('user_not_found', `Unknown user ${actor}`);
+  if (actor !== undefined && flipsFrom(current.resolvedAt) && !lookup.users.has(actor)) throw unknownActor();
+  requireSomeKnown(lookup, input.addSubscribers);
+  requireSomeKnown(lookup, input.removeSubscribers);
+  requireSomeKnown(lookup, input.typing);
+  requireSomeKnown(lookup, input.seenByUsers?.map((entry) => entry.userID));
+
+  try {
+    await ctx.db.transaction(async (tx) => {
+      const thread = await requireThread(tx, applicationId, threadId, true);
+      const flips = flipsFrom(thread.resolvedAt);
+      const user = actor !== undefined && flips ? lookup.users.get(actor) : undefined;
+      if (actor !== undefined && flips && !user) throw unknownActor();
+      await threadsRepository.update(tx, applicationId, thread.internalId, {
+        ...(input.id !== undefined && input.id !== thread.externalId && { externalId: input.id }),
+        ...(requestedGroup !== undefined && requestedGroup !== thread.groupId && { groupId: requestedGroup }),
+        ...(input.name !== undefined && { name: input.name }),
+        ...(input.url !== undefined && { url: input.url }),
+        ...(input.location !== undefined && { location: input.location }),
+        ...(input.metadata !== undefined && { metadata: input.metadata }),
+        ...(input.extraClassnames != null && { extraClassnames: input.extraClassnames }),
+        ...(resolvedAt !== undefined && { resolvedAt }),
+      });
+      if (user) {
+        await insertActionMessage(tx, applicationId, thread.internalId, user, resolvedAt ? 'resolved' : 'reopened');
+        await threadsRepository.refreshActivity(tx, applicationId, thread.internalId);
+      }
+      const members = (ids: readonly string[] | undefined) => (ids ?? []).filter(lookup.isMember);
+      await participantsRepository.subscribe(tx, thread.internalId, members(input.addSubscribers), true);
+      await participantsRepository.unsubscribe(tx, thread.internalId, members(input.removeSubscribers));
+      const seen = (input.seenByUsers ?? []).filter((entry) => lookup.isMember(entry.userID));
+      await participantsRepository.markSeen(tx, thread.internalId, seen.filter((entry) => entry.seen).map((entry) => entry.userID), false);
+      await participantsRepository.markUnseen(tx, thread.internalId, seen.filter((entry) => !entry.seen).map((entry) => entry.userID));
+    });
+  } catch (error) {
+    // Another request took the new id between the check above and this write.
+    if (input.id !== undefined && isUniqueViolation(error))
+      throw new ApiError('thread_already_exists', `Cannot change ID to ${input.id} since a thread with that ID already exists`);
+    throw error;
+  }
+}
+
+export interface ThreadListQuery {
+  limit: number;
+  token: PageToken | null;
+  filter: {
+    location?: { value: FlatJson; partialMatch: boolean };
+    metadata?: FlatJson;
+    groupID?: string;
+    organizationID?: string;
+    firstMessageTimestamp?: { from?: Date; to?: Date };
+    mostRecentMessageTimestamp?: { from?: Date; to?: Date };
+    resolvedStatus?: 'any' | 'resolved' | 'unresolved';
+  };
+}
+
+/** GET /v1/threads: one page in the reference's order; the caller turns `nextToken` into a Link header. */
+export async function listThreads(ctx: ConversationContext, applicationId: string, query: ThreadListQuery, requestId: string) {
+  const { filter } = query;
+  const groupId = filter.groupID ?? filter.organizationID;
+  if (groupId !== undefined) {
+    const lookup = await ctx.identity.lookup(applicationId, { userIds: [], groupId }, requestId);
+    if (!lookup.group) throw new ApiError('group_not_found', `Group ${groupId} not found.`, { status: 401 });
+  }
+  const listFilter: ThreadListFilter = {
+    location: filter.location,
+    metadata: filter.metadata,
+    groupId,
+    firstMessage: filter.firstMessageTimestamp,
+    mostRecentMessage: filter.mostRecentMessageTimestamp,
+    resolved: filter.resolvedStatus === 'resolved' ? true : filter.resolvedStatus === 'unresolved' ? false : undefined,
+  };
+  const after = query.token ? { activity: query.token.nextCursorTimestamp, externalId: query.token.externalID } : null;
+  if (after && !/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?$/.test(after.activity))
+    throw new ApiError('invalid_field', 'Pagination token is not valid');
+  const [fetched, total] = await Promise.all([
+    query.limit === 0
+      ? Promise.resolve([])
+      : threadsRepository.listPage(ctx.db, applicationId, listFilter, { after, limit: query.limit + 1 }),
+    threadsRepository.count(ctx.db, applicationId, listFilter),
+  ]);
+  // One row more than the page tells whether another page exists (decisions.md 1: a Link only then).
+  const rows = fetched.slice(0, query.limit);
+  const last = rows[rows.length - 1];
+  const nextToken =
+    fetched.length > query.limit && last ? encodePageToken({ externalID: last.externalId, nextCursorTimestamp: last.cursor }) : null;
+  return { threads: await threadViews(ctx.db, ctx.identity, applicationId, rows, requestId), total, nextToken };
+}

@@ -1,0 +1,45 @@
+/** Message handlers under /v1/threads/<ID>/messages and /v1/messages. */
+import { applicationOf, conversationRoutes as routes, routeBody, routeParams, routeQuery, type HandlerMap } from '@collab/shared';
+import type { ConversationContext } from '../../domain/context.js';
+import * as messages from '../../domain/messages/messages.js';
+import { viewOptions } from './view-options.js';
+
+export function messageHandlers(ctx: ConversationContext): HandlerMap {
+  return {
+    [routes.listThreadMessages.id]: (req) => {
+      const { threadID } = routeParams(routes.listThreadMessages, req);
+      const { sortDirection } = routeQuery(routes.listThreadMessages, req);
+      return messages.listThreadMessages(ctx, applicationOf(req), threadID, sortDirection ?? 'descending', viewOptions(ctx, req));
+    },
+
+    [routes.createMessage.id]: async (req) => {
+      const body = routeBody(routes.createMessage, req);
+      const { threadID } = routeParams(routes.createMessage, req);
+      const messageID = await messages.createMessage(ctx, applicationOf(req), threadID, body, req.ctx.requestId);
+      return { success: true, message: 'Message created.', messageID };
+    },
+
+    [routes.getMessage.id]: (req) => {
+      const { threadID, messageID } = routeParams(routes.getMessage, req);
+      return messages.getMessage(ctx, applicationOf(req), threadID, messageID, viewOptions(ctx, req));
+    },
+
+    [routes.updateMessage.id]: async (req) => {
+      const body = routeBody(routes.updateMessage, req);
+      const { threadID, messageID } = routeParams(routes.updateMessage, req);
+      await messages.updateMessage(ctx, applicationOf(req), threadID, messageID, body, req.ctx.requestId);
+      return { success: true, message: `You successfully updated message ${messageID}` };
+    },
+
+    [routes.deleteMessage.id]: async (req) => {
+      const { threadID, messageID } = routeParams(routes.deleteMessage, req);
+      await messages.deleteMessage(ctx, applicationOf(req), threadID, messageID);
+      return { success: true, message: `You successfully deleted message ${messageID}` };
+    },
+
+    [routes.listMessages.id]: (req) => {
+      const query = routeQuery(routes.listMessages, req);
+      return messages.listMessages(ctx, applicationOf(req), query, viewOptions(ctx, req), req.ctx.requestId);
+    },
+  };
+}

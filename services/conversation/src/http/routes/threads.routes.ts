@@ -1,0 +1,45 @@
+/** /v1/threads handlers: parse, call one use case, shape the response. */
+import { applicationOf, conversationRoutes as routes, routeBody, routeParams, routeQuery, type HandlerMap } from '@collab/shared';
+import type { ConversationContext } from '../../domain/context.js';
+import * as threads from '../../domain/threads/threads.js';
+
+export function threadHandlers(ctx: ConversationContext): HandlerMap {
+  return {
+    [routes.listThreads.id]: async (req, res) => {
+      const query = routeQuery(routes.listThreads, req);
+      const page = await threads.listThreads(ctx, applicationOf(req), query, req.ctx.requestId);
+      // The body is a bare array (api.md); pagination travels in headers (decisions.md 1).
+      res.setHeader('X-Total-Count', String(page.total));
+      if (page.nextToken) {
+        const next = new URLSearchParams(req.query as Record<string, string>);
+        next.set('token', page.nextToken);
+        res.setHeader('Link', `</v1/threads?${next.toString()}>; rel="next"`);
+      }
+      return page.threads;
+    },
+
+    [routes.createThread.id]: async (req) => {
+      const body = routeBody(routes.createThread, req);
+      const threadID = await threads.createThread(ctx, applicationOf(req), body, req.ctx.requestId);
+      return { success: true, message: 'Thread created.', threadID };
+    },
+
+    [routes.getThread.id]: (req) => {
+      const { threadID } = routeParams(routes.getThread, req);
+      return threads.getThread(ctx, applicationOf(req), threadID, req.ctx.requestId);
+    },
+
+    [routes.updateThread.id]: async (req) => {
+      const { threadID } = routeParams(routes.updateThread, req);
+      const body = routeBody(routes.updateThread, req);
+      await threads.updateThread(ctx, applicationOf(req), threadID, body, req.ctx.requestId);
+      return { success: true, message: `You successfully updated thread ${threadID}` };
+    },
+
+    [routes.deleteThread.id]: async (req) => {
+      const { threadID } = routeParams(routes.deleteThread, req);
+      await threads.deleteThread(ctx, applicationOf(req), threadID);
+      return { success: true, message: `You successfully deleted thread ${threadID}` };
+    },
+  };
+}

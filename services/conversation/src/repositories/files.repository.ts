@@ -1,0 +1,61 @@
+/** Uploaded files: metadata and bytes in 1 MiB chunks. Tenant first. */
+import type { FileRow } from '../entities/index.js';
+import type { Db } from './db.js';
+
+const FILE_COLUMNS = `f.id, f.application_id AS "applicationId", f.owner_id AS "ownerId", f.name, f.mime_type AS "mimeType",
+  f.size, f.created_at AS "createdAt"`;
+
+/** Only well-formed UUIDs reach a `::uuid` cast: anything else names no file (and must not fail the query). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const fileIds = (ids: readonly string[]) => [...new Set(ids.filter((id) => UUID.test(id)).map((id) => id.toLowerCase()))];
+
+export const filesRepository = {
+  async findMany(db: Db, applicationId: string, ids: readonly string[]): Promise<FileRow[]> {
+    const wanted = fileIds(ids);
+    if (wanted.length === 0) return [];
+    return db.query(`SELECT ${FILE_COLUMNS} FROM conversation.files f WHERE f.application_id = $1 AND f.id = ANY($2::uuid[])`, [
+      applicationId,
+      wanted,
+    ]);
+  },
+
+  async find(db: Db, applicationId: string, id: string): Promise<FileRow | null> {
+    return (await filesRepository.findMany(db, applicationId, [id]))[0] ?? null;
+  },
+
+  async insert(db: Db, file: Omit<FileRow, 'createdAt'>): Promise<void> {
+    await db.query(
+      `INSERT INTO conversation.files (id, application_id, owner_id, name, mime_type, size) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [file.id, file.applicationId, file.ownerId, file.name, file.mimeType, file.size],
+    );
+  },
+
+  async insertChunk(db: Db, fileId: string, seq: number, data: Buffer): Promise<void> {
+    await db.query(`INSERT INTO conversation.file_chunks (file_id, seq, data) VALUES ($1, $2, $3)`, [fileId, seq, data]);
+  },
+
+  async chunk(db: Db, fileId: string, seq: number): Promise<Buffer | null> {
+    const rows: { data: Buffer }[] = await db.query(`SELECT data FROM conversation.file_chunks WHERE file_id = $1 AND seq = $2`, [
+      fileId,
+      seq,
+    ]);
+    return rows[0]?.data ?? null;
+  },
+};
+
+/** Download links are signed per file id; the file is looked up by id alone. */
+export async function findFileById(db: Db, id: string): Promise<FileRow | null> {
+  if (!UUID.test(id)) return null;
+  const rows: FileRow[] = await db.query(`SELECT ${FILE_COLUMNS} FROM conversation.files f WHERE f.id = $1`, [id]);
+  return rows[0] ?? null;
+}
+
+export async function updateUploadedFile(db: Db, file: Pick<FileRow, 'id' | 'ownerId' | 'name' | 'mimeType' | 'size'>): Promise<void> {
+  await db.query(`UPDATE conversation.files SET owner_id = $2, name = $3, mime_type = $4, size = $5 WHERE id = $1`, [
+    file.id,
+    file.ownerId,
+    file.name,
+    file.mimeType,
+    file.size,
+  ]);
+}

@@ -1,0 +1,66 @@
+/** Participant records: one per (thread, user), with last-seen time and subscription. */
+import type { ParticipantRow } from '../entities/index.js';
+import type { Db } from './db.js';
+
+export const participantsRepository = {
+  async ofThreads(db: Db, threadIds: readonly string[]): Promise<ParticipantRow[]> {
+    if (threadIds.length === 0) return [];
+    return db.query(
+      `SELECT thread_id AS "threadId", user_id AS "userId", last_seen_at AS "lastSeenAt", subscribed, seq
+       FROM conversation.thread_participants WHERE thread_id = ANY($1::bigint[]) ORDER BY seq`,
+      [[...new Set(threadIds)]],
+    );
+  },
+
+  /** Creates missing records; `subscribed` true subscribes, false leaves existing records as they are. */
+  async subscribe(db: Db, threadId: string, userIds: readonly string[], subscribed: boolean): Promise<void> {
+    if (userIds.length === 0) return;
+    await db.query(
+      `INSERT INTO conversation.thread_participants (thread_id, user_id, subscribed)
+       SELECT $1, user_id, $3 FROM unnest($2::text[]) WITH ORDINALITY AS input(user_id, position) ORDER BY position
+       ON CONFLICT (thread_id, user_id) DO UPDATE SET subscribed = thread_participants.subscribed OR EXCLUDED.subscribed`,
+      [threadId, [...new Set(userIds)], subscribed],
+    );
+  },
+
+  async unsubscribe(db: Db, threadId: string, userIds: readonly string[]): Promise<void> {
+    if (userIds.length === 0) return;
+    await db.query(
+      `UPDATE conversation.thread_participants SET subscribed = false WHERE thread_id = $1 AND user_id = ANY($2::text[])`,
+      [threadId, [...userIds]],
+    );
+  },
+
+  /**
+   * Marks the thread seen by these users up to its newest message, edit or reaction, creating records
+   * as needed (new records are subscribed only when `subscribeNew`). A thread without messages has
+   * nothing to see: nothing changes (behavior.md §11.4, the reference's 500 there is ignored).
+   * Edits count, so that seeing the thread again puts a user back into `seenBy` of an edited
+   * message (behavior.md §11.2).
+   */
+  async markSeen(db: Db, threadId: string, userIds: readonly string[], subscribeNew: boolean): Promise<void> {
+    if (userIds.length === 0) return;
+    await db.query(
+      `WITH newest AS (
+         SELECT GREATEST(
+           (SELECT max(GREATEST(created_at, updated_at)) FROM conversation.messages WHERE thread_id = $1),
+           (SELECT max(r.reacted_at) FROM conversation.message_reactions r
+              JOIN conversation.messages m ON m.internal_id = r.message_id WHERE m.thread_id = $1)) AS at
+       )
+       INSERT INTO conversation.thread_participants (thread_id, user_id, last_seen_at, subscribed)
+       SELECT $1, user_id, (SELECT at FROM newest), $3 FROM unnest($2::text[]) WITH ORDINALITY AS input(user_id, position)
+       WHERE (SELECT at FROM newest) IS NOT NULL
+       ORDER BY position
+       ON CONFLICT (thread_id, user_id) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at`,
+      [threadId, [...new Set(userIds)], subscribeNew],
+    );
+  },
+
+  async markUnseen(db: Db, threadId: string, userIds: readonly string[]): Promise<void> {
+    if (userIds.length === 0) return;
+    await db.query(
+      `UPDATE conversation.thread_participants SET last_seen_at = NULL WHERE thread_id = $1 AND user_id = ANY($2::text[])`,
+      [threadId, [...userIds]],
+    );
+  },
+};

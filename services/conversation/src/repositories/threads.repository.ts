@@ -1,0 +1,216 @@
+/** All SQL about threads. Every method takes the application id first. */
+import type { ThreadRow } from '../entities/index.js';
+import type { Db } from './db.js';
+
+const THREAD_COLUMNS = `t.internal_id AS "internalId", t.application_id AS "applicationId", t.external_id AS "externalId",
+  t.group_id AS "groupId", t.name, t.url, t.location, t.metadata, t.extra_classnames AS "extraClassnames",
+  t.resolved_at AS "resolvedAt", t.created_at AS "createdAt", t.last_activity_at AS "lastActivityAt"`;
+
+export type NewThread = Pick<ThreadRow, 'groupId' | 'name' | 'url' | 'location' | 'metadata' | 'extraClassnames'>;
+export type ThreadFields = Partial<
+  Pick<ThreadRow, 'externalId' | 'groupId' | 'name' | 'url' | 'location' | 'metadata' | 'extraClassnames' | 'resolvedAt'>
+>;
+const FIELD_COLUMNS: Record<keyof ThreadFields, string> = {
+  externalId: 'external_id',
+  groupId: 'group_id',
+  name: 'name',
+  url: 'url',
+  location: 'location',
+  metadata: 'metadata',
+  extraClassnames: 'extra_classnames',
+  resolvedAt: 'resolved_at',
+};
+const asParam = (key: string, value: unknown) => (key === 'location' || key === 'metadata' ? JSON.stringify(value) : value);
+
+export interface ThreadListFilter {
+  location?: { value: Record<string, unknown>; partialMatch: boolean };
+  metadata?: Record<string, unknown>;
+  groupId?: string;
+  firstMessage?: { from?: Date; to?: Date };
+  mostRecentMessage?: { from?: Date; to?: Date };
+  resolved?: boolean;
+}
+
+/** Cursor of the thread list: latest activity (microseconds, as text) and id. */
+export interface ThreadCursor {
+  activity: string;
+  externalId: string;
+}
+
+/** WHERE clause of the thread list, with its parameters starting at $2 ($1 is the application). */
+function listConditions(filter: ThreadListFilter): { where: string; params: unknown[] } {
+  const conditions = ['t.application_id = $1'];
+  const params: unknown[] = [];
+  const add = (sql: (placeholder: string) => string, value: unknown) => {
+    params.push(value);
+    conditions.push(sql(`$${params.length + 1}`));
+  };
+  if (filter.location)
+    add((p) => (filter.location!.partialMatch ? `t.location @> ${p}::jsonb` : `t.location = ${p}::jsonb`), JSON.stringify(filter.location.value));
+  if (filter.metadata) add((p) => `t.metadata @> ${p}::jsonb`, JSON.stringify(filter.metadata));
+  if (filter.groupId !== undefined) add((p) => `t.group_id = ${p}`, filter.groupId);
+  if (filter.resolved !== undefined) conditions.push(filter.resolved ? 't.resolved_at IS NOT NULL' : 't.resolved_at IS NULL');
+  const firstMessage = `COALESCE((SELECT min(m.created_at) FROM conversation.messages m WHERE m.thread_id = t.internal_id), t.created_at)`;
+  const latestMessage = `(SELECT max(m.created_at) FROM conversation.messages m WHERE m.thread_id = t.internal_id)`;
+  if (filter.firstMessage?.from) add((p) => `${firstMessage} >= ${p}`, filter.firstMessage.from);
+  if (filter.firstMessage?.to) add((p) => `${firstMessage} <= ${p}`, filter.firstMessage.to);
+  if (filter.mostRecentMessage) conditions.push(`${latestMessage} IS NOT NULL`);
+  if (filter.mostRecentMessage?.from) add((p) => `${latestMessage} >= ${p}`, filter.mostRecentMessage.from);
+  if (filter.mostRecentMessage?.to) add((p) => `${latestMessage} <= ${p}`, filter.mostRecentMessage.to);
+  return { where: conditions.join(' AND '), params };
+}
+
+export const threadsRepository = {
+  async find(db: Db, applicationId: string, externalId: string, forUpdate = false): Promise<ThreadRow | null> {
+    const rows: ThreadRow[] = await db.query(
+      `SELECT ${THREAD_COLUMNS} FROM conversation.threads t WHERE t.application_id = $1 AND t.external_id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+      [applicationId, externalId],
+    );
+    return rows[0] ?? null;
+  },
+
+  async findByInternalIds(db: Db, applicationId: string, internalIds: readonly string[]): Promise<ThreadRow[]> {
+    if (internalIds.length === 0) return [];
+    return db.query(`SELECT ${THREAD_COLUMNS} FROM conversation.threads t WHERE t.application_id = $1 AND t.internal_id = ANY($2::bigint[])`, [
+      applicationId,
+      [...new Set(internalIds)],
+    ]);
+  },
+
+  /** Creates the thread unless the id is taken; returns the new row, or null when it existed. */
+  async insertIfAbsent(db: Db, applicationId: string, externalId: string, thread: NewThread): Promise<ThreadRow | null> {
+    const rows: ThreadRow[] = await db.query(
+      `INSERT INTO conversation.threads AS t (application_id, external_id, group_id, name, url, location, metadata, extra_classnames)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (application_id, external_id) DO NOTHING
+       RETURNING ${THREAD_COLUMNS}`,
+      [
+        applicationId,
+        externalId,
+        thread.groupId,
+        thread.name,
+        thread.url,
+        JSON.stringify(thread.location),
+        JSON.stringify(thread.metadata),
+        thread.extraClassnames,
+      ],
+    );
+    return rows[0] ?? null;
+  },
+
+  async update(db: Db, applicationId: string, internalId: string, fields: ThreadFields): Promise<void> {
+    const keys = Object.keys(fields) as (keyof ThreadFields)[];
+    if (keys.length === 0) return;
+    await db.query(
+      `UPDATE conversation.threads SET ${keys.map((key, i) => `${FIELD_COLUMNS[key]} = $${i + 3}`).join(', ')}
+       WHERE application_id = $1 AND internal_id = $2`,
+      [applicationId, internalId, ...keys.map((key) => asParam(key, fields[key]))],
+    );
+  },
+
+  /**
+   * Recomputes the activity timestamp the list is ordered by (behavior.md §6.2): the timestamp of
+   * the thread's latest message (any type, soft-deleted included), or its creation time when it
+   * has none. Reactions are not activity, and a back-dated message counts at its own timestamp.
+   * Called after any change to a thread's messages.
+   */
+  async refreshActivity(db: Db, applicationId: string, internalId: string): Promise<void> {
+    await db.query(
+      `UPDATE conversation.threads t SET last_activity_at = COALESCE(
+         (SELECT max(m.created_at) FROM conversation.messages m WHERE m.thread_id = t.internal_id), t.created_at)
+       WHERE t.application_id = $1 AND t.internal_id = $2`,
+      [applicationId, internalId],
+    );
+  },
+
+  async delete(db: Db, applicationId: string, internalId: string): Promise<void> {
+    await db.query(`DELETE FROM conversation.threads WHERE application_id = $1 AND internal_id = $2`, [applicationId, internalId]);
+  },
+
+  /** One page, newest activity first, ties by id; the cursor is the last row of the previous page. */
+  async listPage(
+    db: Db,
+    applicationId: string,
+    filter: ThreadListFilter,
+    page: { after: ThreadCursor | null; limit: number },
+  ): Promise<(ThreadRow & { cursor: string })[]> {
+    const { where, params } = listConditions(filter);
+    const all: unknown[] = [applicationId, ...params];
+    let keyset = '';
+    if (page.after) {
+      all.push(page.after.activity, page.after.externalId);
+      const ts = `($${all.length - 1}::timestamp AT TIME ZONE 'UTC')`;
+      keyset = ` AND (t.last_activity_at < ${ts} OR (t.last_activity_at = ${ts} AND t.external_id > $${all.length}))`;
+    }
+    all.push(page.limit);
+    return db.query(
+      `SELECT ${THREAD_COLUMNS}, to_char(t.last_activity_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS cursor
+       FROM conversation.threads t WHERE ${where}${keyset}
+       ORDER BY t.last_activity_at DESC, t.external_id ASC LIMIT $${all.length}`,
+      all,
+    );
+  },
+
+  async count(db: Db, applicationId: string, filter: ThreadListFilter): Promise<number> {
+    const { where, params } = listConditions(filter);
+    const rows: { count: string }[] = await db.query(`SELECT count(*) AS count FROM conversation.threads t WHERE ${where}`, [
+      applicationId,
+      ...params,
+    ]);
+    return Number(rows[0].count);
+  },
+
+  /** Per-thread message statistics for the thread object (behavior.md §11.1). */
+  async stats(db: Db, threadIds: readonly string[]) {
+    if (threadIds.length === 0) return new Map<string, ThreadStats>();
+    // Repliers are listed in order of their first qualifying message (decisions.md 17).
+    const rows: (ThreadStats & { threadId: string })[] = await db.query(
+      `WITH first AS (
+         SELECT DISTINCT ON (thread_id) thread_id, internal_id FROM conversation.messages
+         WHERE thread_id = ANY($1::bigint[]) ORDER BY thread_id, created_at, internal_id
+       ),
+       replies AS (
+         SELECT DISTINCT ON (m.thread_id, m.type, m.author_id) m.thread_id, m.type, m.author_id, m.created_at, m.internal_id
+         FROM conversation.messages m JOIN first f ON f.thread_id = m.thread_id
+         WHERE m.deleted_at IS NULL AND m.internal_id <> f.internal_id
+         ORDER BY m.thread_id, m.type, m.author_id, m.created_at, m.internal_id
+       )
+       SELECT m.thread_id AS "threadId",
+         count(*) FILTER (WHERE m.deleted_at IS NULL AND m.type = 'user_message')::int AS "userMessages",
+         count(*) FILTER (WHERE m.deleted_at IS NULL AND m.type = 'action_message')::int AS "actionMessages",
+         count(*) FILTER (WHERE m.deleted_at IS NOT NULL)::int AS "deletedMessages",
+         COALESCE((SELECT array_agg(r.author_id ORDER BY r.created_at, r.internal_id) FROM replies r
+           WHERE r.thread_id = m.thread_id AND r.type = 'user_message'), '{}') AS repliers,
+         COALESCE((SELECT array_agg(r.author_id ORDER BY r.created_at, r.internal_id) FROM replies r
+           WHERE r.thread_id = m.thread_id AND r.type = 'action_message'), '{}') AS "actionMessageRepliers"
+       FROM conversation.messages m
+       WHERE m.thread_id = ANY($1::bigint[])
+       GROUP BY m.thread_id`,
+      [[...new Set(threadIds)]],
+    );
+    return new Map(rows.map(({ threadId, ...stats }) => [threadId, stats]));
+  },
+
+  async mentioned(db: Db, threadIds: readonly string[]): Promise<Map<string, string[]>> {
+    if (threadIds.length === 0) return new Map();
+    // In order of each user's first mention (decisions.md 17).
+    const rows: { threadId: string; userIds: string[] }[] = await db.query(
+      `SELECT "threadId", array_agg(user_id ORDER BY created_at, internal_id) AS "userIds" FROM (
+         SELECT DISTINCT ON (m.thread_id, mm.user_id) m.thread_id AS "threadId", mm.user_id, m.created_at, m.internal_id
+         FROM conversation.message_mentions mm JOIN conversation.messages m ON m.internal_id = mm.message_id
+         WHERE m.thread_id = ANY($1::bigint[])
+         ORDER BY m.thread_id, mm.user_id, m.created_at, m.internal_id
+       ) first_mentions GROUP BY "threadId"`,
+      [[...new Set(threadIds)]],
+    );
+    return new Map(rows.map((row) => [row.threadId, row.userIds]));
+  },
+};
+
+export interface ThreadStats {
+  userMessages: number;
+  actionMessages: number;
+  deletedMessages: number;
+  repliers: string[];
+  actionMessageRepliers: string[];
+}

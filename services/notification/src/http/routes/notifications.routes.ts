@@ -1,0 +1,28 @@
+/** /v1/notifications and /v1/users/<ID>/notifications handlers. */
+import { applicationOf, notificationRoutes as routes, parseJsonObject, routeParams, routeQuery, type HandlerMap } from '@collab/shared';
+import * as notifications from '../../domain/notifications/notifications.js';
+
+export function notificationHandlers(ctx: notifications.NotificationContext): HandlerMap {
+  return {
+    [routes.createNotification.id]: async (req) => {
+      const raw = parseJsonObject(Buffer.isBuffer(req.body) ? req.body : undefined);
+      // All missing keys first, with the actor/recipient aliases counted (behavior.md §5.2, §14.1).
+      notifications.requireFields(raw);
+      const body = notifications.notificationBody.parse(raw);
+      const notificationID = await notifications.createNotification(ctx, applicationOf(req), body, req.ctx.requestId);
+      return { success: true, message: 'Notification created.', notificationID };
+    },
+
+    [routes.listUserNotifications.id]: (req) => {
+      const { userID } = routeParams(routes.listUserNotifications, req);
+      const page = routeQuery(routes.listUserNotifications, req);
+      return notifications.listNotifications(ctx, applicationOf(req), userID, page, req.ctx.requestId);
+    },
+
+    [routes.deleteNotification.id]: async (req) => {
+      const { notificationID } = routeParams(routes.deleteNotification, req);
+      await notifications.deleteNotification(ctx, applicationOf(req), notificationID);
+      return { success: true, message: `You successfully deleted notification ${notificationID}` };
+    },
+  };
+}

@@ -1,0 +1,79 @@
+/** All SQL about notifications. Every method takes the application id first. */
+import type { NotificationRow } from '../entities/index.js';
+
+interface Db {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  query(sql: string, parameters?: unknown[]): Promise<any>;
+}
+
+const COLUMNS = `n.internal_id AS "internalId", n.application_id AS "applicationId", n.external_id AS "externalId",
+  n.recipient_id AS "recipientId", n.actor_id AS "actorId", n.template, n.url, n.icon_url AS "iconUrl",
+  n.extra_classnames AS "extraClassnames", n.metadata, n.read_status AS "readStatus", n.created_at AS "createdAt"`;
+
+export interface NotificationCursor {
+  createdAtMicros: string;
+  externalId: string;
+}
+
+export const notificationsRepository = {
+  async insert(db: Db, row: Omit<NotificationRow, 'internalId' | 'readStatus' | 'createdAt'>): Promise<void> {
+    await db.query(
+      `INSERT INTO notification.notifications
+         (application_id, external_id, recipient_id, actor_id, template, url, icon_url, extra_classnames, metadata)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [
+        row.applicationId,
+        row.externalId,
+        row.recipientId,
+        row.actorId,
+        row.template,
+        row.url,
+        row.iconUrl,
+        row.extraClassnames,
+        JSON.stringify(row.metadata),
+      ],
+    );
+  },
+
+  /** Newest first, ties by id, strictly after the cursor. */
+  async pageForRecipient(
+    db: Db,
+    applicationId: string,
+    recipientId: string,
+    page: { after: NotificationCursor | null; limit: number },
+  ): Promise<(NotificationRow & { cursor: string })[]> {
+    const params: unknown[] = [applicationId, recipientId];
+    let keyset = '';
+    if (page.after) {
+      params.push(page.after.createdAtMicros, page.after.externalId);
+      const ts = `($3::timestamp AT TIME ZONE 'UTC')`;
+      keyset = ` AND (n.created_at < ${ts} OR (n.created_at = ${ts} AND n.external_id > $4))`;
+    }
+    params.push(page.limit);
+    return db.query(
+      `SELECT ${COLUMNS}, to_char(n.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS cursor
+       FROM notification.notifications n
+       WHERE n.application_id = $1 AND n.recipient_id = $2${keyset}
+       ORDER BY n.created_at DESC, n.external_id ASC LIMIT $${params.length}`,
+      params,
+    );
+  },
+
+  async countForRecipient(db: Db, applicationId: string, recipientId: string): Promise<number> {
+    const rows: { count: string }[] = await db.query(
+      `SELECT count(*) AS count FROM notification.notifications WHERE application_id = $1 AND recipient_id = $2`,
+      [applicationId, recipientId],
+    );
+    return Number(rows[0].count);
+  },
+
+  /** Returns whether a notification was deleted. */
+  async delete(db: Db, applicationId: string, externalId: string): Promise<boolean> {
+    const rows: { count: number }[] = await db.query(
+      `WITH deleted AS (DELETE FROM notification.notifications WHERE application_id = $1 AND external_id = $2 RETURNING 1)
+       SELECT count(*)::int AS count FROM deleted`,
+      [applicationId, externalId],
+    );
+    return rows[0].count > 0;
+  },
+};
