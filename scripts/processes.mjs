@@ -18,29 +18,20 @@ export function processes(env) {
   const conversationPort = port('CONVERSATION_PORT', 8082);
   const notificationPort = port('NOTIFICATION_PORT', 8083);
   const url = (p) => `http://127.0.0.1:${p}`;
+  // Every process gets every service URL; each reads the ones it calls.
+  const urls = {
+    IDENTITY_URL: env.IDENTITY_URL || url(identityPort),
+    CONVERSATION_URL: env.CONVERSATION_URL || url(conversationPort),
+    NOTIFICATION_URL: env.NOTIFICATION_URL || url(notificationPort),
+  };
   return [
     { name: 'identity', script: 'services/identity/dist/main-api.js', env: { PORT: identityPort } },
-    {
-      name: 'conversation',
-      script: 'services/conversation/dist/main-api.js',
-      env: { PORT: conversationPort, IDENTITY_URL: env.IDENTITY_URL || url(identityPort) },
-    },
-    {
-      name: 'notification',
-      script: 'services/notification/dist/main-api.js',
-      env: { PORT: notificationPort, IDENTITY_URL: env.IDENTITY_URL || url(identityPort) },
-    },
-    {
-      name: 'gateway',
-      script: 'services/gateway/dist/main-api.js',
-      env: {
-        PORT: port('PORT', 8080),
-        IDENTITY_URL: env.IDENTITY_URL || url(identityPort),
-        CONVERSATION_URL: env.CONVERSATION_URL || url(conversationPort),
-        NOTIFICATION_URL: env.NOTIFICATION_URL || url(notificationPort),
-      },
-    },
-  ].map((entry) => ({ ...entry, script: join(root, entry.script) }));
+    { name: 'conversation', script: 'services/conversation/dist/main-api.js', env: { PORT: conversationPort } },
+    { name: 'conversation-worker', script: 'services/conversation/dist/main-worker.js', env: {} },
+    { name: 'notification', script: 'services/notification/dist/main-api.js', env: { PORT: notificationPort } },
+    { name: 'notification-worker', script: 'services/notification/dist/main-worker.js', env: {} },
+    { name: 'gateway', script: 'services/gateway/dist/main-api.js', env: { PORT: port('PORT', 8080) } },
+  ].map((entry) => ({ ...entry, env: { ...urls, ...entry.env }, script: join(root, entry.script) }));
 }
 
 /** The secrets withDevSecrets provides; with all of them set, .data is never read or written. */

@@ -97,3 +97,10 @@ export const commonVars = {
   INTERNAL_TOKEN: vars.secret('Shared credential the gateway presents to services'),
   LOG_LEVEL: vars.string('pino log level', 'info'),
 };
+
+/** Variables of the processes that run BullMQ workers. */
+export const workerVars = {
+  WORKER_CONCURRENCY: vars.integer('Jobs one worker process runs at once', 2),
+  JOB_LOCK_MS: vars.integer('How long a job stays locked without a heartbeat before it counts as stalled and is retried', 30_000),
+  PURGE_BATCH_SIZE: vars.integer('Rows deleted per transaction by purge jobs', 1000),
+};

@@ -18,3 +18,8 @@ export * from './lifecycle.js';
 export * from './migrate-main.js';
 export * from './readiness.js';
 export * from './identity-directory.js';
+export * from './queues.js';
+export * from './contracts/cascade.js';
+export * from './sql.js';
+export * from './http/cascade-router.js';
+export * from './worker-main.js';

@@ -8,13 +8,15 @@ export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     const counts = { passed: 0, failed: 0, skipped: 0 };
     for (const module of testModules) {
+      let failedInModule = 0;
       for (const test of module.children.allTests()) {
         const state = test.result().state;
         if (state === 'passed') counts.passed++;
-        else if (state === 'failed') counts.failed++;
+        else if (state === 'failed') failedInModule++;
         else counts.skipped++;
       }
-      if (module.state() === 'failed' && module.children.size === 0) counts.failed++;
+      // A file that failed outside any test (a hook, an import) counts as one failure.
+      counts.failed += module.state() === 'failed' && failedInModule === 0 ? 1 : failedInModule;
     }
     process.stdout.write(`\nTests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
   }

@@ -3,13 +3,14 @@
  * free ports; identity, conversation and notification apps behind a real gateway over HTTP.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger, ensureDatabase, migrateServiceSchema, type Logger } from '@collab/shared';
+import { createLogger, ensureDatabase, migrateServiceSchema, startWorker, type Logger } from '@collab/shared';
 import type { Express } from 'express';
 import pg from 'pg';
 import { loadConversationConfig } from '../../services/conversation/src/config.js';
 import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
+import { purgeJobs as conversationPurgeJobs } from '../../services/conversation/src/jobs/purge.jobs.js';
 import { createConversationService } from '../../services/conversation/src/service.js';
 import { loadGatewayConfig } from '../../services/gateway/src/config.js';
 import { createGateway } from '../../services/gateway/src/gateway.js';
@@ -19,6 +20,7 @@ import { ensureBootCustomer } from '../../services/identity/src/domain/customers
 import { createIdentityService } from '../../services/identity/src/service.js';
 import { loadNotificationConfig } from '../../services/notification/src/config.js';
 import { createNotificationDataSource } from '../../services/notification/src/data-source.js';
+import { purgeJobs as notificationPurgeJobs } from '../../services/notification/src/jobs/purge.jobs.js';
 import { createNotificationService } from '../../services/notification/src/service.js';
 
 export interface TestSystem {
@@ -47,6 +49,29 @@ async function listen(app: Express): Promise<{ server: Server; url: string }> {
   });
 }
 
+/**
+ * A server listening on a free port before its app exists, so that services which call each other
+ * can all be told each other's URLs; `serve` plugs the app in.
+ */
+async function reserveServer(): Promise<{ server: Server; url: string; serve(app: Express): void }> {
+  let app: Express | null = null;
+  const server = createHttpServer((req, res) => {
+    if (app) app(req, res);
+    else res.writeHead(503).end();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  return {
+    server,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    serve(handler) {
+      app = handler;
+    },
+  };
+}
+
 function close(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
@@ -70,7 +95,7 @@ export async function migrateAll(databaseUrl: string): Promise<void> {
   }
 }
 
-export async function startSystem(options: { logger?: Logger } = {}): Promise<TestSystem> {
+export async function startSystem(options: { logger?: Logger; workers?: boolean } = {}): Promise<TestSystem> {
   const suffix = randomBytes(6).toString('hex');
   const databaseName = `collab_test_${suffix}`;
   const env: Record<string, string> = {
@@ -86,20 +111,36 @@ export async function startSystem(options: { logger?: Logger } = {}): Promise<Te
   const logger = options.logger ?? createLogger('test', env.LOG_LEVEL);
   await migrateAll(env.DATABASE_URL);
 
+  // Services call each other (conversation and notification ask identity; identity cascades
+  // deletions into them), so their servers listen before any of them is built.
+  const servers = { identity: await reserveServer(), conversation: await reserveServer(), notification: await reserveServer() };
+  env.IDENTITY_URL = servers.identity.url;
+  env.CONVERSATION_URL = servers.conversation.url;
+  env.NOTIFICATION_URL = servers.notification.url;
   const identity = await createIdentityService(loadIdentityConfig(env), logger.child({ service: 'identity' }));
   const customer = { id: randomUUID(), secret: randomBytes(32).toString('hex') };
   await ensureBootCustomer(identity.ctx.db, customer);
-  const identityServer = await listen(identity.app);
-  // Conversation and notification call identity over HTTP, so they start once it listens.
-  env.IDENTITY_URL = identityServer.url;
-  const conversation = await createConversationService(loadConversationConfig(env), logger.child({ service: 'conversation' }));
-  const notification = await createNotificationService(loadNotificationConfig(env), logger.child({ service: 'notification' }));
+  const conversationConfig = loadConversationConfig(env);
+  const notificationConfig = loadNotificationConfig(env);
+  const conversation = await createConversationService(conversationConfig, logger.child({ service: 'conversation' }));
+  const notification = await createNotificationService(notificationConfig, logger.child({ service: 'notification' }));
 
-  const servers = {
-    identity: identityServer,
-    conversation: await listen(conversation.app),
-    notification: await listen(notification.app),
-  };
+  servers.identity.serve(identity.app);
+  servers.conversation.serve(conversation.app);
+  servers.notification.serve(notification.app);
+  // Workers drain the purge queues as the worker processes do (tests that kill workers start
+  // their own processes instead).
+  const queueConnection = { redisUrl: env.REDIS_URL, prefix: env.REDIS_PREFIX };
+  const workers = options.workers === false ? [] : [
+    startWorker('conversation-purge', conversationPurgeJobs(conversation.ctx.db, conversationConfig.PURGE_BATCH_SIZE), {
+      ...queueConnection,
+      logger: logger.child({ service: 'conversation-worker' }),
+    }),
+    startWorker('notification-purge', notificationPurgeJobs(notification.ctx.db, notificationConfig.PURGE_BATCH_SIZE), {
+      ...queueConnection,
+      logger: logger.child({ service: 'notification-worker' }),
+    }),
+  ];
   const gatewayEnv = {
     ...env,
     PORT: '0',
@@ -127,6 +168,7 @@ export async function startSystem(options: { logger?: Logger } = {}): Promise<Te
       await close(gatewayServer.server);
       for (const { server } of Object.values(servers)) await close(server);
       await gateway.close();
+      await Promise.all(workers.map((worker) => worker.close()));
       await Promise.all([identity.close(), conversation.close(), notification.close()]);
       await sql.end();
       const admin = new pg.Client({ connectionString: databaseUrlFor('postgres') });

@@ -1,5 +1,6 @@
 /** Builds the conversation service's Express app; never listens, so tests mount it directly. */
 import { createServiceApp, routesOf, type Logger, type ReadinessCheck } from '@collab/shared';
+import type { Router } from 'express';
 import type { ConversationContext } from './domain/context.js';
 import { fileHandlers } from './http/routes/files.routes.js';
 import { messageHandlers } from './http/routes/messages.routes.js';
@@ -7,7 +8,7 @@ import { threadHandlers } from './http/routes/threads.routes.js';
 
 export function createConversationApp(
   ctx: ConversationContext,
-  options: { logger: Logger; internalToken: string; readiness: ReadinessCheck[]; isDraining?: () => boolean },
+  options: { logger: Logger; internalToken: string; internal: Router; readiness: ReadinessCheck[]; isDraining?: () => boolean },
 ) {
   return createServiceApp({
     service: 'conversation',
@@ -15,6 +16,7 @@ export function createConversationApp(
     internalToken: options.internalToken,
     routes: routesOf('conversation'),
     handlers: { ...threadHandlers(ctx), ...messageHandlers(ctx), ...fileHandlers(ctx) },
+    internal: options.internal,
     readiness: options.readiness,
     isDraining: options.isDraining,
   });

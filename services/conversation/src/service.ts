@@ -1,10 +1,11 @@
 /** The conversation service's dependencies and app, wired once for the API process and for tests. */
-import { createInternalClient, createRedis, storageReadiness, type Logger } from '@collab/shared';
+import { cascadeRouter, createInternalClient, createProducer, createRedis, storageReadiness, type Logger } from '@collab/shared';
 import { createConversationApp } from './app.js';
 import type { ConversationConfig } from './config.js';
 import { createConversationDataSource } from './data-source.js';
 import type { ConversationContext } from './domain/context.js';
 import { identityDirectory } from './domain/identity-directory.js';
+import { applyCascade } from './domain/cascade/cascade.js';
 
 export async function createConversationService(config: ConversationConfig, logger: Logger, isDraining?: () => boolean) {
   const db = createConversationDataSource(config.DATABASE_URL, config.DB_POOL_SIZE);
@@ -23,9 +24,11 @@ export async function createConversationService(config: ConversationConfig, logg
     identity: identityDirectory(identityClient),
     files: { urlSecret: config.FILE_URL_SECRET, maxBytes: config.MAX_FILE_BYTES, publicUrl: config.PUBLIC_URL },
   };
+  const purgeQueue = createProducer('conversation-purge', { redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
   const app = createConversationApp(ctx, {
     logger,
     internalToken: config.INTERNAL_TOKEN,
+    internal: cascadeRouter((applicationId, target, requestId) => applyCascade({ db, purgeQueue }, applicationId, target, requestId)),
     isDraining,
     readiness: storageReadiness(db, redis),
   });
@@ -33,6 +36,7 @@ export async function createConversationService(config: ConversationConfig, logg
     app,
     ctx,
     async close() {
+      await purgeQueue.close();
       redis.disconnect();
       await db.destroy();
     },

@@ -7,6 +7,8 @@ export const identityConfigSpec = {
   CUSTOMER_ID: vars.uuid('Customer ensured at boot (with CUSTOMER_SECRET)', ''),
   CUSTOMER_SECRET: vars.string('Secret of CUSTOMER_ID', ''),
   DB_POOL_SIZE: vars.integer('PostgreSQL connections per process', 10),
+  CONVERSATION_URL: vars.url('Internal URL of the conversation service (deletion cascade)', 'http://127.0.0.1:8082'),
+  NOTIFICATION_URL: vars.url('Internal URL of the notification service (deletion cascade)', 'http://127.0.0.1:8083'),
 };
 
 export type IdentityConfig = ReturnType<typeof loadIdentityConfig>;

@@ -1,8 +1,8 @@
 /** Wires identity's dependencies (database, Redis, cascade) for the API process and the CLIs. */
-import { createRedis, invalidationChannel, type Logger } from '@collab/shared';
+import { createInternalClient, createRedis, invalidationChannel, type Logger } from '@collab/shared';
 import type { IdentityConfig } from './config.js';
 import { createIdentityDataSource } from './data-source.js';
-import { identityOnlyCascade } from './domain/cascade/deletion-cascade.js';
+import { dependentServicesCascade } from './domain/cascade/deletion-cascade.js';
 import type { IdentityContext } from './domain/context.js';
 
 export async function createIdentityContext(config: IdentityConfig, logger: Logger) {
@@ -15,7 +15,16 @@ export async function createIdentityContext(config: IdentityConfig, logger: Logg
   const ctx: IdentityContext = {
     db,
     logger,
-    cascade: identityOnlyCascade(logger),
+    cascade: dependentServicesCascade(
+      (['conversation', 'notification'] as const).map((service) =>
+        createInternalClient({
+          baseUrl: service === 'conversation' ? config.CONVERSATION_URL : config.NOTIFICATION_URL,
+          internalToken: config.INTERNAL_TOKEN,
+          service,
+          timeoutMs: 10_000,
+        }),
+      ),
+    ),
     accessTokenSecret: config.ACCESS_TOKEN_SECRET,
     async publishInvalidation(message) {
       try {

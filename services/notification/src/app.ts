@@ -1,11 +1,12 @@
 /** Builds the notification service's Express app; never listens, so tests mount it directly. */
 import { createServiceApp, routesOf, type Logger, type ReadinessCheck } from '@collab/shared';
+import type { Router } from 'express';
 import type { NotificationContext } from './domain/notifications/notifications.js';
 import { notificationHandlers } from './http/routes/notifications.routes.js';
 
 export function createNotificationApp(
   ctx: NotificationContext,
-  options: { logger: Logger; internalToken: string; readiness: ReadinessCheck[]; isDraining?: () => boolean },
+  options: { logger: Logger; internalToken: string; internal: Router; readiness: ReadinessCheck[]; isDraining?: () => boolean },
 ) {
   return createServiceApp({
     service: 'notification',
@@ -13,6 +14,7 @@ export function createNotificationApp(
     internalToken: options.internalToken,
     routes: routesOf('notification'),
     handlers: notificationHandlers(ctx),
+    internal: options.internal,
     readiness: options.readiness,
     isDraining: options.isDraining,
   });

@@ -1,7 +1,8 @@
-import { commonVars, loadConfig, vars } from '@collab/shared';
+import { commonVars, loadConfig, vars, workerVars } from '@collab/shared';
 
 export const notificationConfigSpec = {
   ...commonVars,
+  ...workerVars,
   PORT: vars.port('Port of the notification HTTP API (internal)', 8083),
   DB_POOL_SIZE: vars.integer('PostgreSQL connections per process', 10),
   IDENTITY_URL: vars.url('Internal URL of the identity service', 'http://127.0.0.1:8081'),

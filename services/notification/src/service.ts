@@ -1,8 +1,9 @@
 /** The notification service's dependencies and app, wired once for the API process and for tests. */
-import { createInternalClient, createRedis, identityDirectory, storageReadiness, type Logger } from '@collab/shared';
+import { cascadeRouter, createInternalClient, createProducer, createRedis, identityDirectory, storageReadiness, type Logger } from '@collab/shared';
 import { createNotificationApp } from './app.js';
 import type { NotificationConfig } from './config.js';
 import { createNotificationDataSource } from './data-source.js';
+import { applyCascade } from './domain/cascade/cascade.js';
 
 export async function createNotificationService(config: NotificationConfig, logger: Logger, isDraining?: () => boolean) {
   const db = createNotificationDataSource(config.DATABASE_URL, config.DB_POOL_SIZE);
@@ -13,9 +14,11 @@ export async function createNotificationService(config: NotificationConfig, logg
     createInternalClient({ baseUrl: config.IDENTITY_URL, internalToken: config.INTERNAL_TOKEN, service: 'identity', timeoutMs: 3000 }),
   );
   const ctx = { db, identity };
+  const purgeQueue = createProducer('notification-purge', { redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
   const app = createNotificationApp(ctx, {
     logger,
     internalToken: config.INTERNAL_TOKEN,
+    internal: cascadeRouter((applicationId, target, requestId) => applyCascade({ db, purgeQueue }, applicationId, target, requestId)),
     isDraining,
     readiness: storageReadiness(db, redis),
   });
@@ -23,6 +26,7 @@ export async function createNotificationService(config: NotificationConfig, logg
     app,
     ctx,
     async close() {
+      await purgeQueue.close();
       redis.disconnect();
       await db.destroy();
     },

@@ -22,6 +22,8 @@ export interface ThreadRow {
   createdAt: Date;
   /** Timestamp of the latest message (any type, deleted included), or the creation time. */
   lastActivityAt: Date;
+  /** Set when a deletion cascade reached the thread: invisible at once, removed by a purge job. */
+  purgingAt?: Date | null;
 }
 
 export const ThreadEntity = new EntitySchema<ThreadRow>({
@@ -41,6 +43,7 @@ export const ThreadEntity = new EntitySchema<ThreadRow>({
     resolvedAt: { name: 'resolved_at', type: 'timestamptz', nullable: true },
     createdAt: { name: 'created_at', type: 'timestamptz', default: () => 'now()' },
     lastActivityAt: { name: 'last_activity_at', type: 'timestamptz', default: () => 'now()' },
+    purgingAt: { name: 'purging_at', type: 'timestamptz', nullable: true },
   },
   uniques: [{ name: 'threads_application_external_id_key', columns: ['applicationId', 'externalId'] }],
   indices: [
@@ -49,6 +52,7 @@ export const ThreadEntity = new EntitySchema<ThreadRow>({
     // GIN (jsonb_path_ops) for the location and metadata filters; created by hand in a migration.
     { name: 'threads_location_idx', columns: ['location'], synchronize: false },
     { name: 'threads_metadata_idx', columns: ['metadata'], synchronize: false },
+    { name: 'threads_purging_idx', columns: ['applicationId'], synchronize: false },
   ],
 });
 
@@ -69,6 +73,7 @@ export interface MessageRow {
   createdAt: Date;
   updatedAt: Date | null;
   deletedAt: Date | null;
+  purgingAt?: Date | null;
 }
 
 export const MessageEntity = new EntitySchema<MessageRow>({
@@ -92,6 +97,7 @@ export const MessageEntity = new EntitySchema<MessageRow>({
     createdAt: { name: 'created_at', type: 'timestamptz' },
     updatedAt: { name: 'updated_at', type: 'timestamptz', nullable: true },
     deletedAt: { name: 'deleted_at', type: 'timestamptz', nullable: true },
+    purgingAt: { name: 'purging_at', type: 'timestamptz', nullable: true },
   },
   uniques: [{ name: 'messages_application_external_id_key', columns: ['applicationId', 'externalId'] }],
   indices: [
@@ -99,6 +105,7 @@ export const MessageEntity = new EntitySchema<MessageRow>({
     { name: 'messages_application_created_idx', columns: ['applicationId', 'createdAt', 'externalId'] },
     { name: 'messages_author_idx', columns: ['applicationId', 'authorId'] },
     { name: 'messages_metadata_idx', columns: ['metadata'], synchronize: false },
+    { name: 'messages_purging_idx', columns: ['applicationId'], synchronize: false },
   ],
   foreignKeys: [{ target: 'Thread', columnNames: ['threadId'], referencedColumnNames: ['internalId'], onDelete: 'CASCADE' }],
 });
@@ -120,6 +127,7 @@ export const ReactionEntity = new EntitySchema<ReactionRow>({
     reaction: { type: 'text', primary: true },
     reactedAt: { name: 'reacted_at', type: 'timestamptz' },
   },
+  indices: [{ name: 'message_reactions_user_idx', columns: ['userId'] }],
   foreignKeys: [{ target: 'Message', columnNames: ['messageId'], referencedColumnNames: ['internalId'], onDelete: 'CASCADE' }],
 });
 
@@ -172,6 +180,7 @@ export interface FileRow {
   mimeType: string;
   size: string;
   createdAt: Date;
+  purgingAt?: Date | null;
 }
 
 export const FileEntity = new EntitySchema<FileRow>({
@@ -186,8 +195,12 @@ export const FileEntity = new EntitySchema<FileRow>({
     mimeType: { name: 'mime_type', type: 'text' },
     size: { type: 'bigint' },
     createdAt: { name: 'created_at', type: 'timestamptz', default: () => 'now()' },
+    purgingAt: { name: 'purging_at', type: 'timestamptz', nullable: true },
   },
-  indices: [{ name: 'files_owner_idx', columns: ['applicationId', 'ownerId'] }],
+  indices: [
+    { name: 'files_owner_idx', columns: ['applicationId', 'ownerId'] },
+    { name: 'files_purging_idx', columns: ['applicationId'], synchronize: false },
+  ],
 });
 
 /** File bytes in chunks of at most 1 MiB, so uploads and downloads stream. */

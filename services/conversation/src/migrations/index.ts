@@ -1,5 +1,6 @@
 import { CreateConversationSchema1795299835831 } from './1795299835831-create-conversation-schema.js';
 import { AddFilterIndexes1795301400000 } from './1795301400000-add-filter-indexes.js';
+import { MarkForPurge1795303284448 } from './1795303284448-mark-for-purge.js';
 
 /** Every conversation migration, oldest first. */
-export const conversationMigrations = [CreateConversationSchema1795299835831, AddFilterIndexes1795301400000];
+export const conversationMigrations = [CreateConversationSchema1795299835831, AddFilterIndexes1795301400000, MarkForPurge1795303284448];

@@ -13,7 +13,7 @@ export const filesRepository = {
   async findMany(db: Db, applicationId: string, ids: readonly string[]): Promise<FileRow[]> {
     const wanted = fileIds(ids);
     if (wanted.length === 0) return [];
-    return db.query(`SELECT ${FILE_COLUMNS} FROM conversation.files f WHERE f.application_id = $1 AND f.id = ANY($2::uuid[])`, [
+    return db.query(`SELECT ${FILE_COLUMNS} FROM conversation.files f WHERE f.application_id = $1 AND f.id = ANY($2::uuid[]) AND f.purging_at IS NULL`, [
       applicationId,
       wanted,
     ]);
@@ -46,7 +46,7 @@ export const filesRepository = {
 /** Download links are signed per file id; the file is looked up by id alone. */
 export async function findFileById(db: Db, id: string): Promise<FileRow | null> {
   if (!UUID.test(id)) return null;
-  const rows: FileRow[] = await db.query(`SELECT ${FILE_COLUMNS} FROM conversation.files f WHERE f.id = $1`, [id]);
+  const rows: FileRow[] = await db.query(`SELECT ${FILE_COLUMNS} FROM conversation.files f WHERE f.id = $1 AND f.purging_at IS NULL`, [id]);
   return rows[0] ?? null;
 }
 

@@ -24,6 +24,7 @@ const FIELD_COLUMNS: Record<keyof MessageFields, string> = {
   createdAt: 'created_at',
   updatedAt: 'updated_at',
   deletedAt: 'deleted_at',
+  purgingAt: 'purging_at',
 };
 const asParam = (key: string, value: unknown) => (key === 'content' || key === 'metadata' ? JSON.stringify(value) : value);
 
@@ -40,7 +41,7 @@ export interface MessageCursor {
 }
 
 function listConditions(filter: MessageListFilter): { where: string; params: unknown[] } {
-  const conditions = ['m.application_id = $1'];
+  const conditions = ['m.application_id = $1', 'm.purging_at IS NULL', 't.purging_at IS NULL'];
   const params: unknown[] = [];
   const add = (sql: (placeholder: string) => string, value: unknown) => {
     params.push(value);
@@ -57,7 +58,7 @@ function listConditions(filter: MessageListFilter): { where: string; params: unk
 export const messagesRepository = {
   async find(db: Db, applicationId: string, externalId: string, forUpdate = false): Promise<MessageRow | null> {
     const rows: MessageRow[] = await db.query(
-      `SELECT ${MESSAGE_COLUMNS} FROM conversation.messages m WHERE m.application_id = $1 AND m.external_id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+      `SELECT ${MESSAGE_COLUMNS} FROM conversation.messages m WHERE m.application_id = $1 AND m.external_id = $2 AND m.purging_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
       [applicationId, externalId],
     );
     return rows[0] ?? null;
@@ -99,7 +100,7 @@ export const messagesRepository = {
   async inThread(db: Db, applicationId: string, threadId: string, direction: 'ascending' | 'descending'): Promise<MessageRow[]> {
     const order = direction === 'ascending' ? 'ASC' : 'DESC';
     return db.query(
-      `SELECT ${MESSAGE_COLUMNS} FROM conversation.messages m WHERE m.application_id = $1 AND m.thread_id = $2
+      `SELECT ${MESSAGE_COLUMNS} FROM conversation.messages m WHERE m.application_id = $1 AND m.thread_id = $2 AND m.purging_at IS NULL
        ORDER BY m.created_at ${order}, m.internal_id ${order}`,
       [applicationId, threadId],
     );
@@ -190,7 +191,7 @@ export const messagesRepository = {
       `SELECT a.message_id AS "messageId", f.id, f.application_id AS "applicationId", f.owner_id AS "ownerId", f.name,
               f.mime_type AS "mimeType", f.size, f.created_at AS "createdAt"
        FROM conversation.message_attachments a JOIN conversation.files f ON f.id = a.file_id
-       WHERE a.message_id = ANY($1::bigint[]) ORDER BY a.seq`,
+       WHERE a.message_id = ANY($1::bigint[]) AND f.purging_at IS NULL ORDER BY a.seq`,
       [[...new Set(messageIds)]],
     );
   },

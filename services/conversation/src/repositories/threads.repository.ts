@@ -39,7 +39,7 @@ export interface ThreadCursor {
 
 /** WHERE clause of the thread list, with its parameters starting at $2 ($1 is the application). */
 function listConditions(filter: ThreadListFilter): { where: string; params: unknown[] } {
-  const conditions = ['t.application_id = $1'];
+  const conditions = ['t.application_id = $1', 't.purging_at IS NULL'];
   const params: unknown[] = [];
   const add = (sql: (placeholder: string) => string, value: unknown) => {
     params.push(value);
@@ -50,8 +50,8 @@ function listConditions(filter: ThreadListFilter): { where: string; params: unkn
   if (filter.metadata) add((p) => `t.metadata @> ${p}::jsonb`, JSON.stringify(filter.metadata));
   if (filter.groupId !== undefined) add((p) => `t.group_id = ${p}`, filter.groupId);
   if (filter.resolved !== undefined) conditions.push(filter.resolved ? 't.resolved_at IS NOT NULL' : 't.resolved_at IS NULL');
-  const firstMessage = `COALESCE((SELECT min(m.created_at) FROM conversation.messages m WHERE m.thread_id = t.internal_id), t.created_at)`;
-  const latestMessage = `(SELECT max(m.created_at) FROM conversation.messages m WHERE m.thread_id = t.internal_id)`;
+  const firstMessage = `COALESCE((SELECT min(m.created_at) FROM conversation.messages m WHERE m.thread_id = t.internal_id AND m.purging_at IS NULL), t.created_at)`;
+  const latestMessage = `(SELECT max(m.created_at) FROM conversation.messages m WHERE m.thread_id = t.internal_id AND m.purging_at IS NULL)`;
   if (filter.firstMessage?.from) add((p) => `${firstMessage} >= ${p}`, filter.firstMessage.from);
   if (filter.firstMessage?.to) add((p) => `${firstMessage} <= ${p}`, filter.firstMessage.to);
   if (filter.mostRecentMessage) conditions.push(`${latestMessage} IS NOT NULL`);
@@ -63,7 +63,7 @@ function listConditions(filter: ThreadListFilter): { where: string; params: unkn
 export const threadsRepository = {
   async find(db: Db, applicationId: string, externalId: string, forUpdate = false): Promise<ThreadRow | null> {
     const rows: ThreadRow[] = await db.query(
-      `SELECT ${THREAD_COLUMNS} FROM conversation.threads t WHERE t.application_id = $1 AND t.external_id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+      `SELECT ${THREAD_COLUMNS} FROM conversation.threads t WHERE t.application_id = $1 AND t.external_id = $2 AND t.purging_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
       [applicationId, externalId],
     );
     return rows[0] ?? null;
@@ -71,7 +71,7 @@ export const threadsRepository = {
 
   async findByInternalIds(db: Db, applicationId: string, internalIds: readonly string[]): Promise<ThreadRow[]> {
     if (internalIds.length === 0) return [];
-    return db.query(`SELECT ${THREAD_COLUMNS} FROM conversation.threads t WHERE t.application_id = $1 AND t.internal_id = ANY($2::bigint[])`, [
+    return db.query(`SELECT ${THREAD_COLUMNS} FROM conversation.threads t WHERE t.application_id = $1 AND t.internal_id = ANY($2::bigint[]) AND t.purging_at IS NULL`, [
       applicationId,
       [...new Set(internalIds)],
     ]);
@@ -167,12 +167,12 @@ export const threadsRepository = {
     const rows: (ThreadStats & { threadId: string })[] = await db.query(
       `WITH first AS (
          SELECT DISTINCT ON (thread_id) thread_id, internal_id FROM conversation.messages
-         WHERE thread_id = ANY($1::bigint[]) ORDER BY thread_id, created_at, internal_id
+         WHERE thread_id = ANY($1::bigint[]) AND purging_at IS NULL ORDER BY thread_id, created_at, internal_id
        ),
        replies AS (
          SELECT DISTINCT ON (m.thread_id, m.type, m.author_id) m.thread_id, m.type, m.author_id, m.created_at, m.internal_id
          FROM conversation.messages m JOIN first f ON f.thread_id = m.thread_id
-         WHERE m.deleted_at IS NULL AND m.internal_id <> f.internal_id
+         WHERE m.deleted_at IS NULL AND m.purging_at IS NULL AND m.internal_id <> f.internal_id
          ORDER BY m.thread_id, m.type, m.author_id, m.created_at, m.internal_id
        )
        SELECT m.thread_id AS "threadId",
@@ -184,7 +184,7 @@ export const threadsRepository = {
          COALESCE((SELECT array_agg(r.author_id ORDER BY r.created_at, r.internal_id) FROM replies r
            WHERE r.thread_id = m.thread_id AND r.type = 'action_message'), '{}') AS "actionMessageRepliers"
        FROM conversation.messages m
-       WHERE m.thread_id = ANY($1::bigint[])
+       WHERE m.thread_id = ANY($1::bigint[]) AND m.purging_at IS NULL
        GROUP BY m.thread_id`,
       [[...new Set(threadIds)]],
     );
@@ -198,7 +198,7 @@ export const threadsRepository = {
       `SELECT "threadId", array_agg(user_id ORDER BY created_at, internal_id) AS "userIds" FROM (
          SELECT DISTINCT ON (m.thread_id, mm.user_id) m.thread_id AS "threadId", mm.user_id, m.created_at, m.internal_id
          FROM conversation.message_mentions mm JOIN conversation.messages m ON m.internal_id = mm.message_id
-         WHERE m.thread_id = ANY($1::bigint[])
+         WHERE m.thread_id = ANY($1::bigint[]) AND m.purging_at IS NULL
          ORDER BY m.thread_id, mm.user_id, m.created_at, m.internal_id
        ) first_mentions GROUP BY "threadId"`,
       [[...new Set(threadIds)]],

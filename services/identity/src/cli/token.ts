@@ -45,7 +45,7 @@ async function revoke(first: string | undefined, second: string | undefined) {
   });
   // Revocation reads the database and publishes to gateways; it signs nothing.
   const { ctx, close } = await createIdentityContext(
-    { ...config, DB_POOL_SIZE: 1, ACCESS_TOKEN_SECRET: '', INTERNAL_TOKEN: '', CUSTOMER_ID: '', CUSTOMER_SECRET: '', PORT: 0, LOG_LEVEL: 'warn' },
+    { ...config, DB_POOL_SIZE: 1, ACCESS_TOKEN_SECRET: '', INTERNAL_TOKEN: '', CUSTOMER_ID: '', CUSTOMER_SECRET: '', PORT: 0, LOG_LEVEL: 'warn', CONVERSATION_URL: '', NOTIFICATION_URL: '' },
     createLogger('token-cli', 'warn'),
   );
   try {

@@ -1,5 +1,6 @@
 /** All SQL about customers, applications and access-token sessions. */
 import type { ApplicationRow, CustomerRow, SessionRow } from '../entities/index.js';
+import { countAffected } from '@collab/shared';
 import type { Db } from './db.js';
 
 const APPLICATION_COLUMNS = `a.id, a.customer_id AS "customerId", a.name, a.secret, a.icon_url AS "iconUrl",
@@ -117,21 +118,19 @@ export const sessionsRepository = {
 
   /** Clears the expiry: the token then answers `expired_access_token` ("revoked"). */
   async revoke(db: Db, sessionId: string): Promise<boolean> {
-    // Counted in SQL: TypeORM answers UPDATE … RETURNING with [rows, rowCount], not rows.
-    const rows: { count: number }[] = await db.query(
-      `WITH revoked AS (UPDATE identity.sessions SET expires_at = NULL WHERE id = $1 AND expires_at IS NOT NULL RETURNING id)
-       SELECT count(*)::int AS count FROM revoked`,
+    const revoked = await countAffected(
+      db,
+      `UPDATE identity.sessions SET expires_at = NULL WHERE id = $1 AND expires_at IS NOT NULL`,
       [sessionId],
     );
-    return rows[0].count > 0;
+    return revoked > 0;
   },
 
   async revokeAllOfApplication(db: Db, applicationId: string): Promise<number> {
-    const rows: { count: number }[] = await db.query(
-      `WITH revoked AS (UPDATE identity.sessions SET expires_at = NULL WHERE application_id = $1 AND expires_at IS NOT NULL RETURNING id)
-       SELECT count(*)::int AS count FROM revoked`,
+    return countAffected(
+      db,
+      `UPDATE identity.sessions SET expires_at = NULL WHERE application_id = $1 AND expires_at IS NOT NULL`,
       [applicationId],
     );
-    return rows[0].count;
   },
 };

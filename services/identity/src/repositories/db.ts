@@ -1,6 +1,2 @@
 /** What repositories need from TypeORM: a query method, from the data source or a transaction. */
-export interface Db {
-  // TypeORM's own signature returns any; repositories type their rows at the call site.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  query(sql: string, parameters?: unknown[]): Promise<any>;
-}
+export type { Queryable as Db } from '@collab/shared';

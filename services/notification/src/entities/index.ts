@@ -16,6 +16,8 @@ export interface NotificationRow {
   metadata: Record<string, string | number | boolean>;
   readStatus: 'unread' | 'read';
   createdAt: Date;
+  /** Set when a deletion cascade reached it: invisible at once, removed by a purge job. */
+  purgingAt?: Date | null;
 }
 
 export const NotificationEntity = new EntitySchema<NotificationRow>({
@@ -35,11 +37,13 @@ export const NotificationEntity = new EntitySchema<NotificationRow>({
     metadata: { type: 'jsonb', default: () => "'{}'" },
     readStatus: { name: 'read_status', type: 'text', default: 'unread' },
     createdAt: { name: 'created_at', type: 'timestamptz', default: () => 'now()' },
+    purgingAt: { name: 'purging_at', type: 'timestamptz', nullable: true },
   },
   uniques: [{ name: 'notifications_application_external_id_key', columns: ['applicationId', 'externalId'] }],
   indices: [
     { name: 'notifications_recipient_idx', columns: ['applicationId', 'recipientId', 'createdAt', 'internalId'] },
     { name: 'notifications_actor_idx', columns: ['applicationId', 'actorId'] },
+    { name: 'notifications_purging_idx', columns: ['applicationId'], synchronize: false },
   ],
 });
 

@@ -1,10 +1,6 @@
 /** All SQL about notifications. Every method takes the application id first. */
+import { countAffected, type Queryable as Db } from '@collab/shared';
 import type { NotificationRow } from '../entities/index.js';
-
-interface Db {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  query(sql: string, parameters?: unknown[]): Promise<any>;
-}
 
 const COLUMNS = `n.internal_id AS "internalId", n.application_id AS "applicationId", n.external_id AS "externalId",
   n.recipient_id AS "recipientId", n.actor_id AS "actorId", n.template, n.url, n.icon_url AS "iconUrl",
@@ -53,7 +49,7 @@ export const notificationsRepository = {
     return db.query(
       `SELECT ${COLUMNS}, to_char(n.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS cursor
        FROM notification.notifications n
-       WHERE n.application_id = $1 AND n.recipient_id = $2${keyset}
+       WHERE n.application_id = $1 AND n.recipient_id = $2 AND n.purging_at IS NULL${keyset}
        ORDER BY n.created_at DESC, n.external_id ASC LIMIT $${params.length}`,
       params,
     );
@@ -61,7 +57,7 @@ export const notificationsRepository = {
 
   async countForRecipient(db: Db, applicationId: string, recipientId: string): Promise<number> {
     const rows: { count: string }[] = await db.query(
-      `SELECT count(*) AS count FROM notification.notifications WHERE application_id = $1 AND recipient_id = $2`,
+      `SELECT count(*) AS count FROM notification.notifications WHERE application_id = $1 AND recipient_id = $2 AND purging_at IS NULL`,
       [applicationId, recipientId],
     );
     return Number(rows[0].count);
@@ -69,11 +65,43 @@ export const notificationsRepository = {
 
   /** Returns whether a notification was deleted. */
   async delete(db: Db, applicationId: string, externalId: string): Promise<boolean> {
-    const rows: { count: number }[] = await db.query(
-      `WITH deleted AS (DELETE FROM notification.notifications WHERE application_id = $1 AND external_id = $2 RETURNING 1)
-       SELECT count(*)::int AS count FROM deleted`,
+    const deleted = await countAffected(
+      db,
+      `DELETE FROM notification.notifications WHERE application_id = $1 AND external_id = $2 AND purging_at IS NULL`,
       [applicationId, externalId],
     );
-    return rows[0].count > 0;
+    return deleted > 0;
+  },
+};
+
+/** Deletion cascade: marking hides at once; purging removes in bounded batches (decisions.md 23). */
+export const notificationPurgeRepository = {
+  /** Notifications sent to or by a permanently deleted user (behavior.md §15). */
+  async markUser(db: Db, applicationId: string, userId: string): Promise<number> {
+    return countAffected(
+      db,
+      `UPDATE notification.notifications SET purging_at = now()
+       WHERE application_id = $1 AND (recipient_id = $2 OR actor_id = $2) AND purging_at IS NULL`,
+      [applicationId, userId],
+    );
+  },
+
+  async deleteMarked(db: Db, applicationId: string, limit: number): Promise<number> {
+    return countAffected(
+      db,
+      `DELETE FROM notification.notifications WHERE internal_id IN (
+         SELECT internal_id FROM notification.notifications WHERE application_id = $1 AND purging_at IS NOT NULL
+         LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [applicationId, limit],
+    );
+  },
+
+  async deleteOfApplication(db: Db, applicationId: string, limit: number): Promise<number> {
+    return countAffected(
+      db,
+      `DELETE FROM notification.notifications WHERE internal_id IN (
+         SELECT internal_id FROM notification.notifications WHERE application_id = $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [applicationId, limit],
+    );
   },
 };

@@ -85,8 +85,13 @@ export async function deleteApplication(
   if (!application || !secretsEqual(secret, application.secret)) throw applicationNotFound(applicationId);
   // Caches are keyed by the stored (lower-case) id, whatever case the path used.
   const id = application.id;
-  await applicationsRepository.delete(ctx.db, customerId, id);
+  // The cascade (purging the application's data in the other services) is asked inside the
+  // transaction that deletes it here: if it cannot be queued the delete rolls back and answers 503,
+  // so a retry completes it; once it commits no token of the application verifies any more.
+  await ctx.db.transaction(async (tx) => {
+    await applicationsRepository.delete(tx, customerId, id);
+    await ctx.cascade.applicationDeleted(id, requestId);
+  });
   await ctx.publishInvalidation({ kind: 'application', id });
   await ctx.publishInvalidation({ kind: 'sessions-of-application', id });
-  await ctx.cascade.applicationDeleted(id, requestId);
 }

@@ -158,7 +158,11 @@ export async function listGroupMembers(
   return { users: users.map(groupMemberEntry), pagination: { token, total } };
 }
 
-/** Removes the group and its memberships, then hands the rest to the deletion cascade. */
+/**
+ * Deletes the group: first the cascade makes its threads and messages unreadable in the other
+ * services (if that fails the DELETE answers 503 and nothing here has changed, so a retry
+ * completes it), then the group and its memberships go.
+ */
 export async function deleteGroup(
   ctx: IdentityContext,
   applicationId: string,
@@ -166,9 +170,10 @@ export async function deleteGroup(
   notFound: GroupNotFound,
   requestId: string,
 ): Promise<void> {
+  await requireGroup(ctx.db, applicationId, groupId, notFound);
+  await ctx.cascade.groupDeleted(applicationId, groupId, requestId);
   await ctx.db.transaction(async (tx) => {
     const group = await requireGroup(tx, applicationId, groupId, notFound, true);
     await groupsRepository.delete(tx, applicationId, group.internalId);
   });
-  await ctx.cascade.groupDeleted(applicationId, groupId, requestId);
 }

@@ -138,12 +138,14 @@ export async function getUser(ctx: IdentityContext, applicationId: string, userI
 }
 
 /** Removes the user and their memberships, then hands their data to the deletion cascade. */
+/** Deletes the user: the cascade first (see deleteGroup for why), then the user and memberships. */
 export async function deleteUser(ctx: IdentityContext, applicationId: string, userId: string, requestId: string) {
+  if (!(await usersRepository.find(ctx.db, applicationId, userId))) throw userNotFound(userId);
+  const { failedFileIds } = await ctx.cascade.userDeleted(applicationId, userId, requestId);
   await ctx.db.transaction(async (tx) => {
     const user = await usersRepository.find(tx, applicationId, userId, true);
     if (!user) throw userNotFound(userId);
     await usersRepository.delete(tx, applicationId, user.internalId);
   });
-  const { failedFileIds } = await ctx.cascade.userDeleted(applicationId, userId, requestId);
   return failedFileIds;
 }

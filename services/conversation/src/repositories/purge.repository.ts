@@ -1,0 +1,104 @@
+/**
+ * Deletion cascade SQL: marking makes rows unreadable at once (every read filters `purging_at`);
+ * purging removes marked rows in bounded batches, each its own short transaction, so other
+ * tenants' requests stay fast and a job killed halfway resumes where the data says it stopped.
+ */
+import { countAffected as count } from '@collab/shared';
+import type { Db } from './db.js';
+
+export const purgeRepository = {
+  async markGroup(db: Db, applicationId: string, groupId: string): Promise<number> {
+    return count(
+      db,
+      `UPDATE conversation.threads SET purging_at = now() WHERE application_id = $1 AND group_id = $2 AND purging_at IS NULL`,
+      [applicationId, groupId],
+    );
+  },
+
+  /**
+   * A permanently deleted user (behavior.md §8.5): their messages and files are marked, threads
+   * left without a visible message by that are marked, and their small per-user rows go at once.
+   */
+  async markUser(db: Db, applicationId: string, userId: string): Promise<void> {
+    await db.query(
+      `UPDATE conversation.messages SET purging_at = now() WHERE application_id = $1 AND author_id = $2 AND purging_at IS NULL`,
+      [applicationId, userId],
+    );
+    await db.query(
+      `UPDATE conversation.threads t SET purging_at = now()
+       WHERE t.application_id = $1 AND t.purging_at IS NULL
+         AND EXISTS (SELECT 1 FROM conversation.messages m WHERE m.thread_id = t.internal_id AND m.author_id = $2)
+         AND NOT EXISTS (SELECT 1 FROM conversation.messages m WHERE m.thread_id = t.internal_id AND m.purging_at IS NULL)`,
+      [applicationId, userId],
+    );
+    await db.query(
+      `DELETE FROM conversation.message_reactions r USING conversation.messages m
+       WHERE r.user_id = $2 AND m.internal_id = r.message_id AND m.application_id = $1`,
+      [applicationId, userId],
+    );
+    await db.query(
+      `DELETE FROM conversation.message_mentions mm USING conversation.messages m
+       WHERE mm.user_id = $2 AND m.internal_id = mm.message_id AND m.application_id = $1`,
+      [applicationId, userId],
+    );
+    await db.query(
+      `DELETE FROM conversation.thread_participants p USING conversation.threads t
+       WHERE p.user_id = $2 AND t.internal_id = p.thread_id AND t.application_id = $1`,
+      [applicationId, userId],
+    );
+    await db.query(
+      `UPDATE conversation.files SET purging_at = now() WHERE application_id = $1 AND owner_id = $2 AND purging_at IS NULL`,
+      [applicationId, userId],
+    );
+  },
+
+  /** Deletes up to `limit` marked messages (or messages of marked threads); returns how many. */
+  async deleteMarkedMessages(db: Db, applicationId: string, limit: number): Promise<number> {
+    const own = await count(
+      db,
+      `DELETE FROM conversation.messages WHERE internal_id IN (
+         SELECT internal_id FROM conversation.messages WHERE application_id = $1 AND purging_at IS NOT NULL
+         LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [applicationId, limit],
+    );
+    if (own > 0) return own;
+    return count(
+      db,
+      `DELETE FROM conversation.messages WHERE internal_id IN (
+         SELECT m.internal_id FROM conversation.messages m
+         WHERE m.thread_id IN (SELECT internal_id FROM conversation.threads WHERE application_id = $1 AND purging_at IS NOT NULL)
+         LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [applicationId, limit],
+    );
+  },
+
+  async deleteMarkedThreads(db: Db, applicationId: string, limit: number): Promise<number> {
+    return count(
+      db,
+      `DELETE FROM conversation.threads WHERE internal_id IN (
+         SELECT internal_id FROM conversation.threads WHERE application_id = $1 AND purging_at IS NOT NULL
+         LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [applicationId, limit],
+    );
+  },
+
+  async deleteMarkedFiles(db: Db, applicationId: string, limit: number): Promise<number> {
+    return count(
+      db,
+      `DELETE FROM conversation.files WHERE id IN (
+         SELECT id FROM conversation.files WHERE application_id = $1 AND purging_at IS NOT NULL LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [applicationId, limit],
+    );
+  },
+
+  /** An application's rows, table by table, children first. */
+  async deleteApplicationRows(db: Db, table: 'messages' | 'threads' | 'files', applicationId: string, limit: number): Promise<number> {
+    const key = table === 'files' ? 'id' : 'internal_id';
+    return count(
+      db,
+      `DELETE FROM conversation.${table} WHERE ${key} IN (
+         SELECT ${key} FROM conversation.${table} WHERE application_id = $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [applicationId, limit],
+    );
+  },
+};

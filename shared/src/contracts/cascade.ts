@@ -1,0 +1,14 @@
+/**
+ * The deletion cascade (decisions.md 23, 31): identity calls this on every service that holds
+ * data tied to a group, a user or an application before it deletes its own rows. The call makes
+ * the data unreadable at once and enqueues its purge; it is idempotent, so a retried DELETE
+ * completes the work.
+ */
+import { s } from '../schema/index.js';
+
+export const cascadeContract = {
+  method: 'POST',
+  path: '/internal/cascade',
+  request: s.object({ kind: s.enum(['group', 'user', 'application']), id: s.string({ minLength: 1 }) }),
+  response: s.object({ success: s.boolean() }),
+} as const;
