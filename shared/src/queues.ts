@@ -107,6 +107,8 @@ export function startWorker<Q extends QueueName>(
       prefix: options.prefix,
       concurrency: options.concurrency ?? 2,
       lockDuration: options.lockDurationMs ?? 30_000,
+      // Look for jobs whose worker died as often as a lock can expire.
+      stalledInterval: options.lockDurationMs ?? 30_000,
       // A job whose worker died is retried after its lock expires, up to this many times.
       maxStalledCount: 10,
     },

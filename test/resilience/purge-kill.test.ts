@@ -1,0 +1,169 @@
+/**
+ * A purge survives its worker being killed: a real worker process is SIGKILLed in the middle of
+ * purging 50,000 messages, another one picks the job up once its lock expires, and the purge
+ * completes with nothing left behind and nothing else removed. Needs the build (`npm test` builds).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { createLogger } from '@collab/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
+import { purgeJobs } from '../../services/conversation/src/jobs/purge.jobs.js';
+import { createApplication, type TestApplication } from '../support/client.js';
+import { waitForQueuesIdle } from '../support/queues.js';
+import { startSystem, type TestSystem } from '../support/system.js';
+
+const MESSAGES = 50_000;
+const workerScript = join(import.meta.dirname, '../../services/conversation/dist/main-worker.js');
+let system: TestSystem;
+let doomed: TestApplication;
+let bystander: TestApplication;
+const workers: ChildProcess[] = [];
+
+function startWorkerProcess(): ChildProcess {
+  const child = spawn(process.execPath, [workerScript], {
+    env: { ...process.env, ...system.env, PURGE_BATCH_SIZE: '500', JOB_LOCK_MS: '1500', LOG_LEVEL: 'silent' },
+    stdio: 'ignore',
+  });
+  workers.push(child);
+  return child;
+}
+
+/** SIGTERM, then the exit code (0 when it stopped cleanly). */
+function stopWorker(worker: ChildProcess): Promise<number | null> {
+  if (worker.exitCode !== null) return Promise.resolve(worker.exitCode);
+  const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
+  worker.kill('SIGTERM');
+  return exited;
+}
+
+async function count(sql: string, params: unknown[]): Promise<number> {
+  return (await system.sql.query(sql, params)).rows[0].n;
+}
+
+async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const threadMessages = (threadId: string) =>
+  count(
+    `SELECT count(*)::int AS n FROM conversation.messages m JOIN conversation.threads t ON t.internal_id = m.thread_id
+     WHERE t.external_id = $1 AND t.application_id = $2`,
+    [threadId, doomed.id],
+  );
+
+async function seed(app: TestApplication, messagesInBigThread: number) {
+  await app.client.put('/v1/users/ann', { name: 'Ann' });
+  await app.client.put('/v1/groups/big', { name: 'Big', members: ['ann'] });
+  await app.client.put('/v1/groups/small', { name: 'Small', members: ['ann'] });
+  for (const [threadId, groupID] of [['big-thread', 'big'], ['small-thread', 'small']]) {
+    const response = await app.client.post(`/v1/threads/${threadId}/messages`, {
+      authorID: 'ann',
+      content: [{ type: 'p', children: [{ text: 'first' }] }],
+      createThread: { groupID, location: { page: threadId }, url: 'https://example.com', name: threadId },
+    });
+    expect(response.status).toBe(200);
+  }
+  // Test data in bulk: the same rows message creation writes, without 50,000 requests.
+  await system.sql.query(
+    `INSERT INTO conversation.messages (application_id, external_id, thread_id, author_id, content, created_at)
+     SELECT $1, 'bulk-' || n, t.internal_id, 'ann', '[{"type":"p","children":[{"text":"bulk"}]}]', now()
+     FROM conversation.threads t, generate_series(1, $2) n WHERE t.application_id = $1 AND t.external_id = 'big-thread'`,
+    [app.id, messagesInBigThread - 1],
+  );
+}
+
+beforeAll(async () => {
+  system = await startSystem({ workers: false });
+  doomed = await createApplication(system, 'doomed');
+  bystander = await createApplication(system, 'bystander');
+  await seed(doomed, MESSAGES);
+  await seed(bystander, 10);
+}, 120_000);
+
+afterAll(async () => {
+  for (const worker of workers) worker.kill('SIGKILL');
+  await system?.stop();
+});
+
+describe('a purge whose worker is killed', () => {
+  it('is retried by another worker and completes with nothing left behind and nothing else removed', async () => {
+    expect(await threadMessages('big-thread')).toBe(MESSAGES);
+    expect((await doomed.client.delete('/v1/groups/big')).status).toBe(200);
+    // Invisible at once, before any worker runs.
+    expect((await doomed.client.get('/v1/threads/big-thread')).status).toBe(404);
+
+    const first = startWorkerProcess();
+    await until(async () => (await threadMessages('big-thread')) < MESSAGES - 1000, 'the purge to start');
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+    const leftAfterKill = await threadMessages('big-thread');
+    expect(leftAfterKill).toBeGreaterThan(0);
+
+    const second = startWorkerProcess();
+    // Other applications are served while the purge runs.
+    for (let request = 0; request < 20; request++) {
+      expect((await bystander.client.get('/v1/threads/big-thread')).status).toBe(200);
+      expect((await bystander.client.get('/v1/messages?limit=5')).status).toBe(200);
+    }
+    await waitForQueuesIdle(system, ['conversation-purge'], 60_000);
+    await stopWorker(second);
+
+    expect(await threadMessages('big-thread')).toBe(0);
+    expect(await count(`SELECT count(*)::int AS n FROM conversation.threads WHERE application_id = $1 AND group_id = 'big'`, [doomed.id])).toBe(0);
+    // Nothing else removed: the other group of the same application and the other application.
+    expect(await threadMessages('small-thread')).toBe(1);
+    expect(await count(`SELECT count(*)::int AS n FROM conversation.messages WHERE application_id = $1`, [bystander.id])).toBe(11);
+    expect((await bystander.client.get('/v1/threads/big-thread')).body.total).toBe(10);
+  }, 120_000);
+
+  it('changes nothing when the same purge runs again', async () => {
+    const db = createConversationDataSource(system.env.DATABASE_URL, 2);
+    await db.initialize();
+    try {
+      const before = await count(`SELECT count(*)::int AS n FROM conversation.messages`, []);
+      const handlers = purgeJobs(db, 500);
+      const result = await handlers['marked.purge'](
+        { applicationId: doomed.id, requestId: 'rerun' },
+        undefined as never,
+        createLogger('test', 'silent'),
+      );
+      expect(result).toEqual({ messages: 0, threads: 0, files: 0 });
+      expect(await count(`SELECT count(*)::int AS n FROM conversation.messages`, [])).toBe(before);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('on SIGTERM finishes (or hands back) the active job and exits cleanly; nothing is lost', async () => {
+    await doomed.client.put('/v1/groups/second', { name: 'Second', members: ['ann'] });
+    const created = await doomed.client.post('/v1/threads/second-thread/messages', {
+      authorID: 'ann',
+      content: [{ type: 'p', children: [{ text: 'first' }] }],
+      createThread: { groupID: 'second', location: { page: 'second' }, url: 'https://example.com', name: 'second' },
+    });
+    expect(created.status).toBe(200);
+    await system.sql.query(
+      `INSERT INTO conversation.messages (application_id, external_id, thread_id, author_id, content, created_at)
+       SELECT $1, 'second-' || n, t.internal_id, 'ann', '[]', now()
+       FROM conversation.threads t, generate_series(1, 20000) n WHERE t.application_id = $1 AND t.external_id = 'second-thread'`,
+      [doomed.id],
+    );
+    expect((await doomed.client.delete('/v1/groups/second')).status).toBe(200);
+
+    const worker = startWorkerProcess();
+    await until(async () => (await threadMessages('second-thread')) < 20_000, 'the purge to start');
+    expect(await stopWorker(worker)).toBe(0);
+
+    // Whatever the stop left undone is still queued, and the next worker completes it.
+    const next = startWorkerProcess();
+    await waitForQueuesIdle(system, ['conversation-purge'], 60_000);
+    await stopWorker(next);
+    expect(await threadMessages('second-thread')).toBe(0);
+    expect(await threadMessages('small-thread')).toBe(1);
+  }, 120_000);
+});
