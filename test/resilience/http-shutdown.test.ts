@@ -1,0 +1,76 @@
+/**
+ * Graceful shutdown of an HTTP service process: on SIGTERM it stops accepting connections, lets the
+ * request in flight finish, and exits 0. Needs the build (`npm test` builds).
+ */
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApplication, type TestApplication } from '../support/client.js';
+import { startSystem, type TestSystem } from '../support/system.js';
+import { freePort } from '../support/ports.js';
+
+let system: TestSystem;
+let app: TestApplication;
+
+beforeAll(async () => {
+  system = await startSystem();
+  app = await createApplication(system);
+});
+afterAll(() => system?.stop());
+
+async function waitForReady(url: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await fetch(`${url}/readyz`).then((response) => response.ok, () => false);
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`${url} not ready`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('an identity process receiving SIGTERM', () => {
+  it('finishes the request in flight, refuses new connections and exits 0', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [join(import.meta.dirname, '../../services/identity/dist/main-api.js')], {
+      env: { ...process.env, ...system.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', CUSTOMER_ID: system.customer.id, CUSTOMER_SECRET: system.customer.secret },
+      stdio: 'ignore',
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const url = `http://127.0.0.1:${port}`;
+    await waitForReady(url);
+
+    // A request whose body is still arriving when the signal comes.
+    const body = JSON.stringify({ name: 'Slow Sam' });
+    const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = http.request(`${url}/v1/users/slow-sam`, {
+        method: 'PUT',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+          'x-collab-internal-token': system.env.INTERNAL_TOKEN,
+          'x-collab-application-id': app.id,
+        },
+      });
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      req.write(body.slice(0, 5));
+      // Signal once the server has had time to read the headers (so the request is in flight,
+      // not an idle connection), then complete the body after the signal.
+      setTimeout(() => {
+        child.kill('SIGTERM');
+        setTimeout(() => req.end(body.slice(5)), 200);
+      }, 150);
+    });
+    const answered = await response;
+    expect(answered.status, answered.text).toBe(200);
+    expect(JSON.parse(answered.text)).toEqual({ success: true, message: 'You successfully created user slow-sam' });
+    expect(await exited).toBe(0);
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+    expect((await app.client.get('/v1/users/slow-sam')).body.name).toBe('Slow Sam');
+  }, 60_000);
+});
