@@ -2,7 +2,12 @@
  * Deleting a group, a user or an application (decisions.md 23, 31): the DELETE answers once
  * nothing it removes can be read (counts included), and purge jobs then remove the rows.
  */
+import type { AddressInfo } from 'node:net';
+import { createLogger } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadIdentityConfig } from '../../services/identity/src/config.js';
+import { createIdentityService } from '../../services/identity/src/service.js';
+import { freePort } from '../support/ports.js';
 import { createApplication, request, type TestApplication } from '../support/client.js';
 import { waitForQueuesIdle } from '../support/queues.js';
 import { startSystem, type TestSystem } from '../support/system.js';
@@ -126,5 +131,39 @@ describe('deleting an application', () => {
       expect(await rows(table, doomed.id), table).toBe(0);
     expect(await rows('conversation.messages', bystander.id)).toBe(8);
     expect((await bystander.client.get('/v1/messages')).body.pagination.total).toBe(8);
+  });
+});
+
+describe('a deletion whose cascade cannot reach a service', () => {
+  it('answers 503 with nothing deleted, and completes when repeated once the service is back', async () => {
+    const app = await createApplication(system);
+    await seed(app);
+    // An identity whose conversation service is unreachable (nothing listens on that port).
+    const unreachable = `http://127.0.0.1:${await freePort()}`;
+    const identity = await createIdentityService(
+      loadIdentityConfig({ ...system.env, CONVERSATION_URL: unreachable }),
+      createLogger('test', 'silent'),
+    );
+    const server = identity.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/groups/doomed`, {
+        method: 'DELETE',
+        headers: { 'x-collab-internal-token': system.env.INTERNAL_TOKEN, 'x-collab-application-id': app.id },
+      });
+      expect(response.status).toBe(503);
+      expect((await response.json()).error).toBe('service_unavailable');
+      expect(response.headers.get('retry-after')).toBe('1');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await identity.close();
+    }
+    expect((await app.client.get('/v1/groups/doomed')).status).toBe(200);
+
+    const repeated = await app.client.delete('/v1/groups/doomed');
+    expect(repeated.status).toBe(200);
+    expect((await app.client.get('/v1/threads/in-doomed')).status).toBe(404);
+    await waitForQueuesIdle(system);
+    expect(await rows('conversation.threads', app.id)).toBe(2);
   });
 });
