@@ -18,3 +18,30 @@ export async function countAffected(db: Queryable, statement: string, parameters
   );
   return rows[0].count;
 }
+
+/**
+ * Deletes at most `limit` rows of `table` matching `where` (whose parameters are `$1…`), skipping
+ * rows another purge holds; returns how many. One short transaction per call.
+ */
+export function deleteBatch(
+  db: Queryable,
+  table: string,
+  key: string,
+  where: string,
+  parameters: unknown[],
+  limit: number,
+): Promise<number> {
+  return countAffected(
+    db,
+    `DELETE FROM ${table} WHERE ${key} IN (
+       SELECT ${key} FROM ${table} WHERE ${where} LIMIT $${parameters.length + 1} FOR UPDATE SKIP LOCKED)`,
+    [...parameters, limit],
+  );
+}
+
+/** Repeats a batch step until it finds nothing left; returns the total it removed. */
+export async function drainBatches(step: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (let removed = await step(); removed > 0; removed = await step()) total += removed;
+  return total;
+}

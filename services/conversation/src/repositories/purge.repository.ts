@@ -3,7 +3,7 @@
  * purging removes marked rows in bounded batches, each its own short transaction, so other
  * tenants' requests stay fast and a job killed halfway resumes where the data says it stopped.
  */
-import { countAffected as count } from '@collab/shared';
+import { countAffected as count, deleteBatch } from '@collab/shared';
 import type { Db } from './db.js';
 
 export const purgeRepository = {
@@ -54,51 +54,25 @@ export const purgeRepository = {
 
   /** Deletes up to `limit` marked messages (or messages of marked threads); returns how many. */
   async deleteMarkedMessages(db: Db, applicationId: string, limit: number): Promise<number> {
-    const own = await count(
-      db,
-      `DELETE FROM conversation.messages WHERE internal_id IN (
-         SELECT internal_id FROM conversation.messages WHERE application_id = $1 AND purging_at IS NOT NULL
-         LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-      [applicationId, limit],
-    );
+    const own = await deleteBatch(db, 'conversation.messages', 'internal_id', 'application_id = $1 AND purging_at IS NOT NULL', [applicationId], limit);
     if (own > 0) return own;
-    return count(
+    return deleteBatch(
       db,
-      `DELETE FROM conversation.messages WHERE internal_id IN (
-         SELECT m.internal_id FROM conversation.messages m
-         WHERE m.thread_id IN (SELECT internal_id FROM conversation.threads WHERE application_id = $1 AND purging_at IS NOT NULL)
-         LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-      [applicationId, limit],
+      'conversation.messages',
+      'internal_id',
+      'thread_id IN (SELECT internal_id FROM conversation.threads WHERE application_id = $1 AND purging_at IS NOT NULL)',
+      [applicationId],
+      limit,
     );
   },
 
-  async deleteMarkedThreads(db: Db, applicationId: string, limit: number): Promise<number> {
-    return count(
-      db,
-      `DELETE FROM conversation.threads WHERE internal_id IN (
-         SELECT internal_id FROM conversation.threads WHERE application_id = $1 AND purging_at IS NOT NULL
-         LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-      [applicationId, limit],
-    );
-  },
+  deleteMarkedThreads: (db: Db, applicationId: string, limit: number) =>
+    deleteBatch(db, 'conversation.threads', 'internal_id', 'application_id = $1 AND purging_at IS NOT NULL', [applicationId], limit),
 
-  async deleteMarkedFiles(db: Db, applicationId: string, limit: number): Promise<number> {
-    return count(
-      db,
-      `DELETE FROM conversation.files WHERE id IN (
-         SELECT id FROM conversation.files WHERE application_id = $1 AND purging_at IS NOT NULL LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-      [applicationId, limit],
-    );
-  },
+  deleteMarkedFiles: (db: Db, applicationId: string, limit: number) =>
+    deleteBatch(db, 'conversation.files', 'id', 'application_id = $1 AND purging_at IS NOT NULL', [applicationId], limit),
 
   /** An application's rows, table by table, children first. */
-  async deleteApplicationRows(db: Db, table: 'messages' | 'threads' | 'files', applicationId: string, limit: number): Promise<number> {
-    const key = table === 'files' ? 'id' : 'internal_id';
-    return count(
-      db,
-      `DELETE FROM conversation.${table} WHERE ${key} IN (
-         SELECT ${key} FROM conversation.${table} WHERE application_id = $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-      [applicationId, limit],
-    );
-  },
+  deleteApplicationRows: (db: Db, table: 'messages' | 'threads' | 'files', applicationId: string, limit: number) =>
+    deleteBatch(db, `conversation.${table}`, table === 'files' ? 'id' : 'internal_id', 'application_id = $1', [applicationId], limit),
 };

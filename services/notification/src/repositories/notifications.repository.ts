@@ -1,5 +1,5 @@
 /** All SQL about notifications. Every method takes the application id first. */
-import { countAffected, type Queryable as Db } from '@collab/shared';
+import { countAffected, deleteBatch, type Queryable as Db } from '@collab/shared';
 import type { NotificationRow } from '../entities/index.js';
 
 const COLUMNS = `n.internal_id AS "internalId", n.application_id AS "applicationId", n.external_id AS "externalId",
@@ -86,22 +86,9 @@ export const notificationPurgeRepository = {
     );
   },
 
-  async deleteMarked(db: Db, applicationId: string, limit: number): Promise<number> {
-    return countAffected(
-      db,
-      `DELETE FROM notification.notifications WHERE internal_id IN (
-         SELECT internal_id FROM notification.notifications WHERE application_id = $1 AND purging_at IS NOT NULL
-         LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-      [applicationId, limit],
-    );
-  },
+  deleteMarked: (db: Db, applicationId: string, limit: number) =>
+    deleteBatch(db, 'notification.notifications', 'internal_id', 'application_id = $1 AND purging_at IS NOT NULL', [applicationId], limit),
 
-  async deleteOfApplication(db: Db, applicationId: string, limit: number): Promise<number> {
-    return countAffected(
-      db,
-      `DELETE FROM notification.notifications WHERE internal_id IN (
-         SELECT internal_id FROM notification.notifications WHERE application_id = $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-      [applicationId, limit],
-    );
-  },
+  deleteOfApplication: (db: Db, applicationId: string, limit: number) =>
+    deleteBatch(db, 'notification.notifications', 'internal_id', 'application_id = $1', [applicationId], limit),
 };
