@@ -152,7 +152,7 @@ describe('a deletion whose cascade cannot reach a service', () => {
         headers: { 'x-collab-internal-token': system.env.INTERNAL_TOKEN, 'x-collab-application-id': app.id },
       });
       expect(response.status).toBe(503);
-      expect((await response.json()).error).toBe('service_unavailable');
+      expect(((await response.json()) as { error: string }).error).toBe('service_unavailable');
       expect(response.headers.get('retry-after')).toBe('1');
     } finally {
       await new Promise((resolve) => server.close(resolve));

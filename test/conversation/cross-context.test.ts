@@ -322,7 +322,7 @@ describe('identity answering with something unusable → 5xx, never a 4xx', () =
   });
 
   it('identity answering a malformed lookup → 502 bad_gateway', async () => {
-    const garbled = await listen((_req, res) => {
+    const garbled = await listen((_req: http.IncomingMessage, res: http.ServerResponse) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ users: 'not a list', group: 42 }));
     });

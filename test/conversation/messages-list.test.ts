@@ -335,7 +335,7 @@ describe('GET /v1/messages', () => {
       for (const filter of ['{"location":"home"}', '{"location":{"value":{"a":1},"partialMatch":"yes"}}', '{"location":{"a":[1]}}']) {
         const response = await list(client, { filter });
         expectError(response, 400, 'invalid_field');
-        expect((response.body as { message: string }).message).toMatch(/^"location" must be valid JSON\./);
+        expect((response.body as unknown as { message: string }).message).toMatch(/^"location" must be valid JSON\./);
       }
     });
   });
