@@ -26,6 +26,7 @@ export function processes(env) {
   };
   return [
     { name: 'identity', script: 'services/identity/dist/main-api.js', env: { PORT: identityPort } },
+    { name: 'identity-worker', script: 'services/identity/dist/main-worker.js', env: {} },
     { name: 'conversation', script: 'services/conversation/dist/main-api.js', env: { PORT: conversationPort } },
     { name: 'conversation-worker', script: 'services/conversation/dist/main-worker.js', env: {} },
     { name: 'notification', script: 'services/notification/dist/main-api.js', env: { PORT: notificationPort } },

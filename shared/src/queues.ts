@@ -4,9 +4,11 @@
  * Names are kebab-case `<context>-<purpose>`; job names `<entity>.<verb>`; payloads carry ids,
  * the tenant and the request id, never secrets.
  */
-import { Queue, UnrecoverableError, Worker, type Job, type JobsOptions } from 'bullmq';
+import { Queue, QueueEvents, UnrecoverableError, Worker, type Job, type JobsOptions } from 'bullmq';
+import { ApiError, isErrorBody } from './errors.js';
 import type { Logger } from './logger.js';
 import { createRedis } from './redis.js';
+import { batchBody } from './routes/identity.routes.js';
 import { s, type Infer, type ObjectSchema, type Shape } from './schema/index.js';
 
 const tenantJob = { applicationId: s.uuid(), requestId: s.string() };
@@ -22,6 +24,13 @@ export const QUEUES = {
     'marked.purge': s.object(tenantJob),
     'application.purge': s.object(tenantJob),
   },
+  'identity-batch': {
+    /**
+     * Applies one POST /v1/batch body, validated by the request, in one transaction
+     * (decisions.md 24). The body is the payload because it is the work itself; it holds no secret.
+     */
+    'batch.apply': s.object({ ...tenantJob, batch: batchBody }),
+  },
 } as const satisfies Record<string, Record<string, ObjectSchema<Shape>>>;
 
 export type QueueName = keyof typeof QUEUES;
@@ -36,24 +45,204 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 
+/**
+ * Options of one queue on top of DEFAULT_JOB_OPTIONS. A batch's outcome stays readable through
+ * GET /v1/batch/<jobID> for a day after it completes and a week after it fails; its payload can
+ * be megabytes, so at most the latest 1000 of each are kept.
+ */
+export const QUEUE_JOB_OPTIONS: Partial<Record<QueueName, JobsOptions>> = {
+  'identity-batch': {
+    removeOnComplete: { age: 24 * 3600, count: 1000 },
+    removeOnFail: { age: 7 * 24 * 3600, count: 1000 },
+  },
+};
+
+/**
+ * A job failure that is the client's fault (an ApiError with a 4xx status): never retried, and its
+ * failed reason carries `{error, message, status}` so that whoever waits for the job, or reads its
+ * status later, can answer with that error.
+ */
+export class JobRejectedError extends UnrecoverableError {
+  constructor(readonly apiError: ApiError) {
+    super(JSON.stringify({ error: apiError.code, message: apiError.message, status: apiError.status }));
+  }
+}
+
+/** The API error a failed job's reason carries (see JobRejectedError), or null for any other failure. */
+export function apiErrorOfFailure(reason: string | undefined): ApiError | null {
+  if (!reason) return null;
+  try {
+    const parsed: unknown = JSON.parse(reason);
+    const status = (parsed as { status?: unknown } | null)?.status;
+    if (isErrorBody(parsed) && typeof status === 'number') return new ApiError(parsed.error, parsed.message, { status });
+  } catch {
+    // not a rejection: some other failure
+  }
+  return null;
+}
+
+/** Raised by `add` when Redis has not taken the job within its timeout. */
+export class EnqueueTimeoutError extends Error {
+  constructor(queue: string, timeoutMs: number) {
+    super(`${queue}: Redis did not take the job within ${timeoutMs} ms`);
+    this.name = 'EnqueueTimeoutError';
+  }
+}
+
+/** How a job ended, as far as a waiting caller knows: `unfinished` when the wait ran out first. */
+export type JobOutcome = { state: 'completed'; value: unknown } | { state: 'failed'; reason: string } | { state: 'unfinished' };
+
+/** BullMQ's states of a job that exists (`unknown` means there is no such job). */
+export type JobStateName = 'waiting' | 'active' | 'completed' | 'failed' | 'delayed' | 'prioritized' | 'waiting-children';
+
+export interface JobSnapshot<Q extends QueueName> {
+  id: string;
+  name: JobName<Q>;
+  state: JobStateName;
+  data: { [N in JobName<Q>]: JobData<Q, N> }[JobName<Q>];
+  returnValue: unknown;
+  failedReason: string | undefined;
+}
+
 export interface QueueConnection {
   redisUrl: string;
   /** BullMQ key prefix (REDIS_PREFIX), so several systems can share one Redis. */
   prefix: string;
 }
 
-/** A producer for one queue, whose `add` validates the payload against the contract. */
+/** How often a waiting caller also looks at the job's state, in case an event was missed. */
+const OUTCOME_POLL_MS = 500;
+
+/**
+ * A producer for one queue, whose `add` validates the payload against the contract. It can also
+ * wait for a job's outcome and read a job back (for callers that report on their jobs).
+ */
 export function createProducer<Q extends QueueName>(name: Q, connection: QueueConnection) {
   // Fail fast when Redis is down: the request answers 503 instead of waiting forever.
   const redis = createRedis(connection.redisUrl, { maxRetriesPerRequest: 1 });
   redis.on('error', () => undefined);
-  const queue = new Queue(name, { connection: redis, prefix: connection.prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS });
+  const queue = new Queue(name, {
+    connection: redis,
+    prefix: connection.prefix,
+    defaultJobOptions: { ...DEFAULT_JOB_OPTIONS, ...QUEUE_JOB_OPTIONS[name] },
+  });
+  // Connection errors surface as the failures of `add` and reads; without a listener BullMQ prints them.
+  queue.on('error', () => undefined);
+  // Created on the first wait: only producers that wait hold the extra (blocking) connection.
+  let events: { queueEvents: QueueEvents; connection: ReturnType<typeof createRedis> } | null = null;
+  const queueEvents = () => {
+    if (!events) {
+      const eventsConnection = createRedis(connection.redisUrl, { maxRetriesPerRequest: null });
+      eventsConnection.on('error', () => undefined);
+      const created = new QueueEvents(name, { connection: eventsConnection, prefix: connection.prefix });
+      created.on('error', () => undefined);
+      events = { queueEvents: created, connection: eventsConnection };
+    }
+    return events.queueEvents;
+  };
+
+  async function getJob(jobId: string): Promise<JobSnapshot<Q> | null> {
+    const job = await queue.getJob(jobId);
+    if (!job) return null;
+    const state = await job.getState();
+    if (state === 'unknown') return null;
+    return {
+      id: jobId,
+      name: job.name as JobName<Q>,
+      state: state as JobStateName,
+      data: job.data as JobSnapshot<Q>['data'],
+      returnValue: job.returnvalue,
+      failedReason: job.failedReason,
+    };
+  }
+
   return {
-    async add<N extends JobName<Q>>(jobName: N, data: JobData<Q, N>, options: JobsOptions = {}) {
+    /**
+     * Adds a job. With `timeoutMs`, rejects with EnqueueTimeoutError when Redis has not taken it
+     * in time (Redis down: the request answers 503 at once); should Redis take it later anyway,
+     * the job is removed again if no worker has started it, so that a caller told "unavailable"
+     * sees no effect (best effort: a job a worker already started runs).
+     */
+    async add<N extends JobName<Q>>(jobName: N, data: JobData<Q, N>, options: JobsOptions = {}, limits: { timeoutMs?: number } = {}) {
       const schema = (QUEUES[name] as Record<string, ObjectSchema<Shape>>)[jobName];
-      return queue.add(jobName, schema.parse(data), options);
+      const adding = queue.add(jobName, schema.parse(data), options);
+      if (limits.timeoutMs === undefined) return adding;
+      let timer: NodeJS.Timeout | undefined;
+      let timedOut = false;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          timedOut = true;
+          reject(new EnqueueTimeoutError(name, limits.timeoutMs!));
+        }, limits.timeoutMs);
+      });
+      adding.then(
+        (job) => {
+          if (timedOut) job.remove().catch(() => undefined);
+        },
+        () => undefined,
+      );
+      try {
+        return await Promise.race([adding, deadline]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
+
+    /**
+     * Waits at most `timeoutMs` for the job to complete or to fail for good (a failed attempt that
+     * will be retried does not end the wait). Listens to the queue's events, and also looks at the
+     * job's state now and then, so that an event missed (the job finished before the listener
+     * was reading, or a reconnect) only costs a little latency.
+     */
+    async waitForOutcome(jobId: string, timeoutMs: number): Promise<JobOutcome> {
+      if (timeoutMs <= 0) return { state: 'unfinished' };
+      const events = queueEvents();
+      // Per-job event names (`completed:<id>`) are not in QueueEvents' typed listener map.
+      const listener = events as unknown as NodeJS.EventEmitter;
+      return new Promise<JobOutcome>((resolve) => {
+        let settled = false;
+        const timers: NodeJS.Timeout[] = [];
+        const finish = (outcome: JobOutcome) => {
+          if (settled) return;
+          settled = true;
+          for (const timer of timers) clearTimeout(timer);
+          listener.off(`completed:${jobId}`, onCompleted);
+          listener.off(`failed:${jobId}`, onFailed);
+          resolve(outcome);
+        };
+        const onCompleted = (args: { returnvalue: unknown }) => finish({ state: 'completed', value: args.returnvalue });
+        const onFailed = (args: { failedReason: string }) => finish({ state: 'failed', reason: args.failedReason });
+        listener.on(`completed:${jobId}`, onCompleted);
+        listener.on(`failed:${jobId}`, onFailed);
+        timers.push(setTimeout(() => finish({ state: 'unfinished' }), timeoutMs));
+        const look = async () => {
+          if (settled) return;
+          try {
+            const state = await queue.getJobState(jobId);
+            if (state === 'completed' || state === 'failed') {
+              const job = await getJob(jobId);
+              if (job?.state === 'completed') finish({ state: 'completed', value: job.returnValue });
+              else if (job?.state === 'failed') finish({ state: 'failed', reason: job.failedReason ?? '' });
+            }
+          } catch {
+            // Redis unreachable: the deadline answers.
+          }
+          if (!settled) timers.push(setTimeout(() => void look(), OUTCOME_POLL_MS));
+        };
+        // First look once the listener reads the stream: what finished before is seen by the look,
+        // what finishes after by the listener.
+        events.waitUntilReady().then(look, look);
+      });
+    },
+
+    /** The job with its state, or null when there is no such job (never added, or removed after its retention). */
+    getJob,
+
     async close() {
+      if (events) {
+        await events.queueEvents.close().catch(() => undefined);
+        events.connection.disconnect();
+      }
       await queue.close();
       redis.disconnect();
     },
@@ -98,7 +287,17 @@ export function startWorker<Q extends QueueName>(
       const log = options.logger.child({ jobId: job.id, jobName: job.name, attempt: job.attemptsMade + 1, requestId: data.requestId, applicationId: data.applicationId });
       log.info('job started');
       const handler = handlers[job.name as JobName<Q>] as (data: unknown, job: Job, log: Logger) => Promise<unknown>;
-      const result = await handler(data, job, log);
+      let result: unknown;
+      try {
+        result = await handler(data, job, log);
+      } catch (error) {
+        // The client's fault (validation, unknown ids): retrying cannot fix it.
+        if (error instanceof ApiError && error.status < 500) {
+          log.info({ error: error.code, message: error.message }, 'job rejected');
+          throw new JobRejectedError(error);
+        }
+        throw error;
+      }
       log.info('job completed');
       return result;
     },

@@ -17,6 +17,7 @@ import { createGateway } from '../../services/gateway/src/gateway.js';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
 import { createIdentityDataSource } from '../../services/identity/src/data-source.js';
 import { ensureBootCustomer } from '../../services/identity/src/domain/customers/customers.js';
+import { batchJobs } from '../../services/identity/src/jobs/batch.jobs.js';
 import { createIdentityService } from '../../services/identity/src/service.js';
 import { loadNotificationConfig } from '../../services/notification/src/config.js';
 import { createNotificationDataSource } from '../../services/notification/src/data-source.js';
@@ -95,7 +96,13 @@ export async function migrateAll(databaseUrl: string): Promise<void> {
   }
 }
 
-export async function startSystem(options: { logger?: Logger; workers?: boolean } = {}): Promise<TestSystem> {
+/**
+ * `workers: false` starts no in-process worker (tests that run worker processes themselves);
+ * `env` adds or overrides variables of every service (e.g. `BATCH_WAIT_MS`).
+ */
+export async function startSystem(
+  options: { logger?: Logger; workers?: boolean; env?: Record<string, string> } = {},
+): Promise<TestSystem> {
   const suffix = randomBytes(6).toString('hex');
   const databaseName = `collab_test_${suffix}`;
   const env: Record<string, string> = {
@@ -107,6 +114,7 @@ export async function startSystem(options: { logger?: Logger; workers?: boolean 
     FILE_URL_SECRET: randomBytes(32).toString('hex'),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DB_POOL_SIZE: '5',
+    ...options.env,
   };
   const logger = options.logger ?? createLogger('test', env.LOG_LEVEL);
   await migrateAll(env.DATABASE_URL);
@@ -128,8 +136,8 @@ export async function startSystem(options: { logger?: Logger; workers?: boolean 
   servers.identity.serve(identity.app);
   servers.conversation.serve(conversation.app);
   servers.notification.serve(notification.app);
-  // Workers drain the purge queues as the worker processes do (tests that kill workers start
-  // their own processes instead).
+  // Workers drain the purge and batch queues as the worker processes do (tests that kill workers
+  // start their own processes instead).
   const queueConnection = { redisUrl: env.REDIS_URL, prefix: env.REDIS_PREFIX };
   const workers = options.workers === false ? [] : [
     startWorker('conversation-purge', conversationPurgeJobs(conversation.ctx.db, conversationConfig.PURGE_BATCH_SIZE), {
@@ -139,6 +147,10 @@ export async function startSystem(options: { logger?: Logger; workers?: boolean 
     startWorker('notification-purge', notificationPurgeJobs(notification.ctx.db, notificationConfig.PURGE_BATCH_SIZE), {
       ...queueConnection,
       logger: logger.child({ service: 'notification-worker' }),
+    }),
+    startWorker('identity-batch', batchJobs(identity.ctx.db), {
+      ...queueConnection,
+      logger: logger.child({ service: 'identity-worker' }),
     }),
   ];
   const gatewayEnv = {

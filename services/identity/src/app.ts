@@ -1,8 +1,10 @@
 /** Builds identity's Express app; never listens, so tests mount it directly. */
 import { createServiceApp, routesOf, type Logger, type ReadinessCheck } from '@collab/shared';
+import type { BatchContext } from './domain/batch/batch.js';
 import type { IdentityContext } from './domain/context.js';
 import { applicationHandlers } from './http/routes/applications.routes.js';
 import { authHandlers } from './http/routes/auth.routes.js';
+import { batchHandlers } from './http/routes/batch.routes.js';
 import { groupHandlers } from './http/routes/groups.routes.js';
 import { organizationHandlers } from './http/routes/organizations.routes.js';
 import { userHandlers } from './http/routes/users.routes.js';
@@ -10,7 +12,7 @@ import { internalRouter } from './http/internal.router.js';
 
 export function createIdentityApp(
   ctx: IdentityContext,
-  options: { logger: Logger; internalToken: string; readiness: ReadinessCheck[]; isDraining?: () => boolean },
+  options: { logger: Logger; internalToken: string; readiness: ReadinessCheck[]; batch: BatchContext; isDraining?: () => boolean },
 ) {
   return createServiceApp({
     service: 'identity',
@@ -23,6 +25,7 @@ export function createIdentityApp(
       ...organizationHandlers(ctx),
       ...userHandlers(ctx),
       ...applicationHandlers(ctx),
+      ...batchHandlers(options.batch),
     },
     internal: internalRouter(ctx),
     readiness: options.readiness,

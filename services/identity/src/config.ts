@@ -1,4 +1,4 @@
-import { commonVars, loadConfig, vars } from '@collab/shared';
+import { commonVars, loadConfig, vars, workerVars } from '@collab/shared';
 
 export const identityConfigSpec = {
   ...commonVars,
@@ -9,6 +9,7 @@ export const identityConfigSpec = {
   DB_POOL_SIZE: vars.integer('PostgreSQL connections per process', 10),
   CONVERSATION_URL: vars.url('Internal URL of the conversation service (deletion cascade)', 'http://127.0.0.1:8082'),
   NOTIFICATION_URL: vars.url('Internal URL of the notification service (deletion cascade)', 'http://127.0.0.1:8083'),
+  BATCH_WAIT_MS: vars.integer('How long POST /v1/batch waits for its job before answering 202 with a jobID', 8000),
 };
 
 export type IdentityConfig = ReturnType<typeof loadIdentityConfig>;
@@ -18,4 +19,16 @@ export function loadIdentityConfig(env: NodeJS.ProcessEnv = process.env) {
   if (Boolean(config.CUSTOMER_ID) !== Boolean(config.CUSTOMER_SECRET))
     throw new Error('Invalid configuration:\n  CUSTOMER_ID and CUSTOMER_SECRET must be set together');
   return config;
+}
+
+/** The identity worker (identity-batch queue) needs the database and Redis, not the API's secrets. */
+export const identityWorkerConfigSpec = {
+  ...commonVars,
+  WORKER_CONCURRENCY: workerVars.WORKER_CONCURRENCY,
+  JOB_LOCK_MS: workerVars.JOB_LOCK_MS,
+  DB_POOL_SIZE: identityConfigSpec.DB_POOL_SIZE,
+};
+
+export function loadIdentityWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
+  return loadConfig(identityWorkerConfigSpec, env);
 }

@@ -1,16 +1,25 @@
 /** Identity's dependencies and app, wired once for the API process and for tests. */
-import { storageReadiness, type Logger } from '@collab/shared';
+import { createProducer, storageReadiness, type Logger } from '@collab/shared';
 import { createIdentityApp } from './app.js';
 import type { IdentityConfig } from './config.js';
 import { createIdentityContext } from './context.js';
 
 export async function createIdentityService(config: IdentityConfig, logger: Logger, isDraining?: () => boolean) {
   const { ctx, redis, close } = await createIdentityContext(config, logger);
+  const batchQueue = createProducer('identity-batch', { redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
   const app = createIdentityApp(ctx, {
     logger,
     internalToken: config.INTERNAL_TOKEN,
     isDraining,
     readiness: storageReadiness(ctx.db, redis),
+    batch: { db: ctx.db, logger, queue: batchQueue, waitMs: config.BATCH_WAIT_MS },
   });
-  return { app, ctx, close };
+  return {
+    app,
+    ctx,
+    async close() {
+      await batchQueue.close();
+      await close();
+    },
+  };
 }

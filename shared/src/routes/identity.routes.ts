@@ -37,6 +37,22 @@ const upsertUserBody = s.object({
   removeGroups: s.array(s.string({ minLength: 1 })).optional(),
 });
 
+/** Limits of POST /v1/batch (behavior.md §10.1). */
+export const BATCH_LIMITS = { users: 10_000, groups: 1_000 } as const;
+
+const batchGroupItem = s.object({ id: s.externalId({ identifier: true }), ...groupBody.shape });
+
+/**
+ * POST /v1/batch (behavior.md §10, decisions.md 20, 24): `groups` and its earlier-generation alias
+ * `organizations` (when both are present, `groups` is used). Items name their path in errors
+ * (`users/3/email`). Also the payload of the `batch.apply` job.
+ */
+export const batchBody = s.object({
+  users: s.array(s.object({ id: s.externalId({ identifier: true }), ...userFields }), { maxItems: BATCH_LIMITS.users }).optional(),
+  groups: s.array(batchGroupItem, { maxItems: BATCH_LIMITS.groups }).optional(),
+  organizations: s.array(batchGroupItem, { maxItems: BATCH_LIMITS.groups }).optional(),
+});
+
 const groupParam = { groupID: param.identifier('orgID') };
 const groupReadParam = { groupID: param.identifier('orgID', 'invalid_request') };
 const orgParam = { orgID: param.identifier('orgID') };
@@ -344,6 +360,27 @@ export const identityRoutes = {
     summary: 'Permanently delete a user and their data',
     params: userParam,
     body: s.object({ permanently_delete: s.boolean() }),
+  }),
+
+  batch: defineRoute({
+    id: 'batch.submit',
+    method: 'POST',
+    path: '/v1/batch',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Batch',
+    summary: 'Create or update many users and groups in one call, all or nothing',
+    body: batchBody,
+  }),
+  getBatch: defineRoute({
+    id: 'batch.get',
+    method: 'GET',
+    path: '/v1/batch/:jobID',
+    service: 'identity',
+    auth: 'app',
+    tag: 'Batch',
+    summary: 'Status of a batch that was answered 202',
+    params: { jobID: param.uuid('jobID', 'not_found', 'Batch job not found.') },
   }),
 
   ...prefixKeys('application', applicationRoutes('applications')),

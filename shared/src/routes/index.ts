@@ -5,7 +5,7 @@ import type { RouteDef, ServiceName } from './route.js';
 
 export * from './route.js';
 export * from './match.js';
-export { identityRoutes } from './identity.routes.js';
+export { identityRoutes, batchBody, BATCH_LIMITS } from './identity.routes.js';
 export { conversationRoutes } from './conversation.routes.js';
 export { notificationRoutes } from './notification.routes.js';
 export * from './message-content.js';

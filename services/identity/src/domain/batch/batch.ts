@@ -1,0 +1,104 @@
+/**
+ * POST /v1/batch and GET /v1/batch/<jobID> (decisions.md 24): validate synchronously, queue the
+ * batch as one `batch.apply` job, wait for it a while, and report on it afterwards.
+ *
+ * Waiting uses the producer's `waitForOutcome`: BullMQ's QueueEvents (the `completed:<id>` /
+ * `failed:<id>` events) with a look at the job's state every 500 ms in case an event is missed.
+ * A failed attempt that BullMQ will retry does not end the wait; only completion or a final
+ * failure does, and a rejection (the client's fault) is final at once.
+ */
+import { randomUUID } from 'node:crypto';
+import { ApiError, apiErrorOfFailure, withTimeout, type Logger, type Producer } from '@collab/shared';
+import type { DataSource } from 'typeorm';
+import { batchRepository } from '../../repositories/batch.repository.js';
+import { batchMessage, missingGroupName, namelessGroups, planBatch, type BatchInput } from './batch-plan.js';
+
+/** How long Redis may take to accept a job or answer a status read before the request answers 503. */
+export const REDIS_TIMEOUT_MS = 1000;
+
+export type BatchQueue = Pick<Producer<'identity-batch'>, 'add' | 'waitForOutcome' | 'getJob'>;
+
+export interface BatchContext {
+  db: DataSource;
+  logger: Logger;
+  queue: BatchQueue;
+  /** BATCH_WAIT_MS: how long a request waits for its job before answering 202. */
+  waitMs: number;
+}
+
+export type BatchSubmission = { kind: 'applied'; message: string; jobId: string } | { kind: 'accepted'; jobId: string };
+
+function unavailable(message: string): ApiError {
+  return new ApiError('service_unavailable', message, { headers: { 'Retry-After': '1' } });
+}
+
+/** The error a failed job reports: its API error, or an opaque internal error. */
+function failureError(reason: string | undefined): ApiError {
+  return apiErrorOfFailure(reason) ?? new ApiError('error');
+}
+
+/**
+ * Validates the batch (all or nothing: nothing is written or queued when any item is invalid),
+ * queues it, and waits up to `waitMs` for the job: `applied` with the batch message, the job's API
+ * error thrown as is, or `accepted` with the job id when the wait ran out.
+ */
+export async function submitBatch(
+  ctx: BatchContext,
+  applicationId: string,
+  batch: BatchInput,
+  requestId: string,
+): Promise<BatchSubmission> {
+  const plan = planBatch(batch);
+  const nameless = namelessGroups(plan);
+  if (nameless.length > 0) {
+    const existing = await batchRepository.existingGroupIds(
+      ctx.db,
+      applicationId,
+      nameless.map((group) => group.id),
+    );
+    const missing = missingGroupName(nameless.filter((group) => !existing.has(group.id)));
+    if (missing) throw missing;
+  }
+
+  const jobId = randomUUID();
+  try {
+    await ctx.queue.add('batch.apply', { applicationId, requestId, batch }, { jobId }, { timeoutMs: REDIS_TIMEOUT_MS });
+  } catch (error) {
+    ctx.logger.warn({ err: (error as Error).message, requestId, applicationId }, 'batch not queued');
+    throw unavailable('The batch could not be queued. Try again.');
+  }
+
+  const outcome = await ctx.queue.waitForOutcome(jobId, ctx.waitMs);
+  if (outcome.state === 'completed') return { kind: 'applied', message: batchMessage(plan.counts), jobId };
+  if (outcome.state === 'failed') throw failureError(outcome.reason);
+  return { kind: 'accepted', jobId };
+}
+
+export type BatchStatus =
+  | { status: 'waiting' | 'active' }
+  | { status: 'completed'; message: string }
+  | { status: 'failed'; error: { error: string; message: string } };
+
+/** The state of one of the application's batch jobs; another application's or an unknown job is not found. */
+export async function batchStatus(ctx: BatchContext, applicationId: string, jobId: string): Promise<BatchStatus> {
+  const notFound = () => new ApiError('not_found', 'Batch job not found.');
+  let job: Awaited<ReturnType<BatchQueue['getJob']>>;
+  try {
+    job = await withTimeout(ctx.queue.getJob(jobId.toLowerCase()), REDIS_TIMEOUT_MS);
+  } catch (error) {
+    ctx.logger.warn({ err: (error as Error).message, applicationId }, 'batch status not read');
+    throw unavailable('The batch status could not be read. Try again.');
+  }
+  if (!job || job.data.applicationId !== applicationId) throw notFound();
+  switch (job.state) {
+    case 'completed':
+      return { status: 'completed', message: batchMessage(planBatch(job.data.batch).counts) };
+    case 'failed':
+      return { status: 'failed', error: failureError(job.failedReason).toBody() };
+    case 'active':
+      return { status: 'active' };
+    default:
+      // waiting, prioritized, or delayed before a retry: it will run.
+      return { status: 'waiting' };
+  }
+}

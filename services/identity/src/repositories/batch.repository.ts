@@ -1,0 +1,208 @@
+/**
+ * The SQL of POST /v1/batch. Every method takes the application id first. Upserts in three steps,
+ * each in the order of the ids (code-point order, the `C` collation of external_id): insert the
+ * missing rows (`INSERT … ON CONFLICT DO NOTHING`), lock every row (`FOR NO KEY UPDATE`), then
+ * write the provided fields. Two overlapping batches thus take their locks in the same order and
+ * queue up instead of deadlocking (decisions.md 25). Multi-row statements stay far below
+ * PostgreSQL's 65,535 bind parameters.
+ */
+import type { Db } from './db.js';
+import type { GroupFields } from './groups.repository.js';
+import type { UserFields } from './users.repository.js';
+
+/** Rows per multi-row statement: at most 1 + 1000 × 7 bind parameters. */
+export const UPSERT_CHUNK_ROWS = 1000;
+/** Memberships per statement (they travel as two array parameters). */
+export const MEMBERSHIP_CHUNK = 10_000;
+
+const USER_COLUMNS: Record<keyof UserFields, { column: string; type: string }> = {
+  name: { column: 'name', type: 'text' },
+  email: { column: 'email', type: 'text' },
+  shortName: { column: 'short_name', type: 'text' },
+  profilePictureUrl: { column: 'profile_picture_url', type: 'text' },
+  status: { column: 'status', type: 'text' },
+  metadata: { column: 'metadata', type: 'jsonb' },
+};
+
+const GROUP_COLUMNS: Record<keyof GroupFields, { column: string; type: string }> = {
+  name: { column: 'name', type: 'text' },
+  status: { column: 'status', type: 'text' },
+  metadata: { column: 'metadata', type: 'jsonb' },
+};
+
+type Columns<F> = Record<keyof F & string, { column: string; type: string }>;
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
+  return out;
+}
+
+/**
+ * Sets exactly the provided fields of each row (the rows exist: `insertMissing…` created the new
+ * ones, and the caller holds their locks). Rows are grouped by the set of keys they provide; each
+ * group is written by multi-row `UPDATE … FROM (VALUES …)` statements that set only those keys.
+ * (Not `INSERT … ON CONFLICT DO UPDATE`: PostgreSQL checks NOT NULL on the proposed row before it
+ * finds the conflict, so a group item without `name` could not use it.)
+ */
+async function updateFields<F extends object>(
+  db: Db,
+  table: 'users' | 'groups',
+  columns: Columns<F>,
+  applicationId: string,
+  rows: readonly { externalId: string; fields: F }[],
+): Promise<void> {
+  const byKeys = new Map<string, { keys: (keyof F & string)[]; rows: { externalId: string; fields: F }[] }>();
+  for (const row of rows) {
+    const keys = (Object.keys(row.fields) as (keyof F & string)[]).filter((key) => key in columns).sort();
+    if (keys.length === 0) continue;
+    const signature = keys.join(',');
+    let group = byKeys.get(signature);
+    if (!group) byKeys.set(signature, (group = { keys, rows: [] }));
+    group.rows.push(row);
+  }
+  for (const { keys, rows: sameKeys } of byKeys.values()) {
+    const valueColumns = ['external_id', ...keys.map((key) => columns[key].column)];
+    const assignments = keys.map((key) => `${columns[key].column} = v.${columns[key].column}`).join(', ');
+    for (const chunk of chunks(sameKeys, UPSERT_CHUNK_ROWS)) {
+      const values: unknown[] = [applicationId];
+      const tuples = chunk.map((row) => {
+        values.push(row.externalId);
+        const placeholders = [`$${values.length}::text`];
+        for (const key of keys) {
+          const value = row.fields[key];
+          values.push(columns[key].type === 'jsonb' ? JSON.stringify(value) : value);
+          placeholders.push(`$${values.length}::${columns[key].type}`);
+        }
+        return `(${placeholders.join(', ')})`;
+      });
+      await db.query(
+        `UPDATE identity.${table} AS t SET ${assignments}
+         FROM (VALUES ${tuples.join(', ')}) AS v(${valueColumns.join(', ')})
+         WHERE t.application_id = $1 AND t.external_id = v.external_id`,
+        values,
+      );
+    }
+  }
+}
+
+export const batchRepository = {
+  /** Which of the given groups exist (no lock: the synchronous validation of a request). */
+  async existingGroupIds(db: Db, applicationId: string, externalIds: readonly string[]): Promise<Set<string>> {
+    if (externalIds.length === 0) return new Set();
+    const rows: { externalId: string }[] = await db.query(
+      `SELECT external_id AS "externalId" FROM identity.groups WHERE application_id = $1 AND external_id = ANY($2::text[])`,
+      [applicationId, [...new Set(externalIds)]],
+    );
+    return new Set(rows.map((row) => row.externalId));
+  },
+
+  /**
+   * Whether the application exists, locked FOR KEY SHARE until the transaction ends: it cannot be
+   * deleted while the batch writes rows that reference it.
+   */
+  async lockApplication(db: Db, applicationId: string): Promise<boolean> {
+    const rows: unknown[] = await db.query(`SELECT 1 FROM identity.applications WHERE id = $1 FOR KEY SHARE`, [applicationId]);
+    return rows.length > 0;
+  },
+
+  /** Creates the users that do not exist yet, bare (defaults), in id order. */
+  async insertMissingUsers(db: Db, applicationId: string, externalIds: readonly string[]): Promise<void> {
+    if (externalIds.length === 0) return;
+    await db.query(
+      `INSERT INTO identity.users (application_id, external_id)
+       SELECT $1, t.id FROM unnest($2::text[]) AS t(id) ORDER BY t.id COLLATE "C"
+       ON CONFLICT (application_id, external_id) DO NOTHING`,
+      [applicationId, externalIds],
+    );
+  },
+
+  /** Internal ids of the given users, each locked FOR NO KEY UPDATE in id order; unknown ids are absent. */
+  async lockUsers(db: Db, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
+    if (externalIds.length === 0) return new Map();
+    const rows: { externalId: string; internalId: string }[] = await db.query(
+      `SELECT external_id AS "externalId", internal_id AS "internalId" FROM identity.users
+       WHERE application_id = $1 AND external_id = ANY($2::text[])
+       ORDER BY external_id FOR NO KEY UPDATE`,
+      [applicationId, externalIds],
+    );
+    return new Map(rows.map((row) => [row.externalId, row.internalId]));
+  },
+
+  /** Writes exactly the provided fields of each user (the rows exist and are locked). */
+  async updateUsers(db: Db, applicationId: string, rows: readonly { externalId: string; fields: UserFields }[]): Promise<void> {
+    await updateFields(db, 'users', USER_COLUMNS, applicationId, rows);
+  },
+
+  /** Creates the groups that do not exist yet with their name, in id order. */
+  async insertMissingGroups(db: Db, applicationId: string, rows: readonly { externalId: string; name: string }[]): Promise<void> {
+    if (rows.length === 0) return;
+    await db.query(
+      `INSERT INTO identity.groups (application_id, external_id, name)
+       SELECT $1, t.id, t.name FROM unnest($2::text[], $3::text[]) AS t(id, name) ORDER BY t.id COLLATE "C"
+       ON CONFLICT (application_id, external_id) DO NOTHING`,
+      [applicationId, rows.map((row) => row.externalId), rows.map((row) => row.name)],
+    );
+  },
+
+  /** Internal ids of the given groups, each locked FOR NO KEY UPDATE in id order; unknown ids are absent. */
+  async lockGroups(db: Db, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
+    if (externalIds.length === 0) return new Map();
+    const rows: { externalId: string; internalId: string }[] = await db.query(
+      `SELECT external_id AS "externalId", internal_id AS "internalId" FROM identity.groups
+       WHERE application_id = $1 AND external_id = ANY($2::text[])
+       ORDER BY external_id FOR NO KEY UPDATE`,
+      [applicationId, externalIds],
+    );
+    return new Map(rows.map((row) => [row.externalId, row.internalId]));
+  },
+
+  /** Writes exactly the provided fields of each group (the rows exist and are locked). */
+  async updateGroups(db: Db, applicationId: string, rows: readonly { externalId: string; fields: GroupFields }[]): Promise<void> {
+    await updateFields(db, 'groups', GROUP_COLUMNS, applicationId, rows);
+  },
+
+  /**
+   * Makes the membership of each given group exactly its list of users: memberships not in the
+   * list go, missing ones are added in list order (existing ones keep their place).
+   */
+  async replaceMemberships(
+    db: Db,
+    applicationId: string,
+    memberships: readonly { groupId: string; userIds: readonly string[] }[],
+  ): Promise<void> {
+    // Whole groups per statement, about MEMBERSHIP_CHUNK memberships each.
+    const batches: { groupId: string; userIds: readonly string[] }[][] = [[]];
+    let size = 0;
+    for (const entry of memberships) {
+      if (size > 0 && size + entry.userIds.length > MEMBERSHIP_CHUNK) {
+        batches.push([]);
+        size = 0;
+      }
+      batches[batches.length - 1].push(entry);
+      size += entry.userIds.length;
+    }
+    for (const batch of batches) {
+      if (batch.length === 0) continue;
+      const groupIds = batch.map((entry) => entry.groupId);
+      const pairGroups = batch.flatMap((entry) => entry.userIds.map(() => entry.groupId));
+      const pairUsers = batch.flatMap((entry) => [...entry.userIds]);
+      await db.query(
+        `DELETE FROM identity.group_members m
+         WHERE m.application_id = $1 AND m.group_id = ANY($2::bigint[])
+           AND NOT EXISTS (
+             SELECT 1 FROM unnest($3::bigint[], $4::bigint[]) AS d(group_id, user_id)
+             WHERE d.group_id = m.group_id AND d.user_id = m.user_id)`,
+        [applicationId, groupIds, pairGroups, pairUsers],
+      );
+      if (pairUsers.length === 0) continue;
+      await db.query(
+        `INSERT INTO identity.group_members (application_id, group_id, user_id)
+         SELECT $1, d.group_id, d.user_id FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS d(group_id, user_id, position)
+         ORDER BY d.position
+         ON CONFLICT (group_id, user_id) DO NOTHING`,
+        [applicationId, pairGroups, pairUsers],
+      );
+    }
+  },
+};
