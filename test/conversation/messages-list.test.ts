@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type ApiClient, type ApiResponse } from '../support/client.js';
 import { startSystem, type TestSystem } from '../support/system.js';
+import { expectError } from '../support/expect.js';
 
 let system: TestSystem;
 
@@ -81,11 +82,6 @@ async function allPages(client: ApiClient, limit: number, filter?: unknown, betw
 
 const ids = (response: { messages: { id: string }[] }) => response.messages.map((message) => message.id);
 
-function expectError(response: ApiResponse, status: number, error: string, message?: string) {
-  expect(response.body).toMatchObject({ error });
-  if (message !== undefined) expect((response.body as { message: string }).message).toBe(message);
-  expect(response.status).toBe(status);
-}
 
 describe('GET /v1/messages', () => {
   it('answers {messages, pagination} with every message of the application, oldest first, ties by ID', async () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
+import { expectError } from '../support/expect.js';
 
 let system: TestSystem;
 let app: TestApplication;
@@ -79,13 +80,6 @@ async function upload(ownerID: string, name = 'note.txt', text = 'hello'): Promi
   return body.fileID;
 }
 
-function expectError(response: ApiResponse, status: number, error: string, message?: string | RegExp) {
-  expect(response.body).toMatchObject({ error });
-  if (typeof message === 'string') expect(response.body.message).toBe(message);
-  else if (message) expect(response.body.message).toMatch(message);
-  expect(Object.keys(response.body).sort()).toEqual(['error', 'message']);
-  expect(response.status).toBe(status);
-}
 
 function expectUpdated(response: ApiResponse, messageID: string) {
   expect(response.body).toEqual({ success: true, message: `You successfully updated message ${messageID}` });

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
+import { expectError } from '../support/expect.js';
 
 let system: TestSystem;
 let app: TestApplication;
@@ -88,13 +89,6 @@ async function upload(ownerID: string, target: TestApplication = app, name = 'no
   return body.fileID;
 }
 
-function expectError(response: ApiResponse, status: number, error: string, message?: string | RegExp) {
-  expect(response.body).toMatchObject({ error });
-  if (typeof message === 'string') expect(response.body.message).toBe(message);
-  else if (message) expect(response.body.message).toMatch(message);
-  expect(Object.keys(response.body).sort()).toEqual(['error', 'message']);
-  expect(response.status).toBe(status);
-}
 
 describe('POST /v1/threads/<ID>/messages', () => {
   it('answers exactly {success, message, messageID} with the given id', async () => {

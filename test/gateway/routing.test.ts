@@ -13,9 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CredentialStore } from '../../services/gateway/src/auth/credentials.js';
 import { loadGatewayConfig } from '../../services/gateway/src/config.js';
 import { createGateway } from '../../services/gateway/src/gateway.js';
-import { ApiClient, asCustomer, createApplication, request, type ApiResponse, type TestApplication } from '../support/client.js';
+import { ApiClient, asCustomer, createApplication, request, type TestApplication } from '../support/client.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
+import { expectError } from '../support/expect.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -31,11 +32,6 @@ beforeAll(async () => {
 });
 afterAll(() => system?.stop());
 
-function expectError(response: ApiResponse, status: number, error: string) {
-  expect({ status: response.status, error: response.body?.error }).toEqual({ status, error });
-  expect(typeof response.body.message).toBe('string');
-  expect(Object.keys(response.body).sort()).toEqual(['error', 'message']);
-}
 
 const appToken = () => serverToken(app.id, app.secret);
 const custToken = () => customerToken(system.customer.id, system.customer.secret);

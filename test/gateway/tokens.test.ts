@@ -15,6 +15,7 @@ import { revokeApplicationSessions, revokeSession } from '../../services/identit
 import { asCustomer, createApplication, request, type ApiResponse, type TestApplication } from '../support/client.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
+import { expectError } from '../support/expect.js';
 
 const run = promisify(execFile);
 const TOKEN_CLI = fileURLToPath(new URL('../../services/identity/dist/cli/token.js', import.meta.url));
@@ -56,11 +57,6 @@ const get = (path: string, token?: string | null, headers?: Record<string, strin
 const verify = (token: string) => get('/v1/verify', token);
 const withHeader = (path: string, authorization: string) => get(path, null, { authorization });
 
-function expectError(response: ApiResponse, status: number, error: string) {
-  expect({ status: response.status, error: response.body?.error }).toEqual({ status, error });
-  expect(typeof response.body.message).toBe('string');
-  expect(Object.keys(response.body).sort()).toEqual(['error', 'message']);
-}
 
 function expectVerifiedAs(response: ApiResponse, application: TestApplication, name: string) {
   expect(response.status).toBe(200);

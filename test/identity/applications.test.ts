@@ -14,6 +14,7 @@ import {
 } from '../support/client.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
+import { expectError } from '../support/expect.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const OPTIONAL_FIELDS = 'iconURL, eventWebhookURL, redirectURI and emailSettings';
@@ -33,10 +34,6 @@ beforeAll(async () => {
 });
 afterAll(() => system?.stop());
 
-function expectError(response: ApiResponse, status: number, error: string) {
-  expect({ status: response.status, error: response.body?.error }).toEqual({ status, error });
-  expect(typeof response.body.message).toBe('string');
-}
 
 async function create(name: string, prefix: 'applications' | 'projects' = 'applications', client = customer) {
   const response = await client.post(`/v1/${prefix}`, { name });

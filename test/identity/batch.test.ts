@@ -15,6 +15,7 @@ import { batchJobs } from '../../services/identity/src/jobs/batch.jobs.js';
 import { createIdentityService } from '../../services/identity/src/service.js';
 import { createApplication, uniqueId, type ApiClient, type ApiResponse, type TestApplication } from '../support/client.js';
 import { startSystem, type TestSystem } from '../support/system.js';
+import { expectError } from '../support/expect.js';
 
 const logger = createLogger('test', 'silent');
 
@@ -51,12 +52,6 @@ function expectApplied(response: ApiResponse, users: number, groups: number) {
   expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: { success: true, message: message(users, groups) } });
 }
 
-function expectError(response: ApiResponse, status: number, error: string, text?: string | RegExp) {
-  expect({ status: response.status, error: response.body?.error }).toEqual({ status, error });
-  if (typeof text === 'string') expect(response.body.message).toBe(text);
-  else if (text) expect(response.body.message).toMatch(text);
-  else expect(typeof response.body.message).toBe('string');
-}
 
 async function userCount(applicationId = app.id): Promise<number> {
   const result = await system.sql.query('SELECT count(*)::int AS n FROM identity.users WHERE application_id = $1', [applicationId]);

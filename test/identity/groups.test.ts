@@ -8,11 +8,11 @@ import {
   request,
   uniqueId,
   type ApiClient,
-  type ApiResponse,
   type TestApplication,
 } from '../support/client.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
+import { expectError } from '../support/expect.js';
 
 let system: TestSystem;
 let app: TestApplication;
@@ -70,12 +70,6 @@ async function raw(method: string, path: string, rawBody: string | undefined, co
   return request(system.url, method, path, { token, rawBody, headers: { 'content-type': contentType } });
 }
 
-function expectError(response: ApiResponse, status: number, error: string, message?: string | RegExp) {
-  expect({ status: response.status, error: response.body?.error }).toEqual({ status, error });
-  if (typeof message === 'string') expect(response.body.message).toBe(message);
-  else if (message) expect(response.body.message).toMatch(message);
-  else expect(typeof response.body.message).toBe('string');
-}
 
 async function allMemberPages(client: ApiClient, groupId: string, limit: number) {
   const pages: { users: any[]; pagination: { token: string | null; total: number } }[] = [];

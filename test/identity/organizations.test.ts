@@ -9,11 +9,11 @@ import {
   request,
   uniqueId,
   type ApiClient,
-  type ApiResponse,
   type TestApplication,
 } from '../support/client.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
+import { expectError } from '../support/expect.js';
 
 let system: TestSystem;
 let app: TestApplication;
@@ -29,12 +29,6 @@ const orgPath = (id: string) => `/v1/organizations/${enc(id)}`;
 const orgMembersPath = (id: string) => `/v1/organizations/${enc(id)}/members`;
 const INVALID_ORG_ID = 'Input type for orgID is not valid, expected identifier.';
 
-function expectError(response: ApiResponse, status: number, error: string, message?: string | RegExp) {
-  expect({ status: response.status, error: response.body?.error }).toEqual({ status, error });
-  if (typeof message === 'string') expect(response.body.message).toBe(message);
-  else if (message) expect(response.body.message).toMatch(message);
-  else expect(typeof response.body.message).toBe('string');
-}
 
 /** Creates users with a name and e-mail derived from a short label. */
 async function createUsers(client: ApiClient, count: number, label: string): Promise<{ id: string; name: string; email: string }[]> {

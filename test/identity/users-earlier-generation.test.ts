@@ -4,8 +4,9 @@
  * `X-API-Generation: earlier`, or when a PUT user body has a snake_case-only key.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApplication, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
+import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
 import { startSystem, type TestSystem } from '../support/system.js';
+import { expectError } from '../support/expect.js';
 
 let system: TestSystem;
 let app: TestApplication;
@@ -31,11 +32,6 @@ async function storedUserCount(id: string, applicationId = app.id): Promise<numb
   return result.rows[0].count;
 }
 
-function expectError(response: ApiResponse, status: number, error: string, message?: string | RegExp) {
-  expect({ status: response.status, error: response.body?.error }).toEqual({ status, error });
-  if (typeof message === 'string') expect(response.body.message).toBe(message);
-  else if (message) expect(response.body.message).toMatch(message);
-}
 
 async function expectUserAbsent(id: string) {
   expectError(await app.client.get(userPath(id)), 401, 'user_not_found');

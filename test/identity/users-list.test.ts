@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type ApiClient, type ApiResponse, type TestApplication } from '../support/client.js';
 import { startSystem, type TestSystem } from '../support/system.js';
+import { expectError } from '../support/expect.js';
 
 let system: TestSystem;
 
@@ -67,11 +68,6 @@ async function allPages(client: ApiClient, query: Record<string, string>): Promi
   return pages;
 }
 
-function expectError(response: ApiResponse, status: number, error: string, message?: string | RegExp) {
-  expect({ status: response.status, error: response.body?.error }).toEqual({ status, error });
-  if (typeof message === 'string') expect(response.body.message).toBe(message);
-  else if (message) expect(response.body.message).toMatch(message);
-}
 
 describe('GET /v1/users: shape and order', () => {
   it('answers {users: [], pagination: {token: null, total: 0}} for an application without users', async () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, request, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
+import { expectError } from '../support/expect.js';
 
 let system: TestSystem;
 let app: TestApplication;
@@ -59,12 +60,6 @@ async function storedUserCount(id: string, applicationId = app.id): Promise<numb
   return result.rows[0].count;
 }
 
-function expectError(response: ApiResponse, status: number, error: string, message?: string | RegExp) {
-  expect({ status: response.status, error: response.body?.error }).toEqual({ status, error });
-  expect(typeof response.body.message).toBe('string');
-  if (typeof message === 'string') expect(response.body.message).toBe(message);
-  else if (message) expect(response.body.message).toMatch(message);
-}
 
 async function expectUserAbsent(id: string) {
   expectError(await getUser(id), 401, 'user_not_found');
