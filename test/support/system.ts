@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger, ensureDatabase, migrateServiceSchema, startWorker, type Logger } from '@collab/shared';
+import { createLogger, createRedis, ensureDatabase, migrateServiceSchema, startWorker, type Logger } from '@collab/shared';
 import type { Express } from 'express';
 import pg from 'pg';
 import { loadConversationConfig } from '../../services/conversation/src/config.js';
@@ -187,6 +187,18 @@ export async function startSystem(
       await admin.connect();
       await admin.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`);
       await admin.end();
+      // The queues' keys (kept jobs, events) of this system's prefix go too.
+      const redis = createRedis(env.REDIS_URL);
+      try {
+        let cursor = '0';
+        do {
+          const [next, keys] = await redis.scan(cursor, 'MATCH', `${env.REDIS_PREFIX}:*`, 'COUNT', 1000);
+          if (keys.length > 0) await redis.del(...keys);
+          cursor = next;
+        } while (cursor !== '0');
+      } finally {
+        redis.disconnect();
+      }
     },
   };
 }
