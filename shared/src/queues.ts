@@ -142,10 +142,12 @@ export function createProducer<Q extends QueueName>(name: Q, connection: QueueCo
   };
 
   async function getJob(jobId: string): Promise<JobSnapshot<Q> | null> {
+    // State first, then the job: a job read before it finished and a state read after would
+    // report "failed" or "completed" without its reason or result.
+    const state = await queue.getJobState(jobId);
+    if (state === 'unknown') return null;
     const job = await queue.getJob(jobId);
     if (!job) return null;
-    const state = await job.getState();
-    if (state === 'unknown') return null;
     return {
       id: jobId,
       name: job.name as JobName<Q>,
