@@ -1,5 +1,8 @@
 # One image for every process: pass the entry point as the command, e.g.
 #   node services/gateway/dist/main-api.js | node services/identity/dist/main-migrate.js
+# CI has no Docker engine: test/operate/dockerfile.test.ts replays these COPY and RUN lines as
+# written (honouring .dockerignore) and starts processes from the result, so keep to what it
+# replays (COPY without wildcards, RUN without --mount, ENV KEY=value, exec-form CMD).
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
@@ -18,8 +21,9 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./
 COPY --from=build --chown=node:node /app/node_modules node_modules
-COPY --from=build --chown=node:node /app/shared/package.json shared/
-COPY --from=build --chown=node:node /app/shared/dist shared/dist
+# Workspaces whole: a workspace's own node_modules holds the dependencies whose version differs
+# from the hoisted one (shared/node_modules/ioredis), and the processes need them.
+COPY --from=build --chown=node:node /app/shared shared
 COPY --from=build --chown=node:node /app/services services
 USER node
 CMD ["node", "services/gateway/dist/main-api.js"]

@@ -23,3 +23,4 @@ export * from './contracts/cascade.js';
 export * from './sql.js';
 export * from './http/cascade-router.js';
 export * from './worker-main.js';
+export * from './openapi.js';

@@ -1,15 +1,20 @@
 /**
  * The gateway's Express app: request ids, CORS, route lookup against the shared route table
  * (404 and 405 with Allow), token verification for the route's kind, then the proxy to the
- * owning service with the verified caller in internal headers.
+ * owning service with the verified caller in internal headers. Also serves the API reference:
+ * `GET /v1/openapi.json` and the Swagger UI page `GET /docs` with its assets from swagger-ui-dist.
  */
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import {
   ApiError,
+  buildOpenApiDocument,
   errorMiddleware,
   INTERNAL_HEADERS,
   ROUTES,
   RouteMatcher,
+  serializeOpenApiDocument,
   withTimeout,
   type Logger,
   type RouteDef,
@@ -35,9 +40,49 @@ const CLIENT_FORBIDDEN_HEADERS = [
   INTERNAL_HEADERS.requestId,
 ];
 
+/** swagger-ui-dist's files the docs page loads; nothing else of the package is served. */
+const SWAGGER_UI_ASSETS = ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'favicon-16x16.png'];
+const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/swagger-ui-bundle.js'));
+
+const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>collab-backend API reference</title>
+  <link rel="stylesheet" href="/docs/swagger-ui.css">
+  <link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32">
+  <link rel="icon" type="image/png" href="/docs/favicon-16x16.png" sizes="16x16">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/docs/swagger-ui-bundle.js"></script>
+  <script src="/docs/swagger-initializer.js"></script>
+</body>
+</html>
+`;
+
+// No validator badge (it would call an outside service) and no URL bar: this page shows this API.
+const DOCS_INITIALIZER = `window.onload = function () {
+  window.ui = SwaggerUIBundle({
+    url: '/v1/openapi.json',
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    validatorUrl: null,
+    presets: [SwaggerUIBundle.presets.apis],
+    layout: 'BaseLayout',
+  });
+};
+`;
+
+// Everything the page loads comes from this gateway, so it renders offline.
+const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 export function createGatewayApp(options: GatewayAppOptions): Express {
   const { logger } = options;
-  const matcher = new RouteMatcher(options.routes ?? ROUTES);
+  const routes = options.routes ?? ROUTES;
+  const matcher = new RouteMatcher(routes);
+  const openApiJson = serializeOpenApiDocument(buildOpenApiDocument(routes));
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -92,6 +137,27 @@ export function createGatewayApp(options: GatewayAppOptions): Express {
     }
     next();
   });
+
+  // The API reference: not API routes, so handled before the route matcher, without a token.
+  app.get('/v1/openapi.json', (_req, res) => {
+    res.setHeader('Cache-Control', 'no-cache');
+    res.type('application/json').send(openApiJson);
+  });
+  app.get('/docs', (_req, res) => {
+    res.setHeader('Content-Security-Policy', DOCS_CSP);
+    res.setHeader('Cache-Control', 'no-cache');
+    res.type('html').send(DOCS_PAGE);
+  });
+  app.get('/docs/swagger-initializer.js', (_req, res) => {
+    res.setHeader('Cache-Control', 'no-cache');
+    res.type('text/javascript').send(DOCS_INITIALIZER);
+  });
+  for (const asset of SWAGGER_UI_ASSETS)
+    app.get(`/docs/${asset}`, (_req, res, next) => {
+      res.sendFile(path.join(SWAGGER_UI_DIR, asset), { maxAge: '1h' }, (error) => {
+        if (error) next(error);
+      });
+    });
 
   app.use(async (req: Request, res, next) => {
     const pathname = req.path;

@@ -73,12 +73,24 @@ class NodeSchema extends Schema<MessageNode> {
     return this.shapes[type as NodeType].parse(value, path) as MessageNode;
   }
 
+  private describing = false;
+
+  /** The node schema contains itself (`children`): nested occurrences are a `$ref` to it. */
+  override jsonSchema(): JsonSchema {
+    if (this.describing) return { $ref: '#/components/schemas/MessageNode' };
+    this.describing = true;
+    try {
+      return super.jsonSchema();
+    } finally {
+      this.describing = false;
+    }
+  }
+
   protected baseJsonSchema(): JsonSchema {
     return {
       oneOf: Object.entries(this.shapes).map(([type, shape]) => {
         const schema = shape.jsonSchema() as { properties: Record<string, JsonSchema> };
         const properties = { ...schema.properties };
-        if (properties.children) properties.children = { type: 'array', items: { $ref: '#/components/schemas/MessageNode' } };
         if (type !== 'text') properties.type = { const: type };
         return { ...schema, properties, title: type === 'text' ? 'MessageTextNode' : `Message ${type} node` };
       }),

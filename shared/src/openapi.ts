@@ -1,0 +1,243 @@
+/**
+ * The OpenAPI 3.1 document of the public API, generated from the route table: the same request
+ * schemas that validate requests describe them here (their `.jsonSchema()` is JSON Schema
+ * 2020-12, the dialect of OpenAPI 3.1). The gateway serves it at `GET /v1/openapi.json`, and
+ * `npm run openapi` writes it to docs/openapi.json, so its output must be deterministic: objects
+ * are built in a fixed key order from the route table's order, with nothing taken from the clock
+ * or the environment.
+ */
+import { ERROR_CATALOG, type ErrorCode } from './errors.js';
+import { MessageContentSchema } from './routes/message-content.js';
+import { ROUTES } from './routes/index.js';
+import type { AuthKind, PathParam, PathParamFormat, RouteDef } from './routes/route.js';
+import { s, type JsonSchema } from './schema/index.js';
+
+/** Version of the API document; change it when the public contract changes. */
+export const OPENAPI_DOCUMENT_VERSION = '1.0.0';
+export const OPENAPI_TITLE = 'collab-backend management REST API';
+
+export type OpenApiDocument = {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description: string };
+  servers: { url: string; description: string }[];
+  tags: { name: string }[];
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: {
+    securitySchemes: Record<string, JsonSchema>;
+    schemas: Record<string, JsonSchema>;
+    responses: Record<string, JsonSchema>;
+  };
+};
+
+export type OpenApiOperation = {
+  operationId: string;
+  summary: string;
+  tags: string[];
+  security: Record<string, string[]>[];
+  parameters?: JsonSchema[];
+  requestBody?: JsonSchema;
+  responses: Record<string, JsonSchema>;
+};
+
+const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
+  app: [{ serverToken: [] }],
+  customer: [{ customerToken: [] }],
+  none: [],
+};
+
+const SERVER_GENERATED_ID = '^cord:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
+/** The JSON Schema of a path parameter's format, from the same builders as body fields. */
+function pathParamSchema(format: PathParamFormat): JsonSchema {
+  switch (format) {
+    case 'identifier':
+      return s.identifier().jsonSchema();
+    case 'identifier-or-server-id':
+      return { anyOf: [s.identifier().jsonSchema(), { type: 'string', pattern: SERVER_GENERATED_ID }] };
+    case 'uuid':
+      return s.uuid().jsonSchema();
+    case 'any':
+      return { type: 'string' };
+  }
+}
+
+const PATH_PARAM_DESCRIPTIONS: Record<PathParamFormat, string> = {
+  identifier: 'An identifier chosen by the application: 1 to 320 characters, not starting with `cord:`.',
+  'identifier-or-server-id': 'An identifier chosen by the application, or `cord:<uuid>` for an object the server created.',
+  uuid: 'A UUID.',
+  any: 'A string.',
+};
+
+/** `/v1/users/:userID` → `/v1/users/{userID}`. */
+export function openApiPath(expressPath: string): string {
+  return expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+function pathParamNames(expressPath: string): string[] {
+  return [...expressPath.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => match[1]);
+}
+
+function pathParameter(name: string, rule: PathParam | undefined): JsonSchema {
+  const format = rule?.format ?? 'any';
+  return {
+    name,
+    in: 'path',
+    required: true,
+    description: PATH_PARAM_DESCRIPTIONS[format],
+    schema: pathParamSchema(format),
+  };
+}
+
+function parametersOf(route: RouteDef): JsonSchema[] {
+  const parameters = pathParamNames(route.path).map((name) => pathParameter(name, route.params?.[name]));
+  for (const [name, param] of Object.entries(route.query?.shape ?? {})) {
+    const parameter: JsonSchema = { name, in: 'query', required: false };
+    if (param.description) parameter.description = param.description;
+    parameter.schema = param.jsonSchema();
+    parameters.push(parameter);
+  }
+  return parameters;
+}
+
+const MULTIPART_UPLOAD: JsonSchema = {
+  type: 'object',
+  properties: {
+    file: { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream', description: 'The file.' },
+    ownerID: { type: 'string', description: 'The user who owns the file (only they can attach it).' },
+    name: { type: 'string', description: 'File name; defaults to the uploaded file name.' },
+  },
+  required: ['file', 'ownerID'],
+};
+
+function requestBodyOf(route: RouteDef): JsonSchema | undefined {
+  if (route.bodyType === 'multipart')
+    return { required: true, content: { 'multipart/form-data': { schema: MULTIPART_UPLOAD } } };
+  if (route.body)
+    return { required: true, content: { 'application/json': { schema: route.body.jsonSchema() } } };
+  return undefined;
+}
+
+/** Successful answers that are not JSON, by route id. */
+const NON_JSON_SUCCESS: Record<string, JsonSchema> = {
+  'files.download': {
+    description: "The file's bytes, with its own Content-Type and a Content-Disposition naming it.",
+    content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
+  },
+};
+
+const JSON_SUCCESS: JsonSchema = {
+  description: 'Success: a JSON object (or, for some listings, an array). Errors answer the ErrorResponse shape.',
+  content: { 'application/json': { schema: { type: ['object', 'array'] } } },
+};
+
+const ERROR_RESPONSES = {
+  BadRequest: 400,
+  Unauthorized: 401,
+  NotFound: 404,
+} as const;
+
+function errorCodesWithStatus(status: number): ErrorCode[] {
+  return (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((code) => ERROR_CATALOG[code].status === status);
+}
+
+function responseRef(name: keyof typeof ERROR_RESPONSES | 'Error'): JsonSchema {
+  return { $ref: `#/components/responses/${name}` };
+}
+
+function responsesOf(route: RouteDef): Record<string, JsonSchema> {
+  const responses: Record<string, JsonSchema> = { '200': NON_JSON_SUCCESS[route.id] ?? JSON_SUCCESS };
+  const hasInput = Boolean(route.params || route.query || route.body || route.bodyType);
+  if (hasInput) responses['400'] = responseRef('BadRequest');
+  if (route.auth !== 'none') responses['401'] = responseRef('Unauthorized');
+  if (pathParamNames(route.path).length > 0) responses['404'] = responseRef('NotFound');
+  responses.default = responseRef('Error');
+  return responses;
+}
+
+function operationOf(route: RouteDef): OpenApiOperation {
+  const parameters = parametersOf(route);
+  const requestBody = requestBodyOf(route);
+  // Keys in reading order: what it is, what it takes, what it answers.
+  return {
+    operationId: route.id,
+    summary: route.summary,
+    tags: [route.tag],
+    security: SECURITY[route.auth],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    responses: responsesOf(route),
+  };
+}
+
+function components(): OpenApiDocument['components'] {
+  const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } };
+  const responses: Record<string, JsonSchema> = {};
+  for (const [name, status] of Object.entries(ERROR_RESPONSES))
+    responses[name] = {
+      description: `Error codes: ${errorCodesWithStatus(status).join(', ')}.`,
+      content: errorContent,
+    };
+  responses.Error = {
+    description: 'Any other error (for example 409, 413, 429 or 5xx); the status follows the error code.',
+    content: errorContent,
+  };
+  return {
+    securitySchemes: {
+      serverToken: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description:
+          'A server token (HS512, `{app_id}`, signed with the application secret) or an access token from `POST /v1/authorize`.',
+      },
+      customerToken: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'An application-management token (HS512, `{customer_id}`, signed with the customer secret).',
+      },
+    },
+    schemas: {
+      ErrorResponse: {
+        type: 'object',
+        properties: {
+          error: { type: 'string', enum: Object.keys(ERROR_CATALOG) },
+          message: { type: 'string' },
+        },
+        required: ['error', 'message'],
+      },
+      MessageNode: MessageContentSchema.nodeJsonSchema(),
+    },
+    responses,
+  };
+}
+
+/** The OpenAPI 3.1 document of `routes`, in their order. */
+export function buildOpenApiDocument(routes: readonly RouteDef[] = ROUTES): OpenApiDocument {
+  const paths: OpenApiDocument['paths'] = {};
+  const tags: string[] = [];
+  for (const route of routes) {
+    const path = openApiPath(route.path);
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = operationOf(route);
+    if (!tags.includes(route.tag)) tags.push(route.tag);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: OPENAPI_TITLE,
+      version: OPENAPI_DOCUMENT_VERSION,
+      description:
+        'Server-to-server API to sync users and groups, read and write threads and messages, send notifications and manage applications. Generated from the route table whose schemas validate requests.',
+    },
+    servers: [{ url: '/', description: 'This gateway' }],
+    tags: tags.map((name) => ({ name })),
+    paths,
+    components: components(),
+  };
+}
+
+/** The document as committed in docs/openapi.json and served by the gateway. */
+export function serializeOpenApiDocument(document: OpenApiDocument = buildOpenApiDocument()): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}

@@ -1,0 +1,721 @@
+/**
+ * deploy/k8s, checked without a cluster:
+ * - every manifest validates against the Kubernetes OpenAPI schema of its kind (kubernetes-models'
+ *   generated validators), and fields the schema does not know are rejected, as
+ *   `kubectl apply --validate=strict` does;
+ * - the manifests agree with the code: each command is an entry point the build produces, each
+ *   container gets every variable its process requires (and only names some process reads), with
+ *   values its config loader accepts; ports and probe paths are the ones the apps serve; service
+ *   URLs point at the Services; graceful-stop timings fit SHUTDOWN_TIMEOUT_MS;
+ * - Service, HPA and PDB selectors and targets match the Deployments; kustomization.yaml lists every file.
+ * Needs `npm run build` first (the commands' scripts are looked up in dist/).
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { commonVars, createLogger, createServiceApp, loadConfig, type VarSpec } from '@collab/shared';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
+import { Job } from 'kubernetes-models/batch/v1/Job';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { Namespace } from 'kubernetes-models/v1/Namespace';
+import { Secret } from 'kubernetes-models/v1/Secret';
+import { Service } from 'kubernetes-models/v1/Service';
+import { parseAllDocuments } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { conversationConfigSpec, loadConversationConfig } from '../../services/conversation/src/config.js';
+import { createGatewayApp } from '../../services/gateway/src/app.js';
+import { gatewayConfigSpec, loadGatewayConfig } from '../../services/gateway/src/config.js';
+import {
+  identityConfigSpec,
+  identityWorkerConfigSpec,
+  loadIdentityConfig,
+  loadIdentityWorkerConfig,
+} from '../../services/identity/src/config.js';
+import { loadNotificationConfig, notificationConfigSpec } from '../../services/notification/src/config.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const K8S_DIR = join(ROOT, 'deploy', 'k8s');
+const { MIGRATIONS } = (await import(join(ROOT, 'scripts', 'processes.mjs'))) as {
+  MIGRATIONS: { name: string; script: string }[];
+};
+
+type Doc = Record<string, any>;
+interface Manifest {
+  file: string;
+  doc: Doc;
+}
+type Spec = Record<string, VarSpec<unknown>>;
+
+// ---------------------------------------------------------------------------------------------
+// What the code reads and serves
+
+/** The variables shared/src/migrate-main.ts loads. */
+const MIGRATE_SPEC = { DATABASE_URL: commonVars.DATABASE_URL, LOG_LEVEL: commonVars.LOG_LEVEL };
+
+/** Every entry point the image runs: the variables it reads and the loader that validates them at boot. */
+const ENTRY_POINTS: Record<string, { spec: Spec; load: (env: NodeJS.ProcessEnv) => unknown; serves?: 'service' | 'gateway' }> = {
+  'services/gateway/dist/main-api.js': { spec: gatewayConfigSpec, load: loadGatewayConfig, serves: 'gateway' },
+  'services/identity/dist/main-api.js': { spec: identityConfigSpec, load: loadIdentityConfig, serves: 'service' },
+  'services/identity/dist/main-worker.js': { spec: identityWorkerConfigSpec, load: loadIdentityWorkerConfig },
+  'services/conversation/dist/main-api.js': { spec: conversationConfigSpec, load: loadConversationConfig, serves: 'service' },
+  'services/conversation/dist/main-worker.js': { spec: conversationConfigSpec, load: loadConversationConfig },
+  'services/notification/dist/main-api.js': { spec: notificationConfigSpec, load: loadNotificationConfig, serves: 'service' },
+  'services/notification/dist/main-worker.js': { spec: notificationConfigSpec, load: loadNotificationConfig },
+  ...Object.fromEntries(
+    ['identity', 'conversation', 'notification'].map((service) => [
+      `services/${service}/dist/main-migrate.js`,
+      { spec: MIGRATE_SPEC, load: (env: NodeJS.ProcessEnv) => loadConfig(MIGRATE_SPEC, env) },
+    ]),
+  ),
+};
+
+/** Entry points in the sources (services/<name>/src/main-<kind>.ts), as the build names them. */
+function sourceEntryPoints(): string[] {
+  const found: string[] = [];
+  for (const service of readdirSync(join(ROOT, 'services'))) {
+    const src = join(ROOT, 'services', service, 'src');
+    if (!existsSync(src)) continue;
+    for (const file of readdirSync(src))
+      if (/^main-[a-z]+\.ts$/.test(file)) found.push(`services/${service}/dist/${file.replace(/\.ts$/, '.js')}`);
+  }
+  return found.sort();
+}
+
+/** Variables read straight from process.env outside the config specs (lifecycle, logger). */
+function directlyReadVars(): Set<string> {
+  const names = new Set<string>();
+  const dirs = [join(ROOT, 'shared', 'src'), ...readdirSync(join(ROOT, 'services')).map((s) => join(ROOT, 'services', s, 'src'))];
+  const walk = (dir: string): void => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
+        for (const match of readFileSync(path, 'utf8').matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)) names.add(match[1]);
+    }
+  };
+  dirs.forEach(walk);
+  return names;
+}
+const DIRECT_VARS = directlyReadVars();
+
+function readsVar(script: string, name: string): boolean {
+  return name in ENTRY_POINTS[script].spec || DIRECT_VARS.has(name);
+}
+
+/** A `vars.secret`: its parser refuses values shorter than 16 characters. */
+function isSecretVar(rule: VarSpec<unknown>): boolean {
+  try {
+    rule.parse('x'.repeat(15));
+    return false;
+  } catch (error) {
+    return /at least 16 characters/.test((error as Error).message);
+  }
+}
+
+/** Variables that carry credentials: kept in the Secret, never in the ConfigMap or a manifest literal. */
+function isCredentialVar(name: string, rule: VarSpec<unknown>): boolean {
+  return isSecretVar(rule) || name === 'DATABASE_URL' || name === 'REDIS_URL' || name === 'CUSTOMER_SECRET';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loading and schema validation
+
+function loadManifests(dir = K8S_DIR): Manifest[] {
+  const manifests: Manifest[] = [];
+  for (const file of readdirSync(dir).filter((f) => /\.ya?ml$/.test(f) && f !== 'kustomization.yaml').sort()) {
+    for (const parsed of parseAllDocuments(readFileSync(join(dir, file), 'utf8'))) {
+      if (parsed.errors.length > 0) throw new Error(`${file}: ${parsed.errors.map((e) => e.message).join('; ')}`);
+      const doc = parsed.toJS() as Doc | null;
+      if (doc !== null) manifests.push({ file, doc });
+    }
+  }
+  return manifests;
+}
+
+function loadKustomization(dir = K8S_DIR): Doc {
+  return parseAllDocuments(readFileSync(join(dir, 'kustomization.yaml'), 'utf8'))[0].toJS() as Doc;
+}
+
+/** The kinds deploy/k8s uses, each with the model whose validator holds its OpenAPI schema. */
+const MODELS: Record<string, { prototype: { validate(): void } }> = {
+  'v1/Namespace': Namespace,
+  'v1/ConfigMap': ConfigMap,
+  'v1/Secret': Secret,
+  'v1/Service': Service,
+  'apps/v1/Deployment': Deployment,
+  'batch/v1/Job': Job,
+  'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+};
+
+/**
+ * The generated validators read every property the schema defines (and every entry of a map);
+ * a property of the manifest that was never read is unknown to the schema, i.e. a typo.
+ */
+function unknownFields(validate: (data: unknown) => void, doc: Doc): string[] {
+  const read = new WeakMap<object, Set<string>>();
+  const wrap = (value: unknown): unknown => {
+    if (value === null || typeof value !== 'object') return value;
+    if (!read.has(value)) read.set(value, new Set());
+    return new Proxy(value, {
+      get(target, key, receiver) {
+        if (typeof key === 'string') read.get(target)!.add(key);
+        return wrap(Reflect.get(target, key, receiver));
+      },
+    });
+  };
+  validate(wrap(doc));
+  const unknown: string[] = [];
+  const walk = (value: unknown, path: string): void => {
+    if (value === null || typeof value !== 'object') return;
+    for (const [key, child] of Object.entries(value)) {
+      if (!read.get(value)?.has(key)) unknown.push(`${path}/${key}`);
+      else walk(child, `${path}/${key}`);
+    }
+  };
+  walk(doc, '');
+  return unknown;
+}
+
+function schemaProblems(doc: Doc): string[] {
+  const model = MODELS[`${doc.apiVersion}/${doc.kind}`];
+  if (!model) return [`no schema for apiVersion ${doc.apiVersion} kind ${doc.kind}`];
+  const validate = (data: unknown): void => model.prototype.validate.call(data);
+  try {
+    validate(doc);
+  } catch (error) {
+    return [(error as Error).message];
+  }
+  return unknownFields(validate, doc).map((path) => `unknown field ${path}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workloads and their environment
+
+function name(m: Manifest): string {
+  return `${m.doc.kind}/${m.doc.metadata?.name} (${m.file})`;
+}
+
+function ofKind(manifests: Manifest[], kind: string): Manifest[] {
+  return manifests.filter((m) => m.doc.kind === kind);
+}
+
+function byName(manifests: Manifest[], kind: string, objectName: string): Doc | undefined {
+  return manifests.find((m) => m.doc.kind === kind && m.doc.metadata?.name === objectName)?.doc;
+}
+
+interface ContainerRef {
+  owner: Manifest;
+  container: Doc;
+  podSpec: Doc;
+  script: string | undefined;
+}
+
+function containersOf(manifests: Manifest[]): ContainerRef[] {
+  const refs: ContainerRef[] = [];
+  for (const owner of manifests.filter((m) => m.doc.kind === 'Deployment' || m.doc.kind === 'Job')) {
+    const podSpec = owner.doc.spec.template.spec;
+    for (const container of [...(podSpec.initContainers ?? []), ...podSpec.containers]) {
+      const command: string[] = [...(container.command ?? []), ...(container.args ?? [])];
+      const script = command.length === 2 && command[0] === 'node' ? command[1] : undefined;
+      refs.push({ owner, container, podSpec, script });
+    }
+  }
+  return refs;
+}
+
+function secretData(secret: Doc): Record<string, string> {
+  const data: Record<string, string> = {};
+  for (const [key, value] of Object.entries(secret.data ?? {})) data[key] = Buffer.from(String(value), 'base64').toString('utf8');
+  return { ...data, ...(secret.stringData ?? {}) };
+}
+
+interface ResolvedEnv {
+  env: Record<string, string>;
+  /** Where each variable came from: 'configMap', 'secret' or 'literal'. */
+  source: Record<string, string>;
+  problems: string[];
+}
+
+/** The environment the container sees: envFrom in order, then env (which wins). */
+function resolveEnv(manifests: Manifest[], container: Doc): ResolvedEnv {
+  const env: Record<string, string> = {};
+  const source: Record<string, string> = {};
+  const problems: string[] = [];
+  for (const from of container.envFrom ?? []) {
+    const ref = from.configMapRef ?? from.secretRef;
+    const kind = from.configMapRef ? 'ConfigMap' : 'Secret';
+    const object = byName(manifests, kind, ref.name);
+    if (!object) {
+      if (!ref.optional) problems.push(`envFrom ${kind} ${ref.name} is not in deploy/k8s`);
+      continue;
+    }
+    const values = kind === 'Secret' ? secretData(object) : (object.data ?? {});
+    for (const [key, value] of Object.entries(values)) {
+      env[`${from.prefix ?? ''}${key}`] = String(value);
+      source[`${from.prefix ?? ''}${key}`] = kind === 'Secret' ? 'secret' : 'configMap';
+    }
+  }
+  for (const entry of container.env ?? []) {
+    if (entry.value !== undefined || !entry.valueFrom) {
+      env[entry.name] = String(entry.value ?? '');
+      source[entry.name] = 'literal';
+      continue;
+    }
+    const ref = entry.valueFrom.secretKeyRef ?? entry.valueFrom.configMapKeyRef;
+    if (!ref) {
+      problems.push(`${entry.name}: only value, secretKeyRef and configMapKeyRef are checked`);
+      continue;
+    }
+    const kind = entry.valueFrom.secretKeyRef ? 'Secret' : 'ConfigMap';
+    const object = byName(manifests, kind, ref.name);
+    const values = object ? (kind === 'Secret' ? secretData(object) : (object.data ?? {})) : {};
+    if (!(ref.key in values)) {
+      if (!ref.optional) problems.push(`${entry.name}: ${kind} ${ref.name} has no key ${ref.key}`);
+      delete env[entry.name];
+      continue;
+    }
+    env[entry.name] = String(values[ref.key]);
+    source[entry.name] = kind === 'Secret' ? 'secret' : 'configMap';
+  }
+  return { env, source, problems };
+}
+
+/** What is wrong with the environment and command of every container. */
+function containerProblems(manifests: Manifest[]): string[] {
+  const problems: string[] = [];
+  for (const { owner, container, script } of containersOf(manifests)) {
+    const where = `${name(owner)} container ${container.name}`;
+    if (!script || !ENTRY_POINTS[script]) {
+      problems.push(`${where}: command ${JSON.stringify(container.command)} is not \`node <entry point>\``);
+      continue;
+    }
+    if (!existsSync(join(ROOT, script))) problems.push(`${where}: ${script} does not exist (run npm run build)`);
+    const { spec, load } = ENTRY_POINTS[script];
+    const { env, source, problems: refProblems } = resolveEnv(manifests, container);
+    problems.push(...refProblems.map((p) => `${where}: ${p}`));
+    for (const entry of container.env ?? [])
+      if (!readsVar(script, entry.name)) problems.push(`${where}: sets ${entry.name}, which ${script} never reads`);
+    for (const [varName, rule] of Object.entries(spec)) {
+      const provided = env[varName] !== undefined && env[varName] !== '';
+      if (rule.default === undefined && !provided) problems.push(`${where}: required ${varName} is not provided`);
+      if (typeof rule.default === 'string' && /127\.0\.0\.1|localhost/.test(rule.default) && !provided)
+        problems.push(`${where}: ${varName} is not set and its default ${rule.default} is another pod's address`);
+      if (isCredentialVar(varName, rule) && varName in source && source[varName] !== 'secret')
+        problems.push(`${where}: ${varName} comes from a ${source[varName]}, not the Secret`);
+    }
+    if (!env.SHUTDOWN_TIMEOUT_MS) problems.push(`${where}: SHUTDOWN_TIMEOUT_MS is not set`);
+    try {
+      load(env);
+    } catch (error) {
+      problems.push(`${where}: its config does not load: ${(error as Error).message}`);
+    }
+  }
+  return problems;
+}
+
+function preStopSeconds(container: Doc): number {
+  const preStop = container.lifecycle?.preStop;
+  if (preStop?.sleep) return Number(preStop.sleep.seconds);
+  const command: string[] = preStop?.exec?.command ?? [];
+  return command[0] === 'sleep' && /^\d+$/.test(command[1] ?? '') ? Number(command[1]) : 0;
+}
+
+/** A container port by name or number. */
+function resolvePort(container: Doc, port: string | number): number | undefined {
+  if (typeof port === 'number') return (container.ports ?? []).some((p: Doc) => p.containerPort === port) ? port : undefined;
+  return (container.ports ?? []).find((p: Doc) => p.name === port)?.containerPort;
+}
+
+function quantity(value: string | number): number {
+  const text = String(value);
+  const units: Record<string, number> = { m: 1e-3, k: 1e3, M: 1e6, G: 1e9, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 };
+  const match = /^(\d+(?:\.\d+)?)(m|k|M|G|Ki|Mi|Gi)?$/.exec(text);
+  if (!match) throw new Error(`unsupported quantity ${text}`);
+  return Number(match[1]) * (match[2] ? units[match[2]] : 1);
+}
+
+function selects(selector: Doc | undefined, labels: Record<string, string> | undefined): boolean {
+  const wanted = selector?.matchLabels ?? selector ?? {};
+  if (Object.keys(wanted).length === 0 || selector?.matchExpressions) return false;
+  return Object.entries(wanted).every(([key, value]) => labels?.[key] === value);
+}
+
+function podLabels(deployment: Doc): Record<string, string> {
+  return deployment.spec.template.metadata?.labels ?? {};
+}
+
+/** The Deployment running this entry point. */
+function deploymentRunning(manifests: Manifest[], script: string): Doc | undefined {
+  return containersOf(manifests).find((c) => c.owner.doc.kind === 'Deployment' && c.script === script)?.owner.doc;
+}
+
+const isApi = (script: string | undefined): boolean => Boolean(script && ENTRY_POINTS[script]?.serves);
+
+function clone<T>(value: T): T {
+  return structuredClone(value);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const manifests = loadManifests();
+const kustomization = loadKustomization();
+
+describe('deploy/k8s manifests', () => {
+  it('validate against the Kubernetes OpenAPI schema of their kind, with no unknown field', () => {
+    expect(manifests.length).toBeGreaterThan(0);
+    const problems = manifests.flatMap((m) => schemaProblems(m.doc).map((p) => `${name(m)}: ${p}`));
+    expect(problems).toEqual([]);
+  });
+
+  it('the schema check catches a wrong type, a missing field and a misspelt field', () => {
+    const deployment = clone(ofKind(manifests, 'Deployment')[0].doc);
+    const container = deployment.spec.template.spec.containers[0];
+    container.readinesProbe = container.readinessProbe;
+    expect(schemaProblems(deployment)).toEqual(['unknown field /spec/template/spec/containers/0/readinesProbe']);
+    const wrongType = clone(ofKind(manifests, 'Deployment')[0].doc);
+    wrongType.spec.template.spec.terminationGracePeriodSeconds = 'thirty';
+    expect(schemaProblems(wrongType).join()).toMatch(/terminationGracePeriodSeconds must be integer/);
+    const missing = clone(ofKind(manifests, 'Service')[0].doc);
+    delete missing.spec.ports[0].port;
+    expect(schemaProblems(missing).join()).toMatch(/must have required property port/);
+    expect(schemaProblems({ apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler' })).toEqual([
+      'no schema for apiVersion autoscaling/v1 kind HorizontalPodAutoscaler',
+    ]);
+  });
+
+  it('kustomization.yaml lists every manifest once, and every listed file exists', () => {
+    expect(kustomization.apiVersion).toBe('kustomize.config.k8s.io/v1beta1');
+    expect(kustomization.kind).toBe('Kustomization');
+    const files = readdirSync(K8S_DIR).filter((f) => /\.ya?ml$/.test(f) && f !== 'kustomization.yaml').sort();
+    const listed: string[] = kustomization.resources;
+    expect(new Set(listed).size).toBe(listed.length);
+    expect([...listed].sort()).toEqual(files);
+  });
+
+  it('put every namespaced object in the kustomization namespace, which the Namespace creates', () => {
+    const namespaces = ofKind(manifests, 'Namespace').map((m) => m.doc.metadata.name);
+    expect(namespaces).toEqual([kustomization.namespace]);
+    const elsewhere = manifests
+      .filter((m) => m.doc.kind !== 'Namespace' && m.doc.metadata.namespace !== kustomization.namespace)
+      .map(name);
+    expect(elsewhere).toEqual([]);
+  });
+
+  it('run every entry point of the build: each API and worker in a Deployment, the migrations in the Job', () => {
+    expect(Object.keys(ENTRY_POINTS).sort()).toEqual(sourceEntryPoints());
+    const deployed = containersOf(manifests).map((c) => `${c.owner.doc.kind} ${c.script}`);
+    const expected = sourceEntryPoints().map((script) => `${script.endsWith('main-migrate.js') ? 'Job' : 'Deployment'} ${script}`);
+    expect([...deployed].sort()).toEqual([...expected].sort());
+    for (const script of Object.keys(ENTRY_POINTS)) expect(existsSync(join(ROOT, script)), script).toBe(true);
+  });
+
+  it('run the migrations in the order npm run migrate does, one after the other', () => {
+    const jobs = ofKind(manifests, 'Job');
+    expect(jobs).toHaveLength(1);
+    const podSpec = jobs[0].doc.spec.template.spec;
+    // Init containers run one at a time, in order, each only after the previous one succeeded.
+    const steps = [...(podSpec.initContainers ?? []), ...podSpec.containers].map((c: Doc) => c.command[1]);
+    expect(podSpec.containers).toHaveLength(1);
+    expect(steps).toEqual(MIGRATIONS.map((m) => relative(ROOT, m.script)));
+    expect(['OnFailure', 'Never']).toContain(podSpec.restartPolicy);
+  });
+
+  it('give every container the variables its process requires, only names it reads, and values its config accepts', () => {
+    expect(containerProblems(manifests)).toEqual([]);
+  });
+
+  it('the environment check catches a missing, a misnamed, an invalid and a misplaced variable', () => {
+    const broken = clone(manifests);
+    const gateway = deploymentRunning(broken, 'services/gateway/dist/main-api.js')!;
+    const env: Doc[] = gateway.spec.template.spec.containers[0].env;
+    env.splice(env.findIndex((e) => e.name === 'INTERNAL_TOKEN'), 1);
+    env.push({ name: 'UPSTREAM_TIMEOUT', value: '1000' });
+    const config = byName(broken, 'ConfigMap', 'collab-config')!;
+    config.data.CREDENTIALS_CACHE_TTL_MS = 'soon';
+    config.data.FILE_URL_SECRET = 'a-secret-in-a-config-map';
+    const problems = containerProblems(broken).filter((p) => p.includes('Deployment/gateway') || p.includes('conversation'));
+    const gatewayWhere = 'Deployment/gateway (gateway.yaml) container gateway';
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        `${gatewayWhere}: sets UPSTREAM_TIMEOUT, which services/gateway/dist/main-api.js never reads`,
+        `${gatewayWhere}: required INTERNAL_TOKEN is not provided`,
+        expect.stringMatching(/gateway.*CREDENTIALS_CACHE_TTL_MS is invalid/s),
+      ]),
+    );
+    // The conversation containers take FILE_URL_SECRET from the Secret (env wins over envFrom)...
+    expect(problems.filter((p) => p.includes('FILE_URL_SECRET'))).toEqual([]);
+    // ...and would be flagged without that reference.
+    const conversation = deploymentRunning(broken, 'services/conversation/dist/main-api.js')!;
+    const conversationEnv: Doc[] = conversation.spec.template.spec.containers[0].env;
+    conversationEnv.splice(conversationEnv.findIndex((e) => e.name === 'FILE_URL_SECRET'), 1);
+    expect(containerProblems(broken)).toContain(
+      'Deployment/conversation (conversation.yaml) container conversation: FILE_URL_SECRET comes from a configMap, not the Secret',
+    );
+  });
+
+  it('use every ConfigMap and Secret key in some process', () => {
+    const refs = containersOf(manifests);
+    const unused: string[] = [];
+    for (const config of ofKind(manifests, 'ConfigMap')) {
+      const readers = refs.filter((r) => (r.container.envFrom ?? []).some((f: Doc) => f.configMapRef?.name === config.doc.metadata.name));
+      expect(readers.length, name(config)).toBeGreaterThan(0);
+      for (const key of Object.keys(config.doc.data ?? {}))
+        if (!readers.some((r) => r.script && ENTRY_POINTS[r.script] && readsVar(r.script, key))) unused.push(`${name(config)}: ${key}`);
+    }
+    for (const secret of ofKind(manifests, 'Secret')) {
+      for (const key of Object.keys(secretData(secret.doc))) {
+        const used = refs.some(({ container }) =>
+          (container.env ?? []).some((e: Doc) => e.valueFrom?.secretKeyRef?.name === secret.doc.metadata.name && e.valueFrom.secretKeyRef.key === key),
+        );
+        if (!used) unused.push(`${name(secret)}: ${key}`);
+      }
+    }
+    expect(unused).toEqual([]);
+  });
+
+  it('ship clearly marked placeholder secrets', () => {
+    const secrets = ofKind(manifests, 'Secret');
+    expect(secrets).toHaveLength(1);
+    const values = secretData(secrets[0].doc);
+    const specs: Spec[] = Object.values(ENTRY_POINTS).map((e) => e.spec);
+    const keys = Object.keys(values).filter((key) => specs.some((spec) => spec[key] && isSecretVar(spec[key])));
+    expect(keys.sort()).toEqual(['ACCESS_TOKEN_SECRET', 'FILE_URL_SECRET', 'INTERNAL_TOKEN']);
+    for (const key of keys) expect(values[key], key).toMatch(/^CHANGE-ME/);
+    expect(values.DATABASE_URL).toMatch(/CHANGE-ME/);
+    // A known customer secret would let anyone mint application-management tokens: unset by default.
+    expect([values.CUSTOMER_ID, values.CUSTOMER_SECRET]).toEqual(['', '']);
+  });
+
+  it('use one image, the one kustomization.yaml sets, for every container', () => {
+    const images = new Set(containersOf(manifests).map((c) => c.container.image));
+    expect([...images]).toEqual([kustomization.images[0].name]);
+    expect(kustomization.images).toHaveLength(1);
+  });
+
+  it('run every pod as non-root, without privilege escalation or capabilities, without API credentials', () => {
+    const problems: string[] = [];
+    for (const { owner, container, podSpec } of containersOf(manifests)) {
+      const where = `${name(owner)} container ${container.name}`;
+      const pod = podSpec.securityContext ?? {};
+      const own = container.securityContext ?? {};
+      if ((own.runAsNonRoot ?? pod.runAsNonRoot) !== true) problems.push(`${where}: runAsNonRoot is not true`);
+      const uid = own.runAsUser ?? pod.runAsUser;
+      // The image's user is `node` (a name): the kubelet can only check a numeric user.
+      if (!(typeof uid === 'number' && uid > 0)) problems.push(`${where}: runAsUser is not a non-zero uid`);
+      if (own.allowPrivilegeEscalation !== false) problems.push(`${where}: allowPrivilegeEscalation is not false`);
+      if (!(own.capabilities?.drop ?? []).includes('ALL')) problems.push(`${where}: capabilities are not all dropped`);
+      if (own.readOnlyRootFilesystem !== true) problems.push(`${where}: root filesystem is writable`);
+      if (podSpec.automountServiceAccountToken !== false) problems.push(`${where}: mounts a service account token it never uses`);
+      // Service links would add <SERVICE>_PORT, <SERVICE>_SERVICE_HOST... to every process's environment.
+      if (podSpec.enableServiceLinks !== false) problems.push(`${where}: enableServiceLinks is not false`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('give every container CPU and memory requests and limits, requests within limits', () => {
+    const problems: string[] = [];
+    for (const { owner, container } of containersOf(manifests)) {
+      const where = `${name(owner)} container ${container.name}`;
+      for (const resource of ['cpu', 'memory']) {
+        const request = container.resources?.requests?.[resource];
+        const limit = container.resources?.limits?.[resource];
+        if (request === undefined || limit === undefined) problems.push(`${where}: no ${resource} request or limit`);
+        else if (quantity(request) > quantity(limit)) problems.push(`${where}: ${resource} request ${request} above limit ${limit}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('deploy/k8s HTTP services', () => {
+  const apis = containersOf(manifests).filter((c) => isApi(c.script));
+
+  it('cover the gateway and every service', () => {
+    expect(apis.map((c) => c.script).sort()).toEqual(Object.keys(ENTRY_POINTS).filter((s) => ENTRY_POINTS[s].serves).sort());
+  });
+
+  it('expose the port the process listens on (PORT) and probe it: readiness /readyz, liveness and startup /healthz', () => {
+    const problems: string[] = [];
+    for (const { owner, container, script } of apis) {
+      const where = `${name(owner)} container ${container.name}`;
+      const { env } = resolveEnv(manifests, container);
+      const listens = env.PORT ? Number(env.PORT) : (ENTRY_POINTS[script!].spec.PORT.default as number);
+      const ports: Doc[] = container.ports ?? [];
+      if (ports.length !== 1 || ports[0].containerPort !== listens)
+        problems.push(`${where}: listens on ${listens} but exposes ${JSON.stringify(ports.map((p) => p.containerPort))}`);
+      const probes: [string, string | undefined][] = [
+        ['readinessProbe', '/readyz'],
+        ['livenessProbe', '/healthz'],
+        ['startupProbe', container.startupProbe ? '/healthz' : undefined],
+      ];
+      for (const [probe, path] of probes) {
+        if (!path) continue;
+        const get = container[probe]?.httpGet;
+        if (get?.path !== path) problems.push(`${where}: ${probe} is not GET ${path}`);
+        else if (resolvePort(container, get.port) !== listens) problems.push(`${where}: ${probe} port ${get.port} is not ${listens}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('probe paths the apps serve: GET /healthz and /readyz answer 200', async () => {
+    const logger = createLogger('k8s-test', 'silent');
+    const apps = {
+      service: createServiceApp({ service: 'identity', logger, internalToken: 'x'.repeat(32), routes: [], handlers: {}, readiness: [] }),
+      gateway: createGatewayApp({
+        logger,
+        internalToken: 'x'.repeat(32),
+        readiness: [],
+        isDraining: () => false,
+        authenticate: (() => Promise.reject(new Error('unused'))) as any,
+        proxies: {} as any,
+      } as any),
+    };
+    for (const { owner, container, script } of apis) {
+      const app = apps[ENTRY_POINTS[script!].serves!];
+      const server = app.listen(0, '127.0.0.1');
+      await new Promise((resolve) => server.once('listening', resolve));
+      try {
+        const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
+          const path = container[probe]?.httpGet?.path;
+          if (!path) continue;
+          const response = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(5000) });
+          expect(response.status, `${name(owner)} ${probe} ${path}`).toBe(200);
+        }
+      } finally {
+        server.close();
+      }
+    }
+  });
+
+  it('stop taking traffic before SIGTERM and get more time than preStop + SHUTDOWN_TIMEOUT_MS', () => {
+    const problems: string[] = [];
+    for (const { owner, container, podSpec } of apis) {
+      const where = `${name(owner)} container ${container.name}`;
+      const sleep = preStopSeconds(container);
+      if (sleep < 3) problems.push(`${where}: preStop does not sleep a few seconds (${sleep})`);
+      const shutdownMs = Number(resolveEnv(manifests, container).env.SHUTDOWN_TIMEOUT_MS);
+      const graceMs = (podSpec.terminationGracePeriodSeconds ?? 30) * 1000;
+      if (!(graceMs > sleep * 1000 + shutdownMs))
+        problems.push(`${where}: terminationGracePeriodSeconds ${graceMs / 1000} s <= preStop ${sleep} s + SHUTDOWN_TIMEOUT_MS ${shutdownMs} ms`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('are reached through a Service that selects them, at the URL the others use', () => {
+    const problems: string[] = [];
+    const deployments = ofKind(manifests, 'Deployment').map((m) => m.doc);
+    for (const service of ofKind(manifests, 'Service')) {
+      const selected = deployments.filter((d) => selects(service.doc.spec.selector, podLabels(d)));
+      if (selected.length !== 1) {
+        problems.push(`${name(service)} selects ${selected.length} Deployments`);
+        continue;
+      }
+      const container = selected[0].spec.template.spec.containers[0];
+      for (const port of service.doc.spec.ports)
+        if (resolvePort(container, port.targetPort ?? port.port) === undefined)
+          problems.push(`${name(service)}: targetPort ${port.targetPort} is no port of ${selected[0].metadata.name}`);
+    }
+    for (const { owner } of apis)
+      if (!ofKind(manifests, 'Service').some((s) => selects(s.doc.spec.selector, podLabels(owner.doc))))
+        problems.push(`${name(owner)} has no Service`);
+    // IDENTITY_URL, CONVERSATION_URL, NOTIFICATION_URL: http://<Service>:<port> of that service's API.
+    for (const { owner, container, script } of containersOf(manifests)) {
+      if (!script) continue;
+      const { env } = resolveEnv(manifests, container);
+      const serviceUrlVars = Object.keys(ENTRY_POINTS[script].spec).filter((v) =>
+        isApi(`services/${v.replace(/_URL$/, '').toLowerCase()}/dist/main-api.js`),
+      );
+      for (const varName of serviceUrlVars) {
+        const target = varName.replace(/_URL$/, '').toLowerCase();
+        const url = new URL(env[varName] || 'http://unset');
+        const service = byName(manifests, 'Service', url.hostname);
+        const api = deploymentRunning(manifests, `services/${target}/dist/main-api.js`);
+        const port = service?.spec.ports.find((p: Doc) => String(p.port) === (url.port || '80'));
+        if (!service || !api || !port || !selects(service.spec.selector, podLabels(api)))
+          problems.push(`${name(owner)}: ${varName}=${env[varName]} does not reach the ${target} API's Service`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('deploy/k8s scaling and disruption', () => {
+  const deployments = ofKind(manifests, 'Deployment');
+  const hpas = ofKind(manifests, 'HorizontalPodAutoscaler');
+
+  it('select their own pods: each Deployment selector matches its template and no other Deployment', () => {
+    const problems: string[] = [];
+    for (const deployment of deployments) {
+      if (!selects(deployment.doc.spec.selector, podLabels(deployment.doc))) problems.push(`${name(deployment)} does not select its pods`);
+      for (const other of deployments)
+        if (other !== deployment && selects(deployment.doc.spec.selector, podLabels(other.doc)))
+          problems.push(`${name(deployment)} also selects the pods of ${name(other)}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('autoscale the gateway and the conversation service on CPU, with requests to measure against', () => {
+    const targets = hpas.map((hpa) => {
+      const ref = hpa.doc.spec.scaleTargetRef;
+      expect(ref.apiVersion).toBe('apps/v1');
+      expect(ref.kind).toBe('Deployment');
+      const deployment = byName(manifests, 'Deployment', ref.name);
+      expect(deployment, name(hpa)).toBeDefined();
+      const scripts = deployment!.spec.template.spec.containers.map((c: Doc) => c.command[1]);
+      for (const metric of hpa.doc.spec.metrics ?? [])
+        if (metric.type === 'Resource')
+          for (const container of deployment!.spec.template.spec.containers)
+            expect(container.resources?.requests?.[metric.resource.name], `${name(hpa)} ${container.name}`).toBeDefined();
+      // The autoscaler owns the count: a replicas field would reset it on every apply.
+      expect(deployment!.spec.replicas, `${ref.name} replicas`).toBeUndefined();
+      expect(hpa.doc.spec.minReplicas).toBeGreaterThanOrEqual(2);
+      expect(hpa.doc.spec.maxReplicas).toBeGreaterThan(hpa.doc.spec.minReplicas);
+      return scripts[0];
+    });
+    expect(targets.sort()).toEqual(['services/conversation/dist/main-api.js', 'services/gateway/dist/main-api.js']);
+  });
+
+  it('run at least two replicas of every HTTP service, so that a disruption leaves one serving', () => {
+    const scaled = new Set(hpas.map((h) => h.doc.spec.scaleTargetRef.name));
+    for (const { owner } of containersOf(manifests).filter((c) => isApi(c.script)))
+      if (!scaled.has(owner.doc.metadata.name)) expect(owner.doc.spec.replicas, name(owner)).toBeGreaterThanOrEqual(2);
+  });
+
+  it('give every Deployment exactly one PodDisruptionBudget', () => {
+    const pdbs = ofKind(manifests, 'PodDisruptionBudget');
+    const problems: string[] = [];
+    for (const deployment of deployments) {
+      const budgets = pdbs.filter((p) => selects(p.doc.spec.selector, podLabels(deployment.doc)));
+      if (budgets.length !== 1) problems.push(`${name(deployment)} has ${budgets.length} PodDisruptionBudgets`);
+    }
+    for (const pdb of pdbs) {
+      if (!deployments.some((d) => selects(pdb.doc.spec.selector, podLabels(d.doc)))) problems.push(`${name(pdb)} selects no Deployment`);
+      // minAvailable: 1 on a one-replica Deployment would block every node drain.
+      if (pdb.doc.spec.maxUnavailable === undefined) problems.push(`${name(pdb)} does not use maxUnavailable`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('give workers a longer grace period than the APIs, above their SHUTDOWN_TIMEOUT_MS, so the active job can finish', () => {
+    const refs = containersOf(manifests).filter((c) => c.owner.doc.kind === 'Deployment');
+    const workers = refs.filter((c) => c.script?.endsWith('main-worker.js'));
+    expect(workers).toHaveLength(3);
+    const longestApiGrace = Math.max(...refs.filter((c) => isApi(c.script)).map((c) => c.podSpec.terminationGracePeriodSeconds ?? 30));
+    for (const { owner, container, podSpec } of workers) {
+      expect(container.ports, name(owner)).toBeUndefined();
+      const grace = podSpec.terminationGracePeriodSeconds ?? 30;
+      const shutdownMs = Number(resolveEnv(manifests, container).env.SHUTDOWN_TIMEOUT_MS);
+      expect(grace, name(owner)).toBeGreaterThan(longestApiGrace);
+      expect(grace * 1000, name(owner)).toBeGreaterThan(shutdownMs);
+      const apiShutdownMs = Number(byName(manifests, 'ConfigMap', 'collab-config')!.data.SHUTDOWN_TIMEOUT_MS);
+      expect(shutdownMs, name(owner)).toBeGreaterThan(apiShutdownMs);
+    }
+  });
+});
