@@ -3,7 +3,7 @@ import { pino, type Logger } from 'pino';
 export type { Logger } from 'pino';
 
 /** Paths pino must never print: credentials in headers, bodies and config. */
-const REDACT = [
+export const LOG_REDACT_PATHS: readonly string[] = [
   'secret',
   '*.secret',
   'token',
@@ -22,7 +22,7 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? '
   return pino({
     level,
     base: { service },
-    redact: { paths: REDACT, censor: '[redacted]' },
+    redact: { paths: [...LOG_REDACT_PATHS], censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
   });
 }
