@@ -24,14 +24,17 @@ export function processes(env) {
     CONVERSATION_URL: env.CONVERSATION_URL || url(conversationPort),
     NOTIFICATION_URL: env.NOTIFICATION_URL || url(notificationPort),
   };
+  // Each process its own /metrics port: METRICS_PORT_BASE (default 9080) + offset; METRICS_PORT=0 disables all.
+  const metricsBase = Number(env.METRICS_PORT_BASE || 9080);
+  const metrics = (offset) => (env.METRICS_PORT === '0' ? '0' : String(metricsBase + offset));
   return [
-    { name: 'identity', script: 'services/identity/dist/main-api.js', env: { PORT: identityPort } },
-    { name: 'identity-worker', script: 'services/identity/dist/main-worker.js', env: {} },
-    { name: 'conversation', script: 'services/conversation/dist/main-api.js', env: { PORT: conversationPort } },
-    { name: 'conversation-worker', script: 'services/conversation/dist/main-worker.js', env: {} },
-    { name: 'notification', script: 'services/notification/dist/main-api.js', env: { PORT: notificationPort } },
-    { name: 'notification-worker', script: 'services/notification/dist/main-worker.js', env: {} },
-    { name: 'gateway', script: 'services/gateway/dist/main-api.js', env: { PORT: port('PORT', 8080) } },
+    { name: 'identity', script: 'services/identity/dist/main-api.js', env: { PORT: identityPort, METRICS_PORT: metrics(1) } },
+    { name: 'identity-worker', script: 'services/identity/dist/main-worker.js', env: { METRICS_PORT: metrics(11) } },
+    { name: 'conversation', script: 'services/conversation/dist/main-api.js', env: { PORT: conversationPort, METRICS_PORT: metrics(2) } },
+    { name: 'conversation-worker', script: 'services/conversation/dist/main-worker.js', env: { METRICS_PORT: metrics(12) } },
+    { name: 'notification', script: 'services/notification/dist/main-api.js', env: { PORT: notificationPort, METRICS_PORT: metrics(3) } },
+    { name: 'notification-worker', script: 'services/notification/dist/main-worker.js', env: { METRICS_PORT: metrics(13) } },
+    { name: 'gateway', script: 'services/gateway/dist/main-api.js', env: { PORT: port('PORT', 8080), METRICS_PORT: metrics(0) } },
   ].map((entry) => ({ ...entry, env: { ...urls, ...entry.env }, script: join(root, entry.script) }));
 }
 

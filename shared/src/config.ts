@@ -98,6 +98,14 @@ export const commonVars = {
   LOG_LEVEL: vars.string('pino log level', 'info'),
 };
 
+/** The internal port of a process's Prometheus `GET /metrics` endpoint; each process has its own default. */
+export function metricsPortVar(defaultPort: number): VarSpec<number> {
+  return vars.port('Internal port of the Prometheus GET /metrics endpoint (0 disables it)', defaultPort);
+}
+
+/** Default metrics ports of the workers (the APIs use 9080-9083). */
+export const WORKER_METRICS_PORTS = { 'identity-batch': 9091, 'conversation-purge': 9092, 'notification-purge': 9093 } as const;
+
 /** Variables of the processes that run BullMQ workers. */
 export const workerVars = {
   WORKER_CONCURRENCY: vars.integer('Jobs one worker process runs at once', 2),

@@ -24,3 +24,4 @@ export * from './sql.js';
 export * from './http/cascade-router.js';
 export * from './worker-main.js';
 export * from './openapi.js';
+export * from './metrics.js';

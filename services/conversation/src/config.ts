@@ -1,9 +1,11 @@
-import { commonVars, loadConfig, vars, workerVars } from '@collab/shared';
+import { commonVars, loadConfig, metricsPortVar, vars, workerVars } from '@collab/shared';
 
 export const conversationConfigSpec = {
   ...commonVars,
   ...workerVars,
   PORT: vars.port('Port of the conversation HTTP API (internal)', 8082),
+  /** The API's; the conversation worker defaults to WORKER_METRICS_PORTS['conversation-purge'] (runWorkerMain). */
+  METRICS_PORT: metricsPortVar(9082),
   DB_POOL_SIZE: vars.integer('PostgreSQL connections per process', 10),
   IDENTITY_URL: vars.url('Internal URL of the identity service', 'http://127.0.0.1:8081'),
   FILE_URL_SECRET: vars.secret('Key that signs file download URLs'),

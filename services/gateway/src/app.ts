@@ -12,11 +12,14 @@ import {
   buildOpenApiDocument,
   errorMiddleware,
   INTERNAL_HEADERS,
+  processMetrics,
   ROUTES,
   RouteMatcher,
   serializeOpenApiDocument,
+  setMetricsRoute,
   withTimeout,
   type Logger,
+  type ProcessMetrics,
   type RouteDef,
   type ServiceName,
 } from '@collab/shared';
@@ -31,6 +34,8 @@ export interface GatewayAppOptions {
   readiness: { name: string; check: () => Promise<unknown> }[];
   isDraining: () => boolean;
   routes?: readonly RouteDef[];
+  /** Where request durations are recorded; the process's metrics unless given. */
+  metrics?: ProcessMetrics;
 }
 
 const CLIENT_FORBIDDEN_HEADERS = [
@@ -110,6 +115,9 @@ export function createGatewayApp(options: GatewayAppOptions): Express {
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(results) });
   });
 
+  // Request durations by route pattern (health checks are not counted).
+  app.use((options.metrics ?? processMetrics()).middleware);
+
   // Request id first, and never trust internal headers a client sends.
   app.use((req, res, next) => {
     for (const name of CLIENT_FORBIDDEN_HEADERS) delete req.headers[name];
@@ -170,6 +178,7 @@ export function createGatewayApp(options: GatewayAppOptions): Express {
       });
     }
     const { route } = lookup.match;
+    setMetricsRoute(res, route.path);
     const requestId = req.headers[INTERNAL_HEADERS.requestId] as string;
     const caller = await options.authenticate(route.auth, req.headers.authorization, requestId);
     delete req.headers.authorization;

@@ -1,4 +1,4 @@
-import { commonVars, loadConfig, vars } from '@collab/shared';
+import { commonVars, loadConfig, metricsPortVar, vars } from '@collab/shared';
 
 export const gatewayConfigSpec = {
   REDIS_URL: commonVars.REDIS_URL,
@@ -6,6 +6,7 @@ export const gatewayConfigSpec = {
   INTERNAL_TOKEN: commonVars.INTERNAL_TOKEN,
   LOG_LEVEL: commonVars.LOG_LEVEL,
   PORT: vars.port('Public port of the gateway', 8080),
+  METRICS_PORT: metricsPortVar(9080),
   ACCESS_TOKEN_SECRET: vars.secret('Key that verifies access tokens (same value as identity)'),
   IDENTITY_URL: vars.url('Internal URL of the identity service', 'http://127.0.0.1:8081'),
   CONVERSATION_URL: vars.url('Internal URL of the conversation service', 'http://127.0.0.1:8082'),

@@ -1,5 +1,5 @@
 /** The public entry point: verifies tokens and routes /v1 traffic to the owning service. */
-import { createLogger, ProcessLifecycle, runMain } from '@collab/shared';
+import { createLogger, ProcessLifecycle, runMain, serveMetrics } from '@collab/shared';
 import { loadGatewayConfig } from './config.js';
 import { createGateway } from './gateway.js';
 
@@ -9,6 +9,7 @@ runMain('gateway', async () => {
   const lifecycle = new ProcessLifecycle(logger);
   const { app, close } = await createGateway(config, logger, lifecycle.isDraining);
   lifecycle.onShutdown(close);
+  await serveMetrics(lifecycle, config.METRICS_PORT, logger);
   await lifecycle.listen(app, config.PORT);
   lifecycle.installSignalHandlers();
   logger.info({ port: config.PORT }, 'gateway listening');

@@ -1,8 +1,9 @@
-import { commonVars, loadConfig, vars, workerVars } from '@collab/shared';
+import { commonVars, loadConfig, metricsPortVar, vars, WORKER_METRICS_PORTS, workerVars } from '@collab/shared';
 
 export const identityConfigSpec = {
   ...commonVars,
   PORT: vars.port('Port of the identity HTTP API (internal)', 8081),
+  METRICS_PORT: metricsPortVar(9081),
   ACCESS_TOKEN_SECRET: vars.secret('Key that signs the access tokens of POST /v1/authorize'),
   CUSTOMER_ID: vars.uuid('Customer ensured at boot (with CUSTOMER_SECRET)', ''),
   CUSTOMER_SECRET: vars.string('Secret of CUSTOMER_ID', ''),
@@ -27,6 +28,7 @@ export const identityWorkerConfigSpec = {
   WORKER_CONCURRENCY: workerVars.WORKER_CONCURRENCY,
   JOB_LOCK_MS: workerVars.JOB_LOCK_MS,
   DB_POOL_SIZE: identityConfigSpec.DB_POOL_SIZE,
+  METRICS_PORT: metricsPortVar(WORKER_METRICS_PORTS['identity-batch']),
 };
 
 export function loadIdentityWorkerConfig(env: NodeJS.ProcessEnv = process.env) {

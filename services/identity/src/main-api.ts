@@ -1,5 +1,5 @@
 /** Identity HTTP API: users, groups, organizations, applications, customers, access tokens. */
-import { createLogger, ProcessLifecycle, runMain } from '@collab/shared';
+import { createLogger, processMetrics, ProcessLifecycle, runMain, serveMetrics } from '@collab/shared';
 import { loadIdentityConfig } from './config.js';
 import { ensureBootCustomer } from './domain/customers/customers.js';
 import { createIdentityService } from './service.js';
@@ -10,6 +10,8 @@ runMain('identity', async () => {
   const lifecycle = new ProcessLifecycle(logger);
   const { app, ctx, close } = await createIdentityService(config, logger, lifecycle.isDraining);
   lifecycle.onShutdown(close);
+  processMetrics().watchPool('identity', ctx.db);
+  await serveMetrics(lifecycle, config.METRICS_PORT, logger);
 
   const created = await ensureBootCustomer(
     ctx.db,

@@ -8,6 +8,7 @@ import express, { type Express, type Request, type RequestHandler, type Response
 import { ApiError } from '../errors.js';
 import { INTERNAL_HEADERS } from '../internal-headers.js';
 import type { Logger } from '../logger.js';
+import { processMetrics, setMetricsRoute, type ProcessMetrics } from '../metrics.js';
 import type { RouteDef } from '../routes/route.js';
 import { errorMiddleware, notFoundMiddleware } from './errors-middleware.js';
 import { rawJsonBody } from './json-body.js';
@@ -46,6 +47,8 @@ export interface ServiceAppOptions {
   internal?: Router;
   readiness: ReadinessCheck[];
   isDraining?: () => boolean;
+  /** Where request durations are recorded; the process's metrics unless given. */
+  metrics?: ProcessMetrics;
 }
 
 export function assertHandlersMatchRoutes(service: string, routes: readonly RouteDef[], handlers: HandlerMap): void {
@@ -83,6 +86,9 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   });
   app.get('/readyz', readinessHandler(options));
 
+  // Request durations by route pattern (health checks are not counted).
+  app.use((options.metrics ?? processMetrics()).middleware);
+
   // Everything below is reachable only through the gateway (or another service).
   app.use((req, res, next) => {
     const requestId = header(req, INTERNAL_HEADERS.requestId) ?? randomUUID();
@@ -108,7 +114,11 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   for (const route of routes) {
     const method = route.method.toLowerCase() as 'get' | 'put' | 'post' | 'delete';
     const stack: RequestHandler[] = route.body && route.bodyType !== 'multipart' ? [rawJsonBody] : [];
-    app[method](route.path, ...stack, asRouteHandler(handlers[route.id]));
+    const markRoute: RequestHandler = (_req, res, next) => {
+      setMetricsRoute(res, route.path);
+      next();
+    };
+    app[method](route.path, markRoute, ...stack, asRouteHandler(handlers[route.id]));
   }
 
   app.use(notFoundMiddleware);

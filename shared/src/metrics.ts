@@ -1,0 +1,196 @@
+/**
+ * Prometheus metrics of one process: default Node metrics (event-loop lag, memory, GC, handles),
+ * the HTTP request duration histogram, PostgreSQL pool gauges and, in workers, queue depth gauges
+ * and job counters. Served as `GET /metrics` on an internal port (METRICS_PORT), never on the
+ * public or service port.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Queue, Worker } from 'bullmq';
+import type { NextFunction, Request, Response } from 'express';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { DataSource } from 'typeorm';
+import type { Logger } from './logger.js';
+
+/** The route label of a request that matched no route of the route table. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** Where an app records the route table's path pattern of the request it is serving. */
+const ROUTE_LOCAL = 'metricsRoute';
+
+/** The slice of pg's Pool the gauges read. */
+interface PgPoolCounts {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+export class ProcessMetrics {
+  readonly registry = new Registry();
+  readonly httpDuration: Histogram<'route' | 'method' | 'status'>;
+  private readonly pools = new Map<string, PgPoolCounts>();
+  private readonly queues = new Map<string, Queue>();
+  private readonly jobsCompleted: Counter<'queue'>;
+  private readonly jobsFailed: Counter<'queue'>;
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    this.httpDuration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Duration of HTTP requests, by route pattern, method and status',
+      labelNames: ['route', 'method', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [this.registry],
+    });
+    const pools = this.pools;
+    const poolGauge = (name: string, help: string, read: (pool: PgPoolCounts) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['pool'],
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const [label, pool] of pools) this.set({ pool: label }, read(pool));
+        },
+      });
+    poolGauge('db_pool_connections_total', 'PostgreSQL connections open in the pool', (pool) => pool.totalCount);
+    poolGauge('db_pool_connections_idle', 'PostgreSQL connections open and idle in the pool', (pool) => pool.idleCount);
+    poolGauge('db_pool_clients_waiting', 'Queries waiting for a PostgreSQL connection', (pool) => pool.waitingCount);
+    const queues = this.queues;
+    new Gauge({
+      name: 'bullmq_queue_jobs',
+      help: 'Jobs in a BullMQ queue by state (read from Redis at scrape time)',
+      labelNames: ['queue', 'state'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const [name, queue] of queues) {
+          const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed');
+          for (const [state, count] of Object.entries(counts)) this.set({ queue: name, state }, count);
+        }
+      },
+    });
+    this.jobsCompleted = new Counter({
+      name: 'bullmq_jobs_completed_total',
+      help: 'Jobs this worker process completed',
+      labelNames: ['queue'],
+      registers: [this.registry],
+    });
+    this.jobsFailed = new Counter({
+      name: 'bullmq_jobs_failed_total',
+      help: 'Job attempts that failed in this worker process (retried or not)',
+      labelNames: ['queue'],
+      registers: [this.registry],
+    });
+  }
+
+  /** Reports the pg pool behind a TypeORM DataSource (postgres driver) under `pool`. */
+  watchPool(label: string, dataSource: DataSource): void {
+    const pool = (dataSource.driver as unknown as { master?: PgPoolCounts }).master;
+    if (pool && typeof pool.totalCount === 'number') this.pools.set(label, pool);
+  }
+
+  unwatchPool(label: string): void {
+    this.pools.delete(label);
+  }
+
+  /** Counts a worker's completed and failed jobs, and reports its queue's depth on scrape. */
+  watchWorker(worker: Worker, queue?: Queue): void {
+    this.jobsCompleted.inc({ queue: worker.name }, 0);
+    this.jobsFailed.inc({ queue: worker.name }, 0);
+    worker.on('completed', () => this.jobsCompleted.inc({ queue: worker.name }));
+    worker.on('failed', () => this.jobsFailed.inc({ queue: worker.name }));
+    if (queue) this.queues.set(queue.name, queue);
+  }
+
+  /**
+   * Express middleware recording each request's duration once the response is sent. The route
+   * label is the route table's pattern an app recorded (see setMetricsRoute), else the pattern of
+   * the Express route that served it, else `unmatched`: never the raw URL.
+   */
+  readonly middleware = (req: Request, res: Response, next: NextFunction): void => {
+    const end = this.httpDuration.startTimer();
+    res.on('finish', () => {
+      const marked = res.locals[ROUTE_LOCAL] as string | undefined;
+      const expressRoute = (req.route as { path?: unknown } | undefined)?.path;
+      const route = marked ?? (typeof expressRoute === 'string' ? `${req.baseUrl}${expressRoute}` : UNMATCHED_ROUTE);
+      end({ route, method: req.method, status: String(res.statusCode) });
+    });
+    next();
+  };
+
+  metrics(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
+
+/** Records the route table's path pattern (e.g. `/v1/users/:userID`) of the request being served. */
+export function setMetricsRoute(res: Response, pattern: string): void {
+  res.locals[ROUTE_LOCAL] = pattern;
+}
+
+let processMetricsInstance: ProcessMetrics | null = null;
+
+/** The metrics of this process (one registry per process, created on first use). */
+export function processMetrics(): ProcessMetrics {
+  processMetricsInstance ??= new ProcessMetrics();
+  return processMetricsInstance;
+}
+
+/**
+ * Serves `GET /metrics` of `metrics` on its own port. A port that cannot be bound is logged
+ * and the process goes on without metrics: they never take the API down.
+ */
+export function startMetricsServer(
+  metrics: ProcessMetrics,
+  port: number,
+  logger: Logger,
+  host = process.env.HOST ?? '0.0.0.0',
+): Promise<Server | null> {
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found\n');
+      return;
+    }
+    metrics.metrics().then(
+      (text) => res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(text),
+      (error: Error) => {
+        logger.warn({ err: error.message }, 'metrics collection failed');
+        res.writeHead(500, { 'Content-Type': 'text/plain' }).end('metrics collection failed\n');
+      },
+    );
+  });
+  return new Promise((resolve) => {
+    server.once('error', (error) => {
+      logger.error({ err: error.message, port }, 'metrics server could not listen; continuing without metrics');
+      resolve(null);
+    });
+    server.listen(port, host, () => {
+      logger.info({ port: (server.address() as AddressInfo).port }, 'metrics listening');
+      resolve(server);
+    });
+  });
+}
+
+export function closeServer(server: Server | null): Promise<void> {
+  if (!server) return Promise.resolve();
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/**
+ * Starts the metrics server of an entry point when `port` is not 0, and closes it on shutdown.
+ */
+export async function serveMetrics(
+  lifecycle: { onShutdown(cleanup: () => Promise<unknown>): void },
+  port: number,
+  logger: Logger,
+  metrics: ProcessMetrics = processMetrics(),
+): Promise<void> {
+  if (port === 0) return;
+  const server = await startMetricsServer(metrics, port, logger);
+  lifecycle.onShutdown(() => closeServer(server));
+}
