@@ -71,5 +71,12 @@ export async function migrateServiceSchema(dataSource: DataSource, schema: strin
 
 /** True while a migration of this service has not been applied (readiness fails meanwhile). */
 export async function hasPendingMigrations(dataSource: DataSource): Promise<boolean> {
-  return dataSource.showMigrations();
+  try {
+    return await dataSource.showMigrations();
+  } catch (error) {
+    // A database never migrated has no schema (nor migrations table) yet: everything is pending.
+    if ((error as { code?: string; driverError?: { code?: string } }).driverError?.code === '3F000') return true;
+    if ((error as { code?: string }).code === '3F000') return true;
+    throw error;
+  }
 }
