@@ -19,10 +19,10 @@ import { fileURLToPath } from 'node:url';
 import type { Ignore } from '@balena/dockerignore';
 import { createRedis, INTERNAL_HEADERS } from '@collab/shared';
 import { Queue } from 'bullmq';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { freePort } from '../support/ports.js';
+import { deleteRedisPrefix, dropDatabase } from '../support/cleanup.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 // Docker's own .dockerignore matching (CommonJS: module.exports is the factory its types call default).
@@ -340,21 +340,8 @@ afterAll(async () => {
       });
     }
   }
-  const admin = new pg.Client({ connectionString: databaseUrlFor('postgres') });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`);
-  await admin.end();
-  const redis = createRedis(env.REDIS_URL);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${env.REDIS_PREFIX}:*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
+  await dropDatabase(env.DATABASE_URL, databaseName);
+  await deleteRedisPrefix(env.REDIS_URL, env.REDIS_PREFIX);
   if (workdir) rmSync(workdir, { recursive: true, force: true });
 }, 60_000);
 

@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger, createRedis, ensureDatabase, migrateServiceSchema, startWorker, type Logger } from '@collab/shared';
+import { createLogger, ensureDatabase, migrateServiceSchema, startWorker, type Logger } from '@collab/shared';
 import type { Express } from 'express';
 import pg from 'pg';
 import { loadConversationConfig } from '../../services/conversation/src/config.js';
@@ -23,6 +23,7 @@ import { loadNotificationConfig } from '../../services/notification/src/config.j
 import { createNotificationDataSource } from '../../services/notification/src/data-source.js';
 import { purgeJobs as notificationPurgeJobs } from '../../services/notification/src/jobs/purge.jobs.js';
 import { createNotificationService } from '../../services/notification/src/service.js';
+import { deleteRedisPrefix, dropDatabase } from './cleanup.js';
 
 export interface TestSystem {
   /** The gateway's base URL, e.g. http://127.0.0.1:40123 */
@@ -183,22 +184,9 @@ export async function startSystem(
       await Promise.all(workers.map((worker) => worker.close()));
       await Promise.all([identity.close(), conversation.close(), notification.close()]);
       await sql.end();
-      const admin = new pg.Client({ connectionString: databaseUrlFor('postgres') });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`);
-      await admin.end();
+      await dropDatabase(env.DATABASE_URL, databaseName);
       // The queues' keys (kept jobs, events) of this system's prefix go too.
-      const redis = createRedis(env.REDIS_URL);
-      try {
-        let cursor = '0';
-        do {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', `${env.REDIS_PREFIX}:*`, 'COUNT', 1000);
-          if (keys.length > 0) await redis.del(...keys);
-          cursor = next;
-        } while (cursor !== '0');
-      } finally {
-        redis.disconnect();
-      }
+      await deleteRedisPrefix(env.REDIS_URL, env.REDIS_PREFIX);
     },
   };
 }

@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { errorOf } from '../../../test/support/error-of.js';
 import { ApiError } from '../errors.js';
 import { jsonDepthExceeds, MAX_JSON_DEPTH, parseJsonObject } from './json-body.js';
 
-function errorOf(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return error as ApiError;
-  }
-  throw new Error('expected an ApiError, but nothing was thrown');
-}
 
 const body = (text: string) => Buffer.from(text, 'utf8');
 const nestedArrays = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../errors.js';
+import { errorOf } from '../../../test/support/error-of.js';
 import { defineRoute, param, parseParams, type RouteDef } from './route.js';
 
-function errorOf(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return error as ApiError;
-  }
-  throw new Error('expected an ApiError, but nothing was thrown');
-}
 
 const base = { service: 'identity', auth: 'app', summary: 's', tag: 't' } as const;
 

@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { errorOf } from '../../../test/support/error-of.js';
 import { ApiError } from '../errors.js';
 import { DEFAULT_PAGE_SIZE, encodePageToken, filterMetadata, q } from './query.js';
 
-function errorOf(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return error as ApiError;
-  }
-  throw new Error('expected an ApiError, but nothing was thrown');
-}
 
 function expectError(fn: () => unknown, code: string, message: string): void {
   const error = errorOf(fn);

@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { errorOf } from '../../../test/support/error-of.js';
 import { ApiError } from '../errors.js';
 import { formatPath, listWords } from './path.js';
 import { s, type Infer, type Schema } from './schema.js';
 
 /** Runs `fn` and returns the ApiError it throws (fails the test when it throws nothing else). */
-function errorOf(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return error as ApiError;
-  }
-  throw new Error('expected an ApiError, but nothing was thrown');
-}
 
 function expectError(fn: () => unknown, code: string, message: string, status = 400): void {
   const error = errorOf(fn);
