@@ -24,6 +24,7 @@ import {
   type ServiceName,
 } from '@collab/shared';
 import express, { type Express, type Request, type RequestHandler } from 'express';
+import { operatorAuth, QUEUE_DASHBOARD_PATH, type OperatorCredentials } from './admin/queue-dashboard.js';
 import type { Authenticate } from './auth/authenticate.js';
 
 export interface GatewayAppOptions {
@@ -36,6 +37,11 @@ export interface GatewayAppOptions {
   routes?: readonly RouteDef[];
   /** Where request durations are recorded; the process's metrics unless given. */
   metrics?: ProcessMetrics;
+  /**
+   * The operators' queue dashboard (bull-board router) served at /admin/queues behind HTTP Basic
+   * auth with these credentials; 404 there unless both are given.
+   */
+  queueDashboard?: { router: RequestHandler; credentials: OperatorCredentials | null };
 }
 
 const CLIENT_FORBIDDEN_HEADERS = [
@@ -166,6 +172,10 @@ export function createGatewayApp(options: GatewayAppOptions): Express {
         if (error) next(error);
       });
     });
+
+  // The operators' queue dashboard: Basic auth only (never an API token), before the route matcher.
+  app.use(QUEUE_DASHBOARD_PATH, operatorAuth(options.queueDashboard?.credentials ?? null));
+  if (options.queueDashboard) app.use(QUEUE_DASHBOARD_PATH, options.queueDashboard.router);
 
   app.use(async (req: Request, res, next) => {
     const pathname = req.path;

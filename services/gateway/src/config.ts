@@ -13,6 +13,8 @@ export const gatewayConfigSpec = {
   NOTIFICATION_URL: vars.url('Internal URL of the notification service', 'http://127.0.0.1:8083'),
   UPSTREAM_TIMEOUT_MS: vars.integer('How long the gateway waits for a service before 504', 30_000),
   CREDENTIALS_CACHE_TTL_MS: vars.integer('How long verified credentials are cached', 60_000),
+  ADMIN_USERNAME: vars.string('Operator user name of the queue dashboard /admin/queues (empty disables it)', ''),
+  ADMIN_PASSWORD: vars.secret('Operator password of the queue dashboard /admin/queues (empty disables it)', ''),
 };
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
