@@ -3,7 +3,7 @@
 # CI has no Docker engine: test/operate/dockerfile.test.ts replays these COPY and RUN lines as
 # written (honouring .dockerignore) and starts processes from the result, so keep to what it
 # replays (COPY without wildcards, RUN without --mount, ENV KEY=value, exec-form CMD).
-FROM node:22-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
 COPY shared/package.json shared/
@@ -16,7 +16,7 @@ COPY shared shared
 COPY services services
 RUN npx tsc -b && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:22-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./

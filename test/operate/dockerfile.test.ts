@@ -346,8 +346,8 @@ afterAll(async () => {
 }, 60_000);
 
 describe('the Dockerfile as written', () => {
-  it('builds in one stage and runs from a second with only what it copies, on Node 22, as a non-root user', () => {
-    expect(STAGES.map((s) => s.base)).toEqual(['node:22-bookworm-slim', 'node:22-bookworm-slim']);
+  it('builds in one stage and runs from a second with only what it copies, on the current Node LTS (24), as a non-root user', () => {
+    expect(STAGES.map((s) => s.base)).toEqual(['node:24-bookworm-slim', 'node:24-bookworm-slim']);
     const build = STAGES[0];
     const runs = build.steps.filter((s) => s.kind === 'run').map((s) => s.command.join(' '));
     expect(runs.join('\n')).toMatch(/npm ci/);
