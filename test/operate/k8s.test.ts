@@ -12,9 +12,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { commonVars, createLogger, createServiceApp, loadConfig, type VarSpec } from '@collab/shared';
+import { join, relative } from 'node:path';
+import { createLogger, createServiceApp, type VarSpec } from '@collab/shared';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import { Job } from 'kubernetes-models/batch/v1/Job';
@@ -25,82 +24,20 @@ import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { conversationConfigSpec, loadConversationConfig } from '../../services/conversation/src/config.js';
 import { createGatewayApp } from '../../services/gateway/src/app.js';
-import { gatewayConfigSpec, loadGatewayConfig } from '../../services/gateway/src/config.js';
-import {
-  identityConfigSpec,
-  identityWorkerConfigSpec,
-  loadIdentityConfig,
-  loadIdentityWorkerConfig,
-} from '../../services/identity/src/config.js';
-import { loadNotificationConfig, notificationConfigSpec } from '../../services/notification/src/config.js';
+import { DIRECT_VARS, ENTRY_POINTS, MIGRATIONS, ROOT, sourceEntryPoints, type Spec } from '../support/process-catalog.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const K8S_DIR = join(ROOT, 'deploy', 'k8s');
-const { MIGRATIONS } = (await import(join(ROOT, 'scripts', 'processes.mjs'))) as {
-  MIGRATIONS: { name: string; script: string }[];
-};
 
 type Doc = Record<string, any>;
 interface Manifest {
   file: string;
   doc: Doc;
 }
-type Spec = Record<string, VarSpec<unknown>>;
 
 // ---------------------------------------------------------------------------------------------
 // What the code reads and serves
 
-/** The variables shared/src/migrate-main.ts loads. */
-const MIGRATE_SPEC = { DATABASE_URL: commonVars.DATABASE_URL, LOG_LEVEL: commonVars.LOG_LEVEL };
-
-/** Every entry point the image runs: the variables it reads and the loader that validates them at boot. */
-const ENTRY_POINTS: Record<string, { spec: Spec; load: (env: NodeJS.ProcessEnv) => unknown; serves?: 'service' | 'gateway' }> = {
-  'services/gateway/dist/main-api.js': { spec: gatewayConfigSpec, load: loadGatewayConfig, serves: 'gateway' },
-  'services/identity/dist/main-api.js': { spec: identityConfigSpec, load: loadIdentityConfig, serves: 'service' },
-  'services/identity/dist/main-worker.js': { spec: identityWorkerConfigSpec, load: loadIdentityWorkerConfig },
-  'services/conversation/dist/main-api.js': { spec: conversationConfigSpec, load: loadConversationConfig, serves: 'service' },
-  'services/conversation/dist/main-worker.js': { spec: conversationConfigSpec, load: loadConversationConfig },
-  'services/notification/dist/main-api.js': { spec: notificationConfigSpec, load: loadNotificationConfig, serves: 'service' },
-  'services/notification/dist/main-worker.js': { spec: notificationConfigSpec, load: loadNotificationConfig },
-  ...Object.fromEntries(
-    ['identity', 'conversation', 'notification'].map((service) => [
-      `services/${service}/dist/main-migrate.js`,
-      { spec: MIGRATE_SPEC, load: (env: NodeJS.ProcessEnv) => loadConfig(MIGRATE_SPEC, env) },
-    ]),
-  ),
-};
-
-/** Entry points in the sources (services/<name>/src/main-<kind>.ts), as the build names them. */
-function sourceEntryPoints(): string[] {
-  const found: string[] = [];
-  for (const service of readdirSync(join(ROOT, 'services'))) {
-    const src = join(ROOT, 'services', service, 'src');
-    if (!existsSync(src)) continue;
-    for (const file of readdirSync(src))
-      if (/^main-[a-z]+\.ts$/.test(file)) found.push(`services/${service}/dist/${file.replace(/\.ts$/, '.js')}`);
-  }
-  return found.sort();
-}
-
-/** Variables read straight from process.env outside the config specs (lifecycle, logger). */
-function directlyReadVars(): Set<string> {
-  const names = new Set<string>();
-  const dirs = [join(ROOT, 'shared', 'src'), ...readdirSync(join(ROOT, 'services')).map((s) => join(ROOT, 'services', s, 'src'))];
-  const walk = (dir: string): void => {
-    if (!existsSync(dir)) return;
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
-        for (const match of readFileSync(path, 'utf8').matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)) names.add(match[1]);
-    }
-  };
-  dirs.forEach(walk);
-  return names;
-}
-const DIRECT_VARS = directlyReadVars();
 
 function readsVar(script: string, name: string): boolean {
   return name in ENTRY_POINTS[script].spec || DIRECT_VARS.has(name);

@@ -1,0 +1,84 @@
+/**
+ * What the image's processes read and serve, taken from the code itself: every entry point with
+ * the config spec and loader it boots with, and the variables read straight from process.env.
+ * Deployment checks (compose, Kubernetes) compare their files against this.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { commonVars, loadConfig, type VarSpec } from '@collab/shared';
+import { conversationConfigSpec, loadConversationConfig } from '../../services/conversation/src/config.js';
+import { gatewayConfigSpec, loadGatewayConfig } from '../../services/gateway/src/config.js';
+import {
+  identityConfigSpec,
+  identityWorkerConfigSpec,
+  loadIdentityConfig,
+  loadIdentityWorkerConfig,
+} from '../../services/identity/src/config.js';
+import { loadNotificationConfig, notificationConfigSpec } from '../../services/notification/src/config.js';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export const { MIGRATIONS } = (await import(join(ROOT, 'scripts', 'processes.mjs'))) as {
+  MIGRATIONS: { name: string; script: string }[];
+};
+
+export type Spec = Record<string, VarSpec<unknown>>;
+
+/** The variables shared/src/migrate-main.ts loads. */
+const MIGRATE_SPEC = { DATABASE_URL: commonVars.DATABASE_URL, LOG_LEVEL: commonVars.LOG_LEVEL };
+
+export interface EntryPoint {
+  spec: Spec;
+  load: (env: NodeJS.ProcessEnv) => unknown;
+  kind: 'api' | 'worker' | 'migrate';
+  /** Which app an HTTP process serves (its probes and ports). */
+  serves?: 'service' | 'gateway';
+}
+
+/** Every entry point the image runs: the variables it reads and the loader that validates them at boot. */
+export const ENTRY_POINTS: Record<string, EntryPoint> = {
+  'services/gateway/dist/main-api.js': { spec: gatewayConfigSpec, load: loadGatewayConfig, kind: 'api', serves: 'gateway' },
+  'services/identity/dist/main-api.js': { spec: identityConfigSpec, load: loadIdentityConfig, kind: 'api', serves: 'service' },
+  'services/identity/dist/main-worker.js': { spec: identityWorkerConfigSpec, load: loadIdentityWorkerConfig, kind: 'worker' },
+  'services/conversation/dist/main-api.js': { spec: conversationConfigSpec, load: loadConversationConfig, kind: 'api', serves: 'service' },
+  'services/conversation/dist/main-worker.js': { spec: conversationConfigSpec, load: loadConversationConfig, kind: 'worker' },
+  'services/notification/dist/main-api.js': { spec: notificationConfigSpec, load: loadNotificationConfig, kind: 'api', serves: 'service' },
+  'services/notification/dist/main-worker.js': { spec: notificationConfigSpec, load: loadNotificationConfig, kind: 'worker' },
+  ...Object.fromEntries(
+    ['identity', 'conversation', 'notification'].map((service) => [
+      `services/${service}/dist/main-migrate.js`,
+      { spec: MIGRATE_SPEC, load: (env: NodeJS.ProcessEnv) => loadConfig(MIGRATE_SPEC, env), kind: 'migrate' as const },
+    ]),
+  ),
+};
+
+/** Entry points in the sources (services/<name>/src/main-<kind>.ts), as the build names them. */
+export function sourceEntryPoints(): string[] {
+  const found: string[] = [];
+  for (const service of readdirSync(join(ROOT, 'services'))) {
+    const src = join(ROOT, 'services', service, 'src');
+    if (!existsSync(src)) continue;
+    for (const file of readdirSync(src))
+      if (/^main-[a-z]+\.ts$/.test(file)) found.push(`services/${service}/dist/${file.replace(/\.ts$/, '.js')}`);
+  }
+  return found.sort();
+}
+
+/** Variables read straight from process.env outside the config specs (lifecycle, logger). */
+function directlyReadVars(): Set<string> {
+  const names = new Set<string>();
+  const walk = (dir: string): void => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
+        for (const match of readFileSync(path, 'utf8').matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)) names.add(match[1]);
+    }
+  };
+  walk(join(ROOT, 'shared', 'src'));
+  for (const service of readdirSync(join(ROOT, 'services'))) walk(join(ROOT, 'services', service, 'src'));
+  return names;
+}
+export const DIRECT_VARS = directlyReadVars();
