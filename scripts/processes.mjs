@@ -39,7 +39,7 @@ export function processes(env) {
 }
 
 /** The secrets withDevSecrets provides; with all of them set, .data is never read or written. */
-export const DEV_SECRET_NAMES = ['INTERNAL_TOKEN', 'ACCESS_TOKEN_SECRET', 'FILE_URL_SECRET'];
+export const DEV_SECRET_NAMES = ['INTERNAL_TOKEN', 'ACCESS_TOKEN_SECRET', 'FILE_URL_SECRET', 'SECRETS_ENCRYPTION_KEY'];
 
 /**
  * Secrets the services share. In production they come from the environment; on a developer
@@ -54,6 +54,8 @@ export function withDevSecrets(env) {
   let changed = false;
   for (const name of names) {
     if (!stored[name]) {
+      // 32 random bytes in hex: also the form of SECRETS_ENCRYPTION_KEY. Losing that one leaves
+      // the stored secrets unreadable, so an existing file only ever gains names.
       stored[name] = randomBytes(32).toString('hex');
       changed = true;
     }

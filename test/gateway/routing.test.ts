@@ -165,9 +165,7 @@ describe('internal headers', () => {
   });
 
   it('a client-sent x-collab-customer-id is ignored', async () => {
-    const strangerId = randomUUID();
-    const strangerSecret = randomBytes(32).toString('hex');
-    await system.sql.query('INSERT INTO identity.customers (id, secret) VALUES ($1, $2)', [strangerId, strangerSecret]);
+    const { id: strangerId, secret: strangerSecret } = await system.addCustomer();
     const stranger = new ApiClient(system, () => customerToken(strangerId, strangerSecret));
     const theirs = (await stranger.post('/v1/applications', { name: 'theirs' })).body.applicationID;
 

@@ -2,7 +2,7 @@
  * The applications API (api.md "Applications", behavior.md §13, decisions.md 9 and 22):
  * /v1/applications and its /v1/projects alias, with customer tokens, through the gateway.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiClient,
@@ -27,9 +27,7 @@ let stranger: ApiClient;
 beforeAll(async () => {
   system = await startSystem();
   customer = asCustomer(system);
-  const strangerId = randomUUID();
-  const strangerSecret = randomBytes(32).toString('hex');
-  await system.sql.query('INSERT INTO identity.customers (id, secret) VALUES ($1, $2)', [strangerId, strangerSecret]);
+  const { id: strangerId, secret: strangerSecret } = await system.addCustomer();
   stranger = new ApiClient(system, () => customerToken(strangerId, strangerSecret));
 });
 afterAll(() => system?.stop());
@@ -44,7 +42,7 @@ async function create(name: string, prefix: 'applications' | 'projects' = 'appli
 
 async function storedApplication(id: string) {
   const { rows } = await system.sql.query(
-    'SELECT id, customer_id, name, secret, icon_url FROM identity.applications WHERE id = $1',
+    'SELECT id, customer_id, name, secret_encrypted, icon_url FROM identity.applications WHERE id = $1',
     [id],
   );
   return rows[0] ?? null;
@@ -74,7 +72,7 @@ describe.each(['applications', 'projects'] as const)('/v1/%s', (prefix) => {
         secret: expect.stringMatching(/^[0-9a-f]{64}$/),
       });
       const stored = await storedApplication(response.body.applicationID);
-      expect(stored).toMatchObject({ name: 'Created', secret: response.body.secret, customer_id: system.customer.id });
+      expect(stored).toMatchObject({ name: 'Created', customer_id: system.customer.id });
     });
 
     it('gives every application its own id and secret', async () => {
@@ -250,8 +248,9 @@ describe.each(['applications', 'projects'] as const)('/v1/%s', (prefix) => {
 
     it('never changes the secret', async () => {
       const created = await create('stable secret', prefix);
+      const before = (await storedApplication(created.id)).secret_encrypted;
       await customer.put(`${base}/${created.id}`, { name: 'still stable' });
-      expect((await storedApplication(created.id)).secret).toBe(created.secret);
+      expect((await storedApplication(created.id)).secret_encrypted).toBe(before);
       expect((await created.client.get('/v1/verify')).status).toBe(200);
     });
 

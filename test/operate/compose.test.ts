@@ -134,9 +134,12 @@ function requiredComposeVars(text: string): string[] {
   return [...new Set([...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*):?\?/g)].map((m) => m[1]))].sort();
 }
 
-/** What an operator sets: every variable the file requires, with a value any config accepts. */
+/**
+ * What an operator sets: every variable the file requires, with a value any config accepts (64 hex
+ * characters, distinct per variable: a secret of at least 16 characters, and a 32-byte key).
+ */
 function operatorEnv(text: string): Record<string, string> {
-  return Object.fromEntries(requiredComposeVars(text).map((name, i) => [name, `${name.toLowerCase()}-${i}-0123456789abcdef`]));
+  return Object.fromEntries(requiredComposeVars(text).map((name) => [name, createHash('sha256').update(name).digest('hex')]));
 }
 
 /** An environment given as a map or as a list of KEY=VALUE. */
@@ -264,7 +267,7 @@ describe('docker-compose.yml against the Compose Specification schema', () => {
   });
 
   it('interpolates: every $ is a valid reference, and the variables it requires are exactly the secrets', () => {
-    expect(requiredComposeVars(TEXT)).toEqual(['ACCESS_TOKEN_SECRET', 'FILE_URL_SECRET', 'INTERNAL_TOKEN']);
+    expect(requiredComposeVars(TEXT)).toEqual(['ACCESS_TOKEN_SECRET', 'FILE_URL_SECRET', 'INTERNAL_TOKEN', 'SECRETS_ENCRYPTION_KEY']);
     // Without them, Compose refuses to start rather than starting processes that would crash.
     expect(() => resolveCompose(RAW, {})).toThrow(MissingVariableError);
     // The interpolation itself is checked: a lone $ is refused, and defaults apply.

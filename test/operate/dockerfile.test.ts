@@ -405,6 +405,7 @@ describe('the image the Dockerfile builds (replayed)', () => {
       ...env,
       PORT: String(port),
       ACCESS_TOKEN_SECRET: randomBytes(32).toString('hex'),
+      SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       CUSTOMER_ID: customer.id,
       CUSTOMER_SECRET: customer.secret,
       // The batch below waits for the worker rather than answering 202.

@@ -53,9 +53,31 @@ function isSecretVar(rule: VarSpec<unknown>): boolean {
   }
 }
 
+/** An `encryptionKeyVar`: its parser takes exactly 32 bytes, and refuses the Secret's placeholders. */
+function isEncryptionKeyVar(rule: VarSpec<unknown>): boolean {
+  try {
+    rule.parse('ab'.repeat(32));
+    rule.parse('CHANGE-ME');
+    return false;
+  } catch (error) {
+    return /32-byte key/.test((error as Error).message);
+  }
+}
+
 /** Variables that carry credentials: kept in the Secret, never in the ConfigMap or a manifest literal. */
 function isCredentialVar(name: string, rule: VarSpec<unknown>): boolean {
-  return isSecretVar(rule) || name === 'DATABASE_URL' || name === 'REDIS_URL' || name === 'CUSTOMER_SECRET';
+  return isSecretVar(rule) || isEncryptionKeyVar(rule) || name === 'DATABASE_URL' || name === 'REDIS_URL' || name === 'CUSTOMER_SECRET';
+}
+
+/**
+ * The environment once the operator has replaced the Secret's placeholders: an encryption key's
+ * placeholder is no key (identity refuses it, so a forgotten one cannot encrypt anything).
+ */
+function withKeysReplaced(spec: Spec, env: Record<string, string>): Record<string, string> {
+  const replaced = { ...env };
+  for (const [varName, rule] of Object.entries(spec))
+    if (isEncryptionKeyVar(rule) && /^CHANGE-ME/.test(env[varName] ?? '')) replaced[varName] = 'ab'.repeat(32);
+  return replaced;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -247,7 +269,7 @@ function containerProblems(manifests: Manifest[]): string[] {
     }
     if (!env.SHUTDOWN_TIMEOUT_MS) problems.push(`${where}: SHUTDOWN_TIMEOUT_MS is not set`);
     try {
-      load(env);
+      load(withKeysReplaced(spec, env));
     } catch (error) {
       problems.push(`${where}: its config does not load: ${(error as Error).message}`);
     }
@@ -420,9 +442,13 @@ describe('deploy/k8s manifests', () => {
     expect(secrets).toHaveLength(1);
     const values = secretData(secrets[0].doc);
     const specs: Spec[] = Object.values(ENTRY_POINTS).map((e) => e.spec);
-    const keys = Object.keys(values).filter((key) => specs.some((spec) => spec[key] && isSecretVar(spec[key])));
-    expect(keys.sort()).toEqual(['ACCESS_TOKEN_SECRET', 'FILE_URL_SECRET', 'INTERNAL_TOKEN']);
+    const keys = Object.keys(values).filter((key) => specs.some((spec) => spec[key] && (isSecretVar(spec[key]) || isEncryptionKeyVar(spec[key]))));
+    expect(keys.sort()).toEqual(['ACCESS_TOKEN_SECRET', 'FILE_URL_SECRET', 'INTERNAL_TOKEN', 'SECRETS_ENCRYPTION_KEY']);
     for (const key of keys) expect(values[key], key).toMatch(/^CHANGE-ME/);
+    // A forgotten key placeholder stops identity at boot rather than encrypting with a known key.
+    const identity = containersOf(manifests).find((c) => c.script === 'services/identity/dist/main-api.js')!;
+    const { env } = resolveEnv(manifests, identity.container);
+    expect(() => ENTRY_POINTS[identity.script!].load(env)).toThrow(/SECRETS_ENCRYPTION_KEY is invalid: must be a 32-byte key/);
     expect(values.DATABASE_URL).toMatch(/CHANGE-ME/);
     // A known customer secret would let anyone mint application-management tokens: unset by default.
     expect([values.CUSTOMER_ID, values.CUSTOMER_SECRET]).toEqual(['', '']);

@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer, connect, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseEncryptionKey, SecretBox } from '@collab/shared';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { request } from '../support/client.js';
@@ -317,8 +318,11 @@ describe('npm start (scripts/start.mjs)', () => {
     const sql = new pg.Client({ connectionString: databaseUrlFor(system.databaseName) });
     await sql.connect();
     try {
-      const rows = await sql.query('SELECT id::text AS id, secret FROM identity.customers');
-      expect(rows.rows).toEqual([{ id: customer.id, secret: customer.secret }]);
+      // Stored encrypted only (the secret itself is proven by expectWorkingCustomer below).
+      const rows = await sql.query(
+        'SELECT id::text AS id, plaintext_secret, secret_encrypted IS NOT NULL AS encrypted FROM identity.customers',
+      );
+      expect(rows.rows).toEqual([{ id: customer.id, plaintext_secret: null, encrypted: true }]);
     } finally {
       await sql.end();
     }
@@ -383,7 +387,8 @@ describe('npm run customer -- create (services/identity/dist/cli/customer.js)', 
     const databaseName = newDatabaseName();
     const databaseUrl = databaseUrlFor(databaseName);
     await migrateAll(databaseUrl);
-    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' };
+    const key = randomBytes(32).toString('hex');
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, SECRETS_ENCRYPTION_KEY: key, LOG_LEVEL: 'warn' };
 
     const runCreate = async () => {
       const cli = spawnNode(['services/identity/dist/cli/customer.js', 'create'], env);
@@ -405,9 +410,11 @@ describe('npm run customer -- create (services/identity/dist/cli/customer.js)', 
     const sql = new pg.Client({ connectionString: databaseUrl });
     await sql.connect();
     try {
-      const rows = await sql.query('SELECT id::text AS id, secret FROM identity.customers ORDER BY created_at, id');
-      expect(rows.rows).toHaveLength(2);
-      expect(rows.rows).toEqual(expect.arrayContaining([first, second]));
+      const rows = await sql.query('SELECT id::text AS id, secret_encrypted FROM identity.customers ORDER BY created_at, id');
+      const box = new SecretBox(parseEncryptionKey(key));
+      const stored = rows.rows.map((row) => ({ id: row.id, secret: box.open(row.secret_encrypted, `customer:${row.id}`) }));
+      expect(stored).toHaveLength(2);
+      expect(stored).toEqual(expect.arrayContaining([first, second]));
     } finally {
       await sql.end();
     }

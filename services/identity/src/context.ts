@@ -1,5 +1,5 @@
 /** Wires identity's dependencies (database, Redis, cascade) for the API process and the CLIs. */
-import { createInternalClient, createRedis, invalidationChannel, type Logger } from '@collab/shared';
+import { createInternalClient, createRedis, invalidationChannel, SecretBox, type Logger } from '@collab/shared';
 import type { IdentityConfig } from './config.js';
 import { createIdentityDataSource } from './data-source.js';
 import { dependentServicesCascade } from './domain/cascade/deletion-cascade.js';
@@ -15,6 +15,7 @@ export async function createIdentityContext(config: Omit<IdentityConfig, 'BATCH_
   const channel = invalidationChannel(config.REDIS_PREFIX);
   const ctx: IdentityContext = {
     db,
+    secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY),
     logger,
     cascade: dependentServicesCascade(
       (['conversation', 'notification'] as const).map((service) =>

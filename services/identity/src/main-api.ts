@@ -14,7 +14,7 @@ runMain('identity', async () => {
   await serveMetrics(lifecycle, config.METRICS_PORT, logger);
 
   const created = await ensureBootCustomer(
-    ctx.db,
+    ctx,
     config.CUSTOMER_ID ? { id: config.CUSTOMER_ID, secret: config.CUSTOMER_SECRET } : null,
   );
   if (created) {

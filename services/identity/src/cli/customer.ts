@@ -1,7 +1,9 @@
 /** `npm run customer -- create`: creates a customer and prints its id and secret once. */
-import { commonVars, loadConfig, runMain } from '@collab/shared';
+import { commonVars, loadConfig, runMain, SecretBox } from '@collab/shared';
+import { identityConfigSpec } from '../config.js';
 import { createIdentityDataSource } from '../data-source.js';
 import { createCustomer } from '../domain/customers/customers.js';
+import { prepareStoredSecrets } from '../domain/secrets.js';
 
 const USAGE = 'usage: npm run customer -- create';
 
@@ -11,10 +13,19 @@ runMain('customer', async () => {
     console.error(USAGE);
     process.exit(2);
   }
-  const { DATABASE_URL } = loadConfig({ DATABASE_URL: commonVars.DATABASE_URL });
-  const db = createIdentityDataSource(DATABASE_URL, 1);
+  const config = loadConfig({
+    DATABASE_URL: commonVars.DATABASE_URL,
+    SECRETS_ENCRYPTION_KEY: identityConfigSpec.SECRETS_ENCRYPTION_KEY,
+  });
+  const db = createIdentityDataSource(config.DATABASE_URL, 1);
   await db.initialize();
-  const customer = await createCustomer(db);
-  await db.destroy();
-  console.log(`CUSTOMER_ID=${customer.id}\nCUSTOMER_SECRET=${customer.secret}`);
+  try {
+    const ctx = { db, secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY) };
+    // The same key as identity's, or nothing is written: a secret sealed with another key would not open.
+    await prepareStoredSecrets(ctx);
+    const customer = await createCustomer(ctx);
+    console.log(`CUSTOMER_ID=${customer.id}\nCUSTOMER_SECRET=${customer.secret}`);
+  } finally {
+    await db.destroy();
+  }
 });

@@ -6,6 +6,7 @@
  *   npm run token -- revoke --application <id>           revokes all access tokens of an application
  * Minted tokens are what @cord-sdk/server's getServerAuthToken / getApplicationManagementAuthToken build.
  */
+import { createSecretKey, randomBytes } from 'node:crypto';
 import { commonVars, createLogger, hmacKey, isUuid, loadConfig, runMain } from '@collab/shared';
 import { SignJWT } from 'jose';
 import { createIdentityContext } from '../context.js';
@@ -43,9 +44,10 @@ async function revoke(first: string | undefined, second: string | undefined) {
     REDIS_URL: commonVars.REDIS_URL,
     REDIS_PREFIX: commonVars.REDIS_PREFIX,
   });
-  // Revocation reads the database and publishes to gateways; it signs nothing.
+  // Revocation reads the database and publishes to gateways; it signs and decrypts nothing, so
+  // its keys are empty or a throwaway one.
   const { ctx, close } = await createIdentityContext(
-    { ...config, DB_POOL_SIZE: 1, ACCESS_TOKEN_SECRET: '', INTERNAL_TOKEN: '', CUSTOMER_ID: '', CUSTOMER_SECRET: '', PORT: 0, LOG_LEVEL: 'warn', CONVERSATION_URL: '', NOTIFICATION_URL: '' },
+    { ...config, DB_POOL_SIZE: 1, ACCESS_TOKEN_SECRET: '', SECRETS_ENCRYPTION_KEY: createSecretKey(randomBytes(32)), INTERNAL_TOKEN: '', CUSTOMER_ID: '', CUSTOMER_SECRET: '', PORT: 0, LOG_LEVEL: 'warn', CONVERSATION_URL: '', NOTIFICATION_URL: '' },
     createLogger('token-cli', 'warn'),
   );
   try {

@@ -3,7 +3,10 @@ import type { ApplicationRow, CustomerRow, SessionRow } from '../entities/index.
 import { countAffected } from '@collab/shared';
 import type { Db } from './db.js';
 
-const APPLICATION_COLUMNS = `a.id, a.customer_id AS "customerId", a.name, a.secret, a.icon_url AS "iconUrl",
+/** The stored secret columns (entities/index.ts): sealed, or plaintext from before encryption. */
+const secretColumns = (table: string) =>
+  `${table}.secret_encrypted AS "secretEncrypted", ${table}.plaintext_secret AS "plaintextSecret"`;
+const APPLICATION_COLUMNS = `a.id, a.customer_id AS "customerId", a.name, ${secretColumns('a')}, a.icon_url AS "iconUrl",
   a.event_webhook_url AS "eventWebhookUrl", a.redirect_uri AS "redirectUri", a.email_settings AS "emailSettings",
   a.created_at AS "createdAt"`;
 
@@ -22,7 +25,7 @@ const jsonIfObject = (key: string, value: unknown) => (key === 'emailSettings' ?
 export const customersRepository = {
   async find(db: Db, customerId: string): Promise<CustomerRow | null> {
     const rows: CustomerRow[] = await db.query(
-      `SELECT id, secret, created_at AS "createdAt" FROM identity.customers WHERE id = $1`,
+      `SELECT c.id, ${secretColumns('c')}, c.created_at AS "createdAt" FROM identity.customers c WHERE c.id = $1`,
       [customerId],
     );
     return rows[0] ?? null;
@@ -33,12 +36,12 @@ export const customersRepository = {
     return Number(rows[0].count);
   },
 
-  /** Creates the customer or sets its secret. */
-  async upsert(db: Db, customerId: string, secret: string): Promise<void> {
+  /** Creates the customer or sets its (sealed) secret. */
+  async upsert(db: Db, customerId: string, secretEncrypted: string): Promise<void> {
     await db.query(
-      `INSERT INTO identity.customers (id, secret) VALUES ($1, $2)
-       ON CONFLICT (id) DO UPDATE SET secret = EXCLUDED.secret`,
-      [customerId, secret],
+      `INSERT INTO identity.customers (id, secret_encrypted) VALUES ($1, $2)
+       ON CONFLICT (id) DO UPDATE SET secret_encrypted = EXCLUDED.secret_encrypted, plaintext_secret = NULL`,
+      [customerId, secretEncrypted],
     );
   },
 };
@@ -70,14 +73,14 @@ export const applicationsRepository = {
   async insert(
     db: Db,
     customerId: string,
-    application: { id: string; secret: string } & ApplicationFields & { name: string },
+    application: { id: string; secretEncrypted: string } & ApplicationFields & { name: string },
   ): Promise<void> {
-    const { id, secret, ...fields } = application;
+    const { id, secretEncrypted, ...fields } = application;
     const keys = Object.keys(fields) as (keyof ApplicationFields)[];
-    const columns = ['id', 'customer_id', 'secret', ...keys.map((key) => APPLICATION_FIELD_COLUMNS[key])];
+    const columns = ['id', 'customer_id', 'secret_encrypted', ...keys.map((key) => APPLICATION_FIELD_COLUMNS[key])];
     await db.query(
       `INSERT INTO identity.applications (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
-      [id, customerId, secret, ...keys.map((key) => jsonIfObject(key, fields[key]))],
+      [id, customerId, secretEncrypted, ...keys.map((key) => jsonIfObject(key, fields[key]))],
     );
   },
 
@@ -94,6 +97,33 @@ export const applicationsRepository = {
   /** Deletes the application; its users, groups, memberships and sessions go with it (FK cascade). */
   async delete(db: Db, customerId: string, applicationId: string): Promise<void> {
     await db.query(`DELETE FROM identity.applications WHERE customer_id = $1 AND id = $2`, [customerId, applicationId]);
+  },
+};
+
+export type SecretTable = 'customers' | 'applications';
+
+/** The stored secrets of both tables, for encrypting those from before encryption and checking the key. */
+export const storedSecretsRepository = {
+  /** Secrets stored in plaintext, locked until the transaction ends. */
+  async lockPlaintext(db: Db, table: SecretTable): Promise<{ id: string; plaintextSecret: string }[]> {
+    return db.query(`SELECT id, plaintext_secret AS "plaintextSecret" FROM identity.${table} WHERE plaintext_secret IS NOT NULL FOR UPDATE`);
+  },
+
+  /** Replaces the plaintext of these rows by their sealed secrets, in one statement. */
+  async storeEncrypted(db: Db, table: SecretTable, rows: { id: string; secretEncrypted: string }[]): Promise<void> {
+    await db.query(
+      `UPDATE identity.${table} t SET secret_encrypted = u.sealed, plaintext_secret = NULL
+       FROM unnest($1::uuid[], $2::text[]) AS u(id, sealed) WHERE t.id = u.id`,
+      [rows.map((row) => row.id), rows.map((row) => row.secretEncrypted)],
+    );
+  },
+
+  async oldestEncrypted(db: Db, table: SecretTable): Promise<{ id: string; secretEncrypted: string } | null> {
+    const rows: { id: string; secretEncrypted: string }[] = await db.query(
+      `SELECT id, secret_encrypted AS "secretEncrypted" FROM identity.${table}
+       WHERE secret_encrypted IS NOT NULL ORDER BY created_at, id LIMIT 1`,
+    );
+    return rows[0] ?? null;
   },
 };
 

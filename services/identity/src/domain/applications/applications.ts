@@ -4,7 +4,7 @@ import { ApiError } from '@collab/shared';
 import type { ApplicationRow } from '../../entities/index.js';
 import { applicationsRepository, type ApplicationFields } from '../../repositories/applications.repository.js';
 import type { IdentityContext } from '../context.js';
-import { generateSecret, secretsEqual } from '../secrets.js';
+import { generateSecret, openSecret, sealSecret, secretsEqual } from '../secrets.js';
 
 export interface ApplicationInput {
   name?: string;
@@ -44,7 +44,9 @@ function applicationNotFound(applicationId: string): ApiError {
 export async function createApplication(ctx: IdentityContext, customerId: string, input: ApplicationInput & { name: string }) {
   const id = randomUUID();
   const secret = generateSecret();
-  await applicationsRepository.insert(ctx.db, customerId, { ...fieldsFrom(input), name: input.name, id, secret });
+  const secretEncrypted = sealSecret(ctx.secretBox, 'application', id, secret);
+  await applicationsRepository.insert(ctx.db, customerId, { ...fieldsFrom(input), name: input.name, id, secretEncrypted });
+  // The only time the plaintext leaves identity other than to the gateway (decisions.md 9).
   return { id, secret };
 }
 
@@ -82,7 +84,8 @@ export async function deleteApplication(
   requestId: string,
 ) {
   const application = await applicationsRepository.find(ctx.db, customerId, applicationId);
-  if (!application || !secretsEqual(secret, application.secret)) throw applicationNotFound(applicationId);
+  if (!application || !secretsEqual(secret, openSecret(ctx.secretBox, 'application', application)))
+    throw applicationNotFound(applicationId);
   // Caches are keyed by the stored (lower-case) id, whatever case the path used.
   const id = application.id;
   // The cascade (purging the application's data in the other services) is asked inside the
