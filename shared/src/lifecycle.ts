@@ -5,6 +5,7 @@
  */
 import type { Server } from 'node:http';
 import type { Express } from 'express';
+import { createHttpServer, type HttpServerOptions } from './http/server.js';
 import type { Logger } from './logger.js';
 
 export class ProcessLifecycle {
@@ -24,15 +25,15 @@ export class ProcessLifecycle {
     this.cleanups.unshift(cleanup);
   }
 
-  listen(app: Express, port: number, host = process.env.HOST ?? '0.0.0.0'): Promise<Server> {
+  listen(app: Express, port: number, options: HttpServerOptions = {}, host = process.env.HOST ?? '0.0.0.0'): Promise<Server> {
+    const server = createHttpServer(app, options);
+    this.servers.push(server);
     return new Promise((resolve, reject) => {
-      const server = app.listen(port, host, (error?: Error) => {
-        if (error) reject(error);
-        else resolve(server);
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve(server);
       });
-      // Longer than any load balancer's idle timeout, so that it closes first.
-      server.keepAliveTimeout = 65_000;
-      this.servers.push(server);
     });
   }
 

@@ -1,7 +1,8 @@
 /**
  * The gateway's Express app: request ids, CORS, route lookup against the shared route table
- * (404 and 405 with Allow), token verification for the route's kind, then the proxy to the
- * owning service with the verified caller in internal headers. Also serves the API reference:
+ * (404 and 405 with Allow), the 10 MB body limit, token verification for the route's kind, the
+ * caller's rate limit, then the proxy to the owning service with the verified caller in internal
+ * headers. Also serves the API reference:
  * `GET /v1/openapi.json` and the Swagger UI page `GET /docs` with its assets from swagger-ui-dist.
  */
 import { randomUUID } from 'node:crypto';
@@ -26,6 +27,8 @@ import {
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import { operatorAuth, QUEUE_DASHBOARD_PATH, type OperatorCredentials } from './admin/queue-dashboard.js';
 import type { Authenticate } from './auth/authenticate.js';
+import { refuseOversizedBody } from './limits/body-size.js';
+import type { RateLimit } from './limits/rate-limit.js';
 
 export interface GatewayAppOptions {
   logger: Logger;
@@ -42,6 +45,8 @@ export interface GatewayAppOptions {
    * auth with these credentials; 404 there unless both are given.
    */
   queueDashboard?: { router: RequestHandler; credentials: OperatorCredentials | null };
+  /** The per-caller rate limit, applied once the caller is known; none unless given. */
+  rateLimit?: RateLimit;
 }
 
 const CLIENT_FORBIDDEN_HEADERS = [
@@ -189,8 +194,10 @@ export function createGatewayApp(options: GatewayAppOptions): Express {
     }
     const { route } = lookup.match;
     setMetricsRoute(res, route.path);
+    refuseOversizedBody(route, req.headers);
     const requestId = req.headers[INTERNAL_HEADERS.requestId] as string;
     const caller = await options.authenticate(route.auth, req.headers.authorization, requestId);
+    await options.rateLimit?.(caller, res);
     delete req.headers.authorization;
     req.headers[INTERNAL_HEADERS.internalToken] = options.internalToken;
     if (caller.applicationId) {

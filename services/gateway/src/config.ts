@@ -1,4 +1,4 @@
-import { commonVars, loadConfig, metricsPortVar, vars } from '@collab/shared';
+import { commonVars, ConfigError, loadConfig, metricsPortVar, vars } from '@collab/shared';
 
 export const gatewayConfigSpec = {
   REDIS_URL: commonVars.REDIS_URL,
@@ -15,10 +15,18 @@ export const gatewayConfigSpec = {
   CREDENTIALS_CACHE_TTL_MS: vars.integer('How long verified credentials are cached', 60_000),
   ADMIN_USERNAME: vars.string('Operator user name of the queue dashboard /admin/queues (empty disables it)', ''),
   ADMIN_PASSWORD: vars.secret('Operator password of the queue dashboard /admin/queues (empty disables it)', ''),
+  RATE_LIMIT_PER_MINUTE: vars.integer('Requests a minute one application (or customer) may make, across all gateway replicas (0: no limit)', 0),
+  RATE_LIMIT_BURST: vars.integer('Requests one application (or customer) may make at once (0: RATE_LIMIT_PER_MINUTE)', 0),
+  REQUEST_TIMEOUT_MS: vars.integer('How long a client may take to send a whole request before 408 (0: no limit)', 300_000),
+  HEADERS_TIMEOUT_MS: vars.integer('How long a client may take to send the request headers before 408 (0: no limit)', 20_000),
 };
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
-  return loadConfig(gatewayConfigSpec, env);
+  const config = loadConfig(gatewayConfigSpec, env);
+  // Node's HTTP server refuses a headers deadline later than the whole request's.
+  if (config.REQUEST_TIMEOUT_MS > 0 && config.HEADERS_TIMEOUT_MS > config.REQUEST_TIMEOUT_MS)
+    throw new ConfigError([`HEADERS_TIMEOUT_MS is invalid: must not exceed REQUEST_TIMEOUT_MS (${config.REQUEST_TIMEOUT_MS})`]);
+  return config;
 }

@@ -7,10 +7,10 @@ runMain('gateway', async () => {
   const config = loadGatewayConfig();
   const logger = createLogger('gateway', config.LOG_LEVEL);
   const lifecycle = new ProcessLifecycle(logger);
-  const { app, close } = await createGateway(config, logger, lifecycle.isDraining);
+  const { app, serverOptions, close } = await createGateway(config, logger, lifecycle.isDraining);
   lifecycle.onShutdown(close);
   await serveMetrics(lifecycle, config.METRICS_PORT, logger);
-  await lifecycle.listen(app, config.PORT);
+  await lifecycle.listen(app, config.PORT, serverOptions);
   lifecycle.installSignalHandlers();
   logger.info({ port: config.PORT }, 'gateway listening');
 });

@@ -1,0 +1,16 @@
+/**
+ * Request bodies over 10 MB are refused at the gateway from their Content-Length, before a byte
+ * of them is read or forwarded, and the connection is closed rather than read to its end. File
+ * uploads (multipart) are exempt: the conversation service holds them to MAX_FILE_BYTES while it
+ * stores the stream. A body without a Content-Length (chunked) is counted by the service that
+ * reads it, which answers the same 413.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { ApiError, MAX_JSON_BODY_BYTES, type RouteDef } from '@collab/shared';
+
+export function refuseOversizedBody(route: RouteDef, headers: IncomingHttpHeaders): void {
+  if (route.bodyType === 'multipart') return;
+  // Node has already refused a Content-Length that is not a number.
+  if (Number(headers['content-length'] ?? 0) > MAX_JSON_BODY_BYTES)
+    throw new ApiError('payload_too_large', 'Request body is larger than 10 MB.', { headers: { Connection: 'close' } });
+}
