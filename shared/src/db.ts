@@ -3,7 +3,10 @@
  * (never `synchronize` outside tests).
  */
 import pg from 'pg';
-import { DataSource, type EntitySchema, type MixedList } from 'typeorm';
+import { DataSource, type EntityManager, type EntitySchema, type MixedList, type QueryRunner } from 'typeorm';
+import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel.js';
+import { ApiError } from './errors.js';
+import type { Queryable } from './sql.js';
 
 export interface ServiceDataSourceOptions {
   url: string;
@@ -15,8 +18,74 @@ export interface ServiceDataSourceOptions {
   applicationName: string;
 }
 
+/** SQLSTATEs of a connection lost or refused (class 08, server shutting down, too many connections). */
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
+const UNAVAILABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** What node-postgres says, without a code, when a connection dies or none frees up in time. */
+const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|not queryable/;
+
+/**
+ * True when Postgres could not be reached or dropped the connection (a restart, a failover,
+ * `pg_terminate_backend`): worth trying again, unlike a statement that failed.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const cause = ((error as { driverError?: unknown } | null)?.driverError ?? error) as { code?: unknown; message?: unknown } | null;
+  if (!cause) return false;
+  if (typeof cause.code === 'string' && (UNAVAILABLE_SQLSTATE.test(cause.code) || UNAVAILABLE_SOCKET_CODES.has(cause.code))) return true;
+  return typeof cause.message === 'string' && UNAVAILABLE_MESSAGE.test(cause.message);
+}
+
+function unavailableOr(error: unknown): unknown {
+  if (!isDatabaseUnavailable(error)) return error;
+  return new ApiError('service_unavailable', 'The database is unavailable. Try again.', { headers: { 'Retry-After': '1' } });
+}
+
+/**
+ * A data source whose queries and transactions that lose their connection fail with 503
+ * `service_unavailable` (retryable: requests answer it, jobs are retried) instead of an opaque
+ * 500. A transaction cut off never commits half of its statements, so trying again is safe.
+ */
+/**
+ * A connection killed while checked out (pg_terminate_backend, a failover) can emit a second
+ * 'error' after TypeORM has released it and removed its own listener; with none left that would
+ * crash the process. The query using it has already failed (503), so there is nothing more to do.
+ */
+class ResilientClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => undefined);
+  }
+}
+
+class ServiceDataSource extends DataSource {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's own signature
+  override async query<T = any>(query: string, parameters?: unknown[], queryRunner?: QueryRunner): Promise<T> {
+    try {
+      return await super.query<T>(query, parameters, queryRunner);
+    } catch (error) {
+      throw unavailableOr(error);
+    }
+  }
+
+  override transaction<T>(run: (manager: EntityManager) => Promise<T>): Promise<T>;
+  override transaction<T>(isolationLevel: IsolationLevel, run: (manager: EntityManager) => Promise<T>): Promise<T>;
+  override async transaction<T>(
+    first: IsolationLevel | ((manager: EntityManager) => Promise<T>),
+    second?: (manager: EntityManager) => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await (typeof first === 'function' ? super.transaction(first) : super.transaction(first, second!));
+    } catch (error) {
+      // TypeORM releases a transaction's connection when it dies between two statements; the
+      // next statement then fails with this instead of the connection's error.
+      if ((error as Error).name === 'QueryRunnerProviderAlreadyReleasedError') throw unavailableOr(new Error('Connection terminated'));
+      throw unavailableOr(error);
+    }
+  }
+}
+
 export function createServiceDataSource(options: ServiceDataSourceOptions): DataSource {
-  return new DataSource({
+  return new ServiceDataSource({
     type: 'postgres',
     url: options.url,
     schema: options.schema,
@@ -26,7 +95,7 @@ export function createServiceDataSource(options: ServiceDataSourceOptions): Data
     synchronize: false,
     logging: false,
     applicationName: options.applicationName,
-    extra: { max: options.poolSize ?? 10, connectionTimeoutMillis: 5000 },
+    extra: { max: options.poolSize ?? 10, connectionTimeoutMillis: 5000, Client: ResilientClient },
   });
 }
 
@@ -80,3 +149,16 @@ export async function hasPendingMigrations(dataSource: DataSource): Promise<bool
     throw error;
   }
 }
+
+/**
+ * Orders marking rows for purge before purging them, per application: a transaction that marks
+ * (and queues the purge job before it commits) holds the shared lock; the job takes the lock
+ * exclusively before it reads what is marked, so it waits for that commit instead of finding
+ * nothing and leaving the rows marked. Markings never wait for each other.
+ */
+export const purgeOrder = {
+  whileMarking: (tx: Queryable, schema: string, applicationId: string) =>
+    tx.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [`purge:${schema}:${applicationId}`]),
+  afterMarkings: (db: Queryable, schema: string, applicationId: string) =>
+    db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`purge:${schema}:${applicationId}`]),
+};

@@ -28,8 +28,10 @@ export const QUEUES = {
     /**
      * Applies one POST /v1/batch body, validated by the request, in one transaction
      * (decisions.md 24). The body is the payload because it is the work itself; it holds no secret.
+     * `batchId` names the identity.batches row that records the batch durably and its outcome (the
+     * job's id too); jobs queued before that row existed carry none and only apply the body.
      */
-    'batch.apply': s.object({ ...tenantJob, batch: batchBody }),
+    'batch.apply': s.object({ ...tenantJob, batch: batchBody, batchId: s.uuid().optional() }),
   },
 } as const satisfies Record<string, Record<string, ObjectSchema<Shape>>>;
 
@@ -46,9 +48,10 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
 };
 
 /**
- * Options of one queue on top of DEFAULT_JOB_OPTIONS. A batch's outcome stays readable through
- * GET /v1/batch/<jobID> for a day after it completes and a week after it fails; its payload can
- * be megabytes, so at most the latest 1000 of each are kept.
+ * Options of one queue on top of DEFAULT_JOB_OPTIONS. A batch's payload can be megabytes, so at
+ * most the latest 1000 of each are kept. GET /v1/batch/<jobID> reads the outcome identity records
+ * in Postgres; a job queued before that record existed stays readable here for a day after it
+ * completes and a week after it fails.
  */
 export const QUEUE_JOB_OPTIONS: Partial<Record<QueueName, JobsOptions>> = {
   'identity-batch': {
@@ -109,6 +112,19 @@ export interface QueueConnection {
   /** BullMQ key prefix (REDIS_PREFIX), so several systems can share one Redis. */
   prefix: string;
 }
+
+/** How long a request waits for Redis to take a job, or to read one, before it answers 503 (Redis unreachable). */
+export const ENQUEUE_TIMEOUT_MS = 1000;
+
+/**
+ * Work that Postgres records as pending (rows marked for purge, a batch not finished), as the job
+ * that does it; `key` deduplicates it, so that re-enqueueing the same work again and again queues
+ * it once. `jobId`, for work that has its own id (a batch, whose 202 named it): a job of that id
+ * still kept in Redis, whatever its state, is not queued again.
+ */
+export type PendingJob<Q extends QueueName> = {
+  [N in JobName<Q>]: { name: N; data: JobData<Q, N>; key: string; jobId?: string };
+}[JobName<Q>];
 
 /** How often a waiting caller also looks at the job's state, in case an event was missed. */
 const OUTCOME_POLL_MS = 500;
@@ -239,6 +255,11 @@ export function createProducer<Q extends QueueName>(name: Q, connection: QueueCo
 
     /** The job with its state, or null when there is no such job (never added, or removed after its retention). */
     getJob,
+
+    /** Calls `listener` whenever the connection to Redis is established: at start and after every outage. */
+    onReady(listener: () => void) {
+      redis.on('ready', listener);
+    },
 
     async close() {
       if (events) {

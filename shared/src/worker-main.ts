@@ -1,11 +1,14 @@
-/** The body of every worker entry point: connect, drain one queue, stop cleanly on SIGTERM. */
+/**
+ * The body of every worker entry point: connect, drain one queue, re-enqueue the work Postgres
+ * records as pending, stop cleanly on SIGTERM.
+ */
 import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { loadConfig, metricsPortVar, WORKER_METRICS_PORTS } from './config.js';
 import { ProcessLifecycle, runMain } from './lifecycle.js';
 import { createLogger } from './logger.js';
 import { processMetrics, serveMetrics } from './metrics.js';
-import { startWorker, type JobHandlers, type QueueName } from './queues.js';
+import { createProducer, startWorker, type JobHandlers, type PendingJob, type QueueName } from './queues.js';
 import { createRedis } from './redis.js';
 
 interface WorkerConfig {
@@ -18,12 +21,21 @@ interface WorkerConfig {
   JOB_LOCK_MS: number;
 }
 
+/** How often a worker re-enqueues pending work, besides at start and whenever Redis comes back. */
+const RECOVERY_INTERVAL_MS = 60_000;
+
 export function runWorkerMain<Q extends QueueName, C extends WorkerConfig>(options: {
   name: string;
   queue: Q;
   loadConfig: () => C;
   createDataSource: (url: string, poolSize: number) => DataSource;
   jobs: (db: DataSource, config: C) => JobHandlers<Q>;
+  /**
+   * The work Postgres records as pending. A job lives only in Redis: one lost with Redis's data
+   * (a restart without persistence), or never queued, is queued again from this. Also the place
+   * for housekeeping of those records (pruning finished ones), which runs as often.
+   */
+  pendingJobs?: (db: DataSource, config: C) => Promise<PendingJob<Q>[]>;
 }): void {
   runMain(options.name, async () => {
     const config = options.loadConfig();
@@ -32,6 +44,8 @@ export function runWorkerMain<Q extends QueueName, C extends WorkerConfig>(optio
     const logger = createLogger(options.name, config.LOG_LEVEL);
     const lifecycle = new ProcessLifecycle(logger);
     const db = options.createDataSource(config.DATABASE_URL, config.DB_POOL_SIZE);
+    // Told apart from the API's connections in pg_stat_activity (e.g. collab-identity-worker).
+    db.setOptions({ applicationName: `${(db.options as { applicationName: string }).applicationName}-worker` });
     await db.initialize();
     const worker = startWorker(options.queue, options.jobs(db, config), {
       redisUrl: config.REDIS_URL,
@@ -45,12 +59,34 @@ export function runWorkerMain<Q extends QueueName, C extends WorkerConfig>(optio
     const queueConnection = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
     queueConnection.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
     const queue = new Queue(options.queue, { connection: queueConnection, prefix: config.REDIS_PREFIX });
+    // The connection's listener logs its errors; without one of its own, BullMQ prints them again.
+    queue.on('error', () => undefined);
     metrics.watchPool(options.name, db);
     metrics.watchWorker(worker, queue);
     lifecycle.onShutdown(async () => {
       await queue.close();
       queueConnection.disconnect();
     });
+    if (options.pendingJobs) {
+      const pendingJobs = options.pendingJobs;
+      const producer = createProducer(options.queue, { redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
+      const recover = async () => {
+        try {
+          const pending = await pendingJobs(db, config);
+          for (const job of pending) await producer.add(job.name, job.data as never, { jobId: job.jobId, deduplication: { id: job.key } });
+          if (pending.length > 0) logger.info({ jobs: pending.length }, 'pending work queued');
+        } catch (error) {
+          logger.warn({ err: (error as Error).message }, 'pending work not queued; trying again later');
+        }
+      };
+      // Redis back after an outage may have lost its jobs: queue the pending work at once.
+      producer.onReady(() => void recover());
+      const timer = setInterval(() => void recover(), RECOVERY_INTERVAL_MS);
+      lifecycle.onShutdown(async () => {
+        clearInterval(timer);
+        await producer.close();
+      });
+    }
     await serveMetrics(lifecycle, METRICS_PORT, logger);
     // Runs first: close() lets active jobs finish; one cut off by the shutdown deadline is
     // retried by another worker once its lock expires.

@@ -2,13 +2,12 @@
  * Graceful shutdown of an HTTP service process: on SIGTERM it stops accepting connections, lets the
  * request in flight finish, and exits 0. Needs the build (`npm test` builds).
  */
-import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, type TestApplication } from '../support/client.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { freePort } from '../support/ports.js';
+import { killAll, spawnServiceProcess, until } from '../support/processes.js';
 
 let system: TestSystem;
 let app: TestApplication;
@@ -17,28 +16,25 @@ beforeAll(async () => {
   system = await startSystem();
   app = await createApplication(system);
 });
-afterAll(() => system?.stop());
-
-async function waitForReady(url: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ok = await fetch(`${url}/readyz`).then((response) => response.ok, () => false);
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`${url} not ready`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+afterAll(async () => {
+  killAll();
+  await system?.stop();
+});
 
 describe('an identity process receiving SIGTERM', () => {
   it('finishes the request in flight, refuses new connections and exits 0', async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, [join(import.meta.dirname, '../../services/identity/dist/main-api.js')], {
-      env: { ...process.env, ...system.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', CUSTOMER_ID: system.customer.id, CUSTOMER_SECRET: system.customer.secret },
-      stdio: 'ignore',
+    const child = spawnServiceProcess('identity', 'main-api', {
+      ...system.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      CUSTOMER_ID: system.customer.id,
+      CUSTOMER_SECRET: system.customer.secret,
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const url = `http://127.0.0.1:${port}`;
-    await waitForReady(url);
+    await until(() => fetch(`${url}/readyz`).then((response) => response.ok, () => false), `${url} to be ready`, 20_000, 50);
 
     // A request whose body is still arriving when the signal comes.
     const body = JSON.stringify({ name: 'Slow Sam' });

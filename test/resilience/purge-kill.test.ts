@@ -3,58 +3,26 @@
  * purging 50,000 messages, another one picks the job up once its lock expires, and the purge
  * completes with nothing left behind and nothing else removed. Needs the build (`npm test` builds).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { createLogger } from '@collab/shared';
+import { createInternalClient, createLogger } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
 import { purgeJobs } from '../../services/conversation/src/jobs/purge.jobs.js';
 import { createApplication, type TestApplication } from '../support/client.js';
+import { killAll, spawnServiceProcess, stopProcess, until } from '../support/processes.js';
 import { waitForQueuesIdle } from '../support/queues.js';
+import * as rows from '../support/rows.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 
 const MESSAGES = 50_000;
-const workerScript = join(import.meta.dirname, '../../services/conversation/dist/main-worker.js');
 let system: TestSystem;
 let doomed: TestApplication;
 let bystander: TestApplication;
-const workers: ChildProcess[] = [];
 
-function startWorkerProcess(): ChildProcess {
-  const child = spawn(process.execPath, [workerScript], {
-    env: { ...process.env, ...system.env, PURGE_BATCH_SIZE: '500', JOB_LOCK_MS: '1500', LOG_LEVEL: 'silent' },
-    stdio: 'ignore',
-  });
-  workers.push(child);
-  return child;
-}
+const startWorkerProcess = () =>
+  spawnServiceProcess('conversation', 'main-worker', { ...system.env, PURGE_BATCH_SIZE: '500', JOB_LOCK_MS: '1500', LOG_LEVEL: 'silent' });
 
-/** SIGTERM, then the exit code (0 when it stopped cleanly). */
-function stopWorker(worker: ChildProcess): Promise<number | null> {
-  if (worker.exitCode !== null) return Promise.resolve(worker.exitCode);
-  const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
-  worker.kill('SIGTERM');
-  return exited;
-}
-
-async function count(sql: string, params: unknown[]): Promise<number> {
-  return (await system.sql.query(sql, params)).rows[0].n;
-}
-
-async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-const threadMessages = (threadId: string) =>
-  count(
-    `SELECT count(*)::int AS n FROM conversation.messages m JOIN conversation.threads t ON t.internal_id = m.thread_id
-     WHERE t.external_id = $1 AND t.application_id = $2`,
-    [threadId, doomed.id],
-  );
+const count = (sql: string, params: unknown[]) => rows.count(system, sql, params);
+const threadMessages = (threadId: string) => rows.threadMessages(system, doomed.id, threadId);
 
 async function seed(app: TestApplication, messagesInBigThread: number) {
   await app.client.put('/v1/users/ann', { name: 'Ann' });
@@ -86,7 +54,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const worker of workers) worker.kill('SIGKILL');
+  killAll();
   await system?.stop();
 });
 
@@ -99,8 +67,7 @@ describe('a purge whose worker is killed', () => {
 
     const first = startWorkerProcess();
     await until(async () => (await threadMessages('big-thread')) < MESSAGES - 1000, 'the purge to start');
-    first.kill('SIGKILL');
-    await new Promise((resolve) => first.once('exit', resolve));
+    await stopProcess(first, 'SIGKILL');
     const leftAfterKill = await threadMessages('big-thread');
     expect(leftAfterKill).toBeGreaterThan(0);
 
@@ -111,7 +78,7 @@ describe('a purge whose worker is killed', () => {
       expect((await bystander.client.get('/v1/messages?limit=5')).status).toBe(200);
     }
     await waitForQueuesIdle(system, ['conversation-purge'], 60_000);
-    await stopWorker(second);
+    await stopProcess(second);
 
     expect(await threadMessages('big-thread')).toBe(0);
     expect(await count(`SELECT count(*)::int AS n FROM conversation.threads WHERE application_id = $1 AND group_id = 'big'`, [doomed.id])).toBe(0);
@@ -126,7 +93,8 @@ describe('a purge whose worker is killed', () => {
     await db.initialize();
     try {
       const before = await count(`SELECT count(*)::int AS n FROM conversation.messages`, []);
-      const handlers = purgeJobs(db, 500);
+      const identity = createInternalClient({ baseUrl: system.env.IDENTITY_URL, internalToken: system.env.INTERNAL_TOKEN, service: 'identity' });
+      const handlers = purgeJobs(db, 500, identity);
       const result = await handlers['marked.purge'](
         { applicationId: doomed.id, requestId: 'rerun' },
         undefined as never,
@@ -157,12 +125,12 @@ describe('a purge whose worker is killed', () => {
 
     const worker = startWorkerProcess();
     await until(async () => (await threadMessages('second-thread')) < 20_000, 'the purge to start');
-    expect(await stopWorker(worker)).toBe(0);
+    expect(await stopProcess(worker)).toBe(0);
 
     // Whatever the stop left undone is still queued, and the next worker completes it.
     const next = startWorkerProcess();
     await waitForQueuesIdle(system, ['conversation-purge'], 60_000);
-    await stopWorker(next);
+    await stopProcess(next);
     expect(await threadMessages('second-thread')).toBe(0);
     expect(await threadMessages('small-thread')).toBe(1);
   }, 120_000);

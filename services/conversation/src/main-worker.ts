@@ -1,13 +1,20 @@
 /** Conversation worker: drains the conversation-purge queue. Scaled separately from the API. */
-import { runWorkerMain } from '@collab/shared';
+import { createInternalClient, runWorkerMain } from '@collab/shared';
 import { loadConversationConfig } from './config.js';
 import { createConversationDataSource } from './data-source.js';
-import { purgeJobs } from './jobs/purge.jobs.js';
+import { pendingPurges, purgeJobs } from './jobs/purge.jobs.js';
 
 runWorkerMain({
   name: 'conversation-worker',
   queue: 'conversation-purge',
   loadConfig: () => loadConversationConfig(),
   createDataSource: createConversationDataSource,
-  jobs: (db, config) => purgeJobs(db, config.PURGE_BATCH_SIZE),
+  jobs: (db, config) =>
+    purgeJobs(
+      db,
+      config.PURGE_BATCH_SIZE,
+      // Asked before an application's data is purged: is it really gone?
+      createInternalClient({ baseUrl: config.IDENTITY_URL, internalToken: config.INTERNAL_TOKEN, service: 'identity' }),
+    ),
+  pendingJobs: pendingPurges,
 });

@@ -1,11 +1,20 @@
 /** The gateway's dependencies and app, wired once for the API process and for tests. */
-import { createInternalClient, createRedis, QUEUES, type InternalClient, type Logger, type ServiceName } from '@collab/shared';
+import {
+  createInternalClient,
+  createRedis,
+  QUEUES,
+  type HttpServerOptions,
+  type InternalClient,
+  type Logger,
+  type ServiceName,
+} from '@collab/shared';
 import { Queue } from 'bullmq';
 import { createQueueDashboardRouter } from './admin/queue-dashboard.js';
 import { createGatewayApp } from './app.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { CredentialStore } from './auth/credentials.js';
 import type { GatewayConfig } from './config.js';
+import { createRateLimit } from './limits/rate-limit.js';
 import { createServiceProxies } from './proxy.js';
 
 export async function createGateway(config: GatewayConfig, logger: Logger, isDraining: () => boolean) {
@@ -31,8 +40,26 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
   const queueConnection = createRedis(config.REDIS_URL, { maxRetriesPerRequest: null });
   queueConnection.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
   const queues = Object.keys(QUEUES).map((name) => new Queue(name, { connection: queueConnection, prefix: config.REDIS_PREFIX }));
+  // The connection's listener logs its errors; without one of their own, the queues print them
+  // again as raw stacks (every Redis reconnect).
+  for (const queue of queues) queue.on('error', () => undefined);
   const operator =
     config.ADMIN_USERNAME && config.ADMIN_PASSWORD ? { username: config.ADMIN_USERNAME, password: config.ADMIN_PASSWORD } : null;
+
+  // The rate limit's own connection fails at once while Redis is away (the limiter then lets
+  // requests through) instead of holding requests until it is back.
+  const limiterConnection =
+    config.RATE_LIMIT_PER_MINUTE > 0
+      ? createRedis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500 })
+      : null;
+  limiterConnection?.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
+  const rateLimit = limiterConnection
+    ? createRateLimit(
+        limiterConnection,
+        { perMinute: config.RATE_LIMIT_PER_MINUTE, burst: config.RATE_LIMIT_BURST, prefix: config.REDIS_PREFIX },
+        logger,
+      )
+    : undefined;
 
   const app = createGatewayApp({
     logger,
@@ -41,6 +68,7 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
     proxies: createServiceProxies({ targets, timeoutMs: config.UPSTREAM_TIMEOUT_MS, logger }),
     isDraining,
     queueDashboard: { router: createQueueDashboardRouter(queues), credentials: operator },
+    rateLimit,
     readiness: [
       { name: 'redis', check: () => redis.ping() },
       ...(Object.keys(targets) as ServiceName[]).map((name) => ({
@@ -52,13 +80,22 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
       })),
     ],
   });
+  // Slow clients (slowloris): a request's head must arrive within HEADERS_TIMEOUT_MS and all of it
+  // within REQUEST_TIMEOUT_MS, or it gets 408 and its connection is closed. Waiting for a service
+  // is not the client's time (UPSTREAM_TIMEOUT_MS bounds that).
+  const serverOptions: HttpServerOptions = {
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
+  };
   return {
     app,
+    serverOptions,
     async close() {
       await Promise.all(queues.map((queue) => queue.close()));
       queueConnection.disconnect();
       subscriber.disconnect();
       redis.disconnect();
+      limiterConnection?.disconnect();
     },
   };
 }

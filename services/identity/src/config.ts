@@ -1,10 +1,11 @@
-import { commonVars, loadConfig, metricsPortVar, vars, WORKER_METRICS_PORTS, workerVars } from '@collab/shared';
+import { commonVars, encryptionKeyVar, loadConfig, metricsPortVar, vars, WORKER_METRICS_PORTS, workerVars } from '@collab/shared';
 
 export const identityConfigSpec = {
   ...commonVars,
   PORT: vars.port('Port of the identity HTTP API (internal)', 8081),
   METRICS_PORT: metricsPortVar(9081),
   ACCESS_TOKEN_SECRET: vars.secret('Key that signs the access tokens of POST /v1/authorize'),
+  SECRETS_ENCRYPTION_KEY: encryptionKeyVar('Key that encrypts application and customer secrets at rest (openssl rand -hex 32)'),
   CUSTOMER_ID: vars.uuid('Customer ensured at boot (with CUSTOMER_SECRET)', ''),
   CUSTOMER_SECRET: vars.string('Secret of CUSTOMER_ID', ''),
   DB_POOL_SIZE: vars.integer('PostgreSQL connections per process', 10),
@@ -29,6 +30,8 @@ export const identityWorkerConfigSpec = {
   JOB_LOCK_MS: workerVars.JOB_LOCK_MS,
   DB_POOL_SIZE: identityConfigSpec.DB_POOL_SIZE,
   METRICS_PORT: metricsPortVar(WORKER_METRICS_PORTS['identity-batch']),
+  BATCH_RETENTION_HOURS: vars.integer('How long GET /v1/batch/<jobID> reports a completed batch, in hours', 24),
+  BATCH_FAILED_RETENTION_HOURS: vars.integer('How long GET /v1/batch/<jobID> reports a failed batch, in hours', 7 * 24),
 };
 
 export function loadIdentityWorkerConfig(env: NodeJS.ProcessEnv = process.env) {

@@ -1,8 +1,11 @@
-/** Identity worker: drains the identity-batch queue (POST /v1/batch). Scaled separately from the API. */
+/**
+ * Identity worker: drains the identity-batch queue (POST /v1/batch), queues again the recorded
+ * batches whose job Redis lost, and prunes old batch records. Scaled separately from the API.
+ */
 import { runWorkerMain } from '@collab/shared';
 import { loadIdentityWorkerConfig } from './config.js';
 import { createIdentityDataSource } from './data-source.js';
-import { batchJobs } from './jobs/batch.jobs.js';
+import { batchJobs, pendingBatches } from './jobs/batch.jobs.js';
 
 runWorkerMain({
   name: 'identity-worker',
@@ -10,4 +13,6 @@ runWorkerMain({
   loadConfig: () => loadIdentityWorkerConfig(),
   createDataSource: createIdentityDataSource,
   jobs: (db) => batchJobs(db),
+  pendingJobs: (db, config) =>
+    pendingBatches(db, { completedHours: config.BATCH_RETENTION_HOURS, failedHours: config.BATCH_FAILED_RETENTION_HOURS }),
 });

@@ -272,6 +272,28 @@ export const LinkPreviewEntity = new EntitySchema<LinkPreviewRow>({
   foreignKeys: [{ target: 'Message', columnNames: ['messageId'], referencedColumnNames: ['internalId'], onDelete: 'CASCADE' }],
 });
 
+/**
+ * An application deletion that reached this service (the deletion cascade): kept until its purge
+ * job removed everything of the application, so that a job lost with Redis is queued again.
+ * `requestId` tells a request made again (a retried DELETE) from the one a job read.
+ */
+export interface ApplicationPurgeRow {
+  applicationId: string;
+  requestId: string;
+  requestedAt: Date;
+}
+
+export const ApplicationPurgeEntity = new EntitySchema<ApplicationPurgeRow>({
+  name: 'ApplicationPurge',
+  tableName: 'application_purges',
+  schema: CONVERSATION_SCHEMA,
+  columns: {
+    applicationId: { name: 'application_id', type: 'uuid', primary: true },
+    requestId: { name: 'request_id', type: 'text' },
+    requestedAt: { name: 'requested_at', type: 'timestamptz', default: () => 'now()' },
+  },
+});
+
 export const conversationEntities = [
   ThreadEntity,
   MessageEntity,
@@ -282,4 +304,5 @@ export const conversationEntities = [
   FileChunkEntity,
   AttachmentEntity,
   LinkPreviewEntity,
+  ApplicationPurgeEntity,
 ];

@@ -1,6 +1,12 @@
 import { CreateConversationSchema1795299835831 } from './1795299835831-create-conversation-schema.js';
 import { AddFilterIndexes1795301400000 } from './1795301400000-add-filter-indexes.js';
 import { MarkForPurge1795303284448 } from './1795303284448-mark-for-purge.js';
+import { RecordApplicationPurges1795310439236 } from './1795310439236-record-application-purges.js';
 
 /** Every conversation migration, oldest first. */
-export const conversationMigrations = [CreateConversationSchema1795299835831, AddFilterIndexes1795301400000, MarkForPurge1795303284448];
+export const conversationMigrations = [
+  CreateConversationSchema1795299835831,
+  AddFilterIndexes1795301400000,
+  MarkForPurge1795303284448,
+  RecordApplicationPurges1795310439236,
+];

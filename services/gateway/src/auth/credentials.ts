@@ -1,7 +1,9 @@
 /**
  * Application secrets, customer secrets and access-token sessions, fetched from identity and
  * cached. Identity publishes an invalidation whenever one changes, so every gateway replica
- * drops its copy at once; the TTL bounds staleness if a message is missed.
+ * drops its copy at once; the TTL bounds staleness if a message is missed. Redis drops the
+ * invalidations published while the subscriber is disconnected, so then nothing is cached: the
+ * caches are emptied when it disconnects and fill again only once it has subscribed again.
  */
 import {
   ApiError,
@@ -26,6 +28,8 @@ class TtlCache<T> {
    * application's secret or a revoked session could live on for a whole TTL).
    */
   private generation = 0;
+  /** False while invalidations cannot arrive: nothing is stored then. */
+  private storing = true;
   constructor(private readonly ttlMs: number) {}
 
   async get(key: string, load: () => Promise<T | null>): Promise<T | null> {
@@ -35,13 +39,20 @@ class TtlCache<T> {
     const value = await load();
     // Unknown ids are not cached: an id may be created right after.
     if (value === null) this.entries.delete(key);
-    else if (generation === this.generation) this.entries.set(key, { value, expiresAt: Date.now() + this.ttlMs });
+    else if (this.storing && generation === this.generation) this.entries.set(key, { value, expiresAt: Date.now() + this.ttlMs });
     return value;
   }
 
   delete(key: string): void {
     this.generation++;
     this.entries.delete(key);
+  }
+
+  /** Drops every entry, and stores new ones from now on only when `storing`. */
+  reset(storing: boolean): void {
+    this.generation++;
+    this.entries.clear();
+    this.storing = storing;
   }
 
   deleteWhere(predicate: (value: T) => boolean): void {
@@ -103,9 +114,14 @@ export class CredentialStore {
     }
   }
 
-  /** Follows identity's invalidations on a dedicated subscriber connection. */
+  /**
+   * Follows identity's invalidations on a dedicated subscriber connection. Caches only while
+   * subscribed: from the subscription's confirmation (every message published after it arrives)
+   * until the connection closes (messages published meanwhile are lost).
+   */
   async subscribe(subscriber: Redis, prefix: string, logger: Logger): Promise<void> {
     const channel = invalidationChannel(prefix);
+    this.resetCaches(false);
     subscriber.on('message', (from, text) => {
       if (from !== channel) return;
       try {
@@ -114,7 +130,27 @@ export class CredentialStore {
         logger.warn({ text }, 'ignored malformed invalidation message');
       }
     });
-    await subscriber.subscribe(channel);
+    let following = false;
+    const follow = async () => {
+      await subscriber.subscribe(channel);
+      // Closed again meanwhile: the next 'ready' subscribes again.
+      if (subscriber.status !== 'ready') return;
+      this.resetCaches(true);
+      if (!following) logger.info('following credential invalidations; caching credentials');
+      following = true;
+    };
+    subscriber.on('close', () => {
+      if (following) logger.warn('credential invalidations not followed while Redis is away; not caching credentials');
+      following = false;
+      this.resetCaches(false);
+    });
+    // After a reconnect: subscribe (again) and start caching afresh once Redis confirms it.
+    subscriber.on('ready', () => void follow().catch(() => undefined));
+    await follow();
+  }
+
+  private resetCaches(storing: boolean): void {
+    for (const cache of [this.applications, this.customers, this.sessions]) cache.reset(storing);
   }
 
   private async fetch<T>(

@@ -2,13 +2,33 @@
  * The identity schema as TypeORM entities. They describe the tables the migrations create (a test
  * checks that generating a migration from them yields nothing); queries live in repositories.
  */
+import type { ErrorBody } from '@collab/shared';
 import { EntitySchema } from 'typeorm';
 
 export const IDENTITY_SCHEMA = 'identity';
 
-export interface CustomerRow {
+/**
+ * Customer and application secrets are stored encrypted (domain/secrets.ts): `secretEncrypted`
+ * holds the sealed value. `plaintextSecret` holds a secret stored before encryption existed until
+ * identity encrypts it at its next start; exactly one of the two is set.
+ */
+interface StoredSecret {
+  secretEncrypted: string | null;
+  plaintextSecret: string | null;
+}
+
+const storedSecretColumns = {
+  secretEncrypted: { name: 'secret_encrypted', type: 'text', nullable: true },
+  plaintextSecret: { name: 'plaintext_secret', type: 'text', nullable: true },
+} as const;
+
+const oneStoredSecret = (table: string) => ({
+  name: `${table}_one_secret_check`,
+  expression: 'num_nonnulls(secret_encrypted, plaintext_secret) = 1',
+});
+
+export interface CustomerRow extends StoredSecret {
   id: string;
-  secret: string;
   createdAt: Date;
 }
 
@@ -18,16 +38,16 @@ export const CustomerEntity = new EntitySchema<CustomerRow>({
   schema: IDENTITY_SCHEMA,
   columns: {
     id: { type: 'uuid', primary: true },
-    secret: { type: 'text' },
+    ...storedSecretColumns,
     createdAt: { name: 'created_at', type: 'timestamptz', default: () => 'now()' },
   },
+  checks: [oneStoredSecret('customers')],
 });
 
-export interface ApplicationRow {
+export interface ApplicationRow extends StoredSecret {
   id: string;
   customerId: string;
   name: string;
-  secret: string;
   iconUrl: string | null;
   eventWebhookUrl: string | null;
   redirectUri: string | null;
@@ -43,7 +63,7 @@ export const ApplicationEntity = new EntitySchema<ApplicationRow>({
     id: { type: 'uuid', primary: true },
     customerId: { name: 'customer_id', type: 'uuid' },
     name: { type: 'text' },
-    secret: { type: 'text' },
+    ...storedSecretColumns,
     iconUrl: { name: 'icon_url', type: 'text', nullable: true },
     eventWebhookUrl: { name: 'event_webhook_url', type: 'text', nullable: true },
     redirectUri: { name: 'redirect_uri', type: 'text', nullable: true },
@@ -51,6 +71,7 @@ export const ApplicationEntity = new EntitySchema<ApplicationRow>({
     createdAt: { name: 'created_at', type: 'timestamptz', default: () => 'now()' },
   },
   indices: [{ name: 'applications_customer_idx', columns: ['customerId', 'createdAt'] }],
+  checks: [oneStoredSecret('applications')],
   foreignKeys: [{ target: 'Customer', columnNames: ['customerId'], referencedColumnNames: ['id'], onDelete: 'CASCADE' }],
 });
 
@@ -163,6 +184,55 @@ export const SessionEntity = new EntitySchema<SessionRow>({
   foreignKeys: [{ target: 'Application', columnNames: ['applicationId'], referencedColumnNames: ['id'], onDelete: 'CASCADE' }],
 });
 
+export type BatchState = 'waiting' | 'active' | 'completed' | 'failed';
+
+/**
+ * A POST /v1/batch, recorded before the request answers (decisions.md 24, "nothing is lost"): its
+ * job is queued again from here when Redis lost it, and GET /v1/batch/<jobID> reads its outcome
+ * here. Finished rows are pruned after their retention (BATCH_RETENTION_HOURS).
+ */
+export interface BatchRow {
+  /** The job's id, the `jobID` of a 202. */
+  jobId: string;
+  applicationId: string;
+  /** The validated request body. */
+  payload: Record<string, unknown>;
+  state: BatchState;
+  /** The batch message, once completed. */
+  message: string | null;
+  /** `{error, message}`, once failed. */
+  error: ErrorBody | null;
+  createdAt: Date;
+  /** When it completed or failed; null while it is still to be applied. */
+  finishedAt: Date | null;
+}
+
+export const BatchEntity = new EntitySchema<BatchRow>({
+  name: 'Batch',
+  tableName: 'batches',
+  schema: IDENTITY_SCHEMA,
+  columns: {
+    jobId: { name: 'job_id', type: 'uuid', primary: true },
+    applicationId: { name: 'application_id', type: 'uuid' },
+    payload: { type: 'jsonb' },
+    state: { type: 'text', default: 'waiting' },
+    message: { type: 'text', nullable: true },
+    error: { type: 'jsonb', nullable: true },
+    createdAt: { name: 'created_at', type: 'timestamptz', default: () => 'now()' },
+    finishedAt: { name: 'finished_at', type: 'timestamptz', nullable: true },
+  },
+  // finished_at serves both the unfinished rows (IS NULL) and the pruning of old finished ones.
+  indices: [
+    { name: 'batches_application_idx', columns: ['applicationId'] },
+    { name: 'batches_finished_idx', columns: ['finishedAt'] },
+  ],
+  checks: [
+    { name: 'batches_state_check', expression: `state IN ('waiting', 'active', 'completed', 'failed')` },
+    { name: 'batches_finished_check', expression: `(finished_at IS NULL) = (state IN ('waiting', 'active'))` },
+  ],
+  foreignKeys: [{ target: 'Application', columnNames: ['applicationId'], referencedColumnNames: ['id'], onDelete: 'CASCADE' }],
+});
+
 export const identityEntities = [
   CustomerEntity,
   ApplicationEntity,
@@ -170,4 +240,5 @@ export const identityEntities = [
   GroupEntity,
   GroupMemberEntity,
   SessionEntity,
+  BatchEntity,
 ];

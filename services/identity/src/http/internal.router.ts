@@ -2,9 +2,11 @@
  * Identity's internal API for the gateway (contracts in @collab/shared `identityInternal`).
  * An unknown id answers 404 `not_found`; the caller decides what that means for its client.
  */
-import { ApiError, identityLookup, isUuid } from '@collab/shared';
+import { ApiError, identityLookup, isUuid, MAX_JSON_BODY_BYTES } from '@collab/shared';
 import express, { type Router } from 'express';
 import type { IdentityContext } from '../domain/context.js';
+import { openSecret } from '../domain/secrets.js';
+import { applicationExistenceRepository } from '../repositories/application-existence.repository.js';
 import { applicationsRepository, customersRepository, sessionsRepository } from '../repositories/applications.repository.js';
 import { lookupRepository } from '../repositories/lookup.repository.js';
 
@@ -19,13 +21,22 @@ export function internalRouter(ctx: IdentityContext): Router {
   router.get('/applications/:applicationId/credentials', async (req, res) => {
     const application = await applicationsRepository.findById(ctx.db, uuidParam(req.params.applicationId));
     if (!application) throw new ApiError('not_found', 'No such application.');
-    res.json({ id: application.id, name: application.name, customerId: application.customerId, secret: application.secret });
+    // The gateway verifies tokens with the plaintext secret; only it holds INTERNAL_TOKEN.
+    const secret = openSecret(ctx.secretBox, 'application', application);
+    res.json({ id: application.id, name: application.name, customerId: application.customerId, secret });
+  });
+
+  // Asked by purge jobs before they remove an application's data; an id that is no UUID names none.
+  router.get('/applications/:applicationId/exists', async (req, res) => {
+    const { applicationId } = req.params;
+    const exists = isUuid(applicationId) && (await applicationExistenceRepository.exists(ctx.db, applicationId.toLowerCase()));
+    res.json({ exists });
   });
 
   router.get('/customers/:customerId/credentials', async (req, res) => {
     const customer = await customersRepository.find(ctx.db, uuidParam(req.params.customerId));
     if (!customer) throw new ApiError('not_found', 'No such customer.');
-    res.json({ id: customer.id, secret: customer.secret });
+    res.json({ id: customer.id, secret: openSecret(ctx.secretBox, 'customer', customer) });
   });
 
   router.get('/sessions/:sessionId', async (req, res) => {
@@ -38,7 +49,8 @@ export function internalRouter(ctx: IdentityContext): Router {
     });
   });
 
-  router.post('/lookup', express.json({ limit: '1mb' }), async (req, res) => {
+  // A public request of up to 10 MB may name that many ids; the lookup must take them all.
+  router.post('/lookup', express.json({ limit: MAX_JSON_BODY_BYTES }), async (req, res) => {
     const applicationId = req.ctx.applicationId;
     if (!applicationId) throw new ApiError('invalid_request', 'The application header is required.');
     const { userIds, groupId } = identityLookup.request.parse(req.body);

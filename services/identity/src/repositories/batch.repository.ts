@@ -4,8 +4,11 @@
  * missing rows (`INSERT … ON CONFLICT DO NOTHING`), lock every row (`FOR NO KEY UPDATE`), then
  * write the provided fields. Two overlapping batches thus take their locks in the same order and
  * queue up instead of deadlocking (decisions.md 25). Multi-row statements stay far below
- * PostgreSQL's 65,535 bind parameters.
+ * PostgreSQL's 65,535 bind parameters. The batch itself is recorded in identity.batches (its
+ * state and outcome), written by the request and by the job.
  */
+import { deleteBatch, type ErrorBody } from '@collab/shared';
+import type { BatchRow, BatchState } from '../entities/index.js';
 import type { Db } from './db.js';
 import type { GroupFields } from './groups.repository.js';
 import type { UserFields } from './users.repository.js';
@@ -86,7 +89,74 @@ async function updateFields<F extends object>(
   }
 }
 
+/** What a batch's record tells about it. */
+export type BatchRecord = Pick<BatchRow, 'state' | 'message' | 'error'>;
+
+const RECORD_COLUMNS = 'state, message, error';
+
 export const batchRepository = {
+  /** Records a batch before it is queued (state `waiting`). */
+  async record(db: Db, jobId: string, applicationId: string, payload: object): Promise<void> {
+    await db.query(`INSERT INTO identity.batches (job_id, application_id, payload) VALUES ($1, $2, $3::jsonb)`, [
+      jobId,
+      applicationId,
+      JSON.stringify(payload),
+    ]);
+  },
+
+  /** Removes the record of a batch that could not be queued (its request answers 503). */
+  async forget(db: Db, jobId: string): Promise<void> {
+    await db.query(`DELETE FROM identity.batches WHERE job_id = $1`, [jobId]);
+  },
+
+  /** The record of one of the application's batches, or null. */
+  async find(db: Db, applicationId: string, jobId: string): Promise<BatchRecord | null> {
+    const rows: BatchRecord[] = await db.query(`SELECT ${RECORD_COLUMNS} FROM identity.batches WHERE job_id = $1 AND application_id = $2`, [
+      jobId,
+      applicationId,
+    ]);
+    return rows[0] ?? null;
+  },
+
+  /** A job took the batch up: `active` unless it already finished. */
+  async start(db: Db, jobId: string): Promise<void> {
+    await db.query(`UPDATE identity.batches SET state = 'active' WHERE job_id = $1 AND state = 'waiting'`, [jobId]);
+  },
+
+  /**
+   * The record, locked FOR UPDATE until the transaction ends: two runs of the same batch (a retry
+   * while a stalled run still goes on, a job queued again) apply it one after the other, and the
+   * second finds it finished. Null when there is none (its application was deleted).
+   */
+  async lock(db: Db, jobId: string): Promise<BatchRecord | null> {
+    const rows: BatchRecord[] = await db.query(`SELECT ${RECORD_COLUMNS} FROM identity.batches WHERE job_id = $1 FOR UPDATE`, [jobId]);
+    return rows[0] ?? null;
+  },
+
+  /** Completed with its message, in the transaction that applied it. */
+  async complete(db: Db, jobId: string, message: string): Promise<void> {
+    await db.query(`UPDATE identity.batches SET state = 'completed', message = $2, finished_at = now() WHERE job_id = $1`, [jobId, message]);
+  },
+
+  /** Failed for good with `{error, message}`, unless it already finished. */
+  async fail(db: Db, jobId: string, error: ErrorBody): Promise<void> {
+    await db.query(`UPDATE identity.batches SET state = 'failed', error = $2::jsonb, finished_at = now() WHERE job_id = $1 AND finished_at IS NULL`, [
+      jobId,
+      JSON.stringify(error),
+    ]);
+  },
+
+  /** Batches not finished yet (waiting, or active when their job was lost), oldest first. */
+  async unfinished(db: Db): Promise<Pick<BatchRow, 'jobId' | 'applicationId' | 'payload'>[]> {
+    return db.query(
+      `SELECT job_id AS "jobId", application_id AS "applicationId", payload FROM identity.batches WHERE finished_at IS NULL ORDER BY created_at`,
+    );
+  },
+
+  /** Deletes up to `limit` records in `state` that finished more than `hours` ago; returns how many. */
+  prune: (db: Db, state: Extract<BatchState, 'completed' | 'failed'>, hours: number, limit: number) =>
+    deleteBatch(db, 'identity.batches', 'job_id', `state = $1 AND finished_at < now() - make_interval(hours => $2)`, [state, hours], limit),
+
   /** Which of the given groups exist (no lock: the synchronous validation of a request). */
   async existingGroupIds(db: Db, applicationId: string, externalIds: readonly string[]): Promise<Set<string>> {
     if (externalIds.length === 0) return new Set();

@@ -47,4 +47,26 @@ export const NotificationEntity = new EntitySchema<NotificationRow>({
   ],
 });
 
-export const notificationEntities = [NotificationEntity];
+/**
+ * An application deletion that reached this service (the deletion cascade): kept until its purge
+ * job removed everything of the application, so that a job lost with Redis is queued again.
+ * `requestId` tells a request made again (a retried DELETE) from the one a job read.
+ */
+export interface ApplicationPurgeRow {
+  applicationId: string;
+  requestId: string;
+  requestedAt: Date;
+}
+
+export const ApplicationPurgeEntity = new EntitySchema<ApplicationPurgeRow>({
+  name: 'ApplicationPurge',
+  tableName: 'application_purges',
+  schema: NOTIFICATION_SCHEMA,
+  columns: {
+    applicationId: { name: 'application_id', type: 'uuid', primary: true },
+    requestId: { name: 'request_id', type: 'text' },
+    requestedAt: { name: 'requested_at', type: 'timestamptz', default: () => 'now()' },
+  },
+});
+
+export const notificationEntities = [NotificationEntity, ApplicationPurgeEntity];

@@ -1,15 +1,53 @@
-/** Purge jobs of the notification-purge queue: bounded batches until nothing is left (idempotent). */
-import { drainBatches, type JobHandlers } from '@collab/shared';
+/**
+ * Purge jobs of the notification-purge queue: bounded batches until nothing is left (idempotent).
+ * An application's purge first asks identity whether the application is really gone: its deletion
+ * may have rolled back after this service was told (another service failed it), and then its
+ * notifications must stay.
+ */
+import { applicationExists, drainBatches, type InternalClient, type JobHandlers, type PendingJob } from '@collab/shared';
+import { purgeOrder } from '@collab/shared/storage';
 import type { DataSource } from 'typeorm';
-import { notificationPurgeRepository } from '../repositories/notifications.repository.js';
+import { notificationPurgeRepository as purges } from '../repositories/notifications.repository.js';
 
-export function purgeJobs(db: DataSource, batchSize: number): JobHandlers<'notification-purge'> {
+export function purgeJobs(db: DataSource, batchSize: number, identity: InternalClient): JobHandlers<'notification-purge'> {
   return {
-    'marked.purge': async ({ applicationId }) => ({
-      notifications: await drainBatches(() => notificationPurgeRepository.deleteMarked(db, applicationId, batchSize)),
-    }),
-    'application.purge': async ({ applicationId }) => ({
-      notifications: await drainBatches(() => notificationPurgeRepository.deleteOfApplication(db, applicationId, batchSize)),
-    }),
+    'marked.purge': async ({ applicationId }) => {
+      await purgeOrder.afterMarkings(db, 'notification', applicationId);
+      return { notifications: await drainBatches(() => purges.deleteMarked(db, applicationId, batchSize)) };
+    },
+    'application.purge': async ({ applicationId, requestId }, _job, log) => {
+      await purgeOrder.afterMarkings(db, 'notification', applicationId);
+      const request = await purges.applicationPurgeRequest(db, applicationId);
+      // Waits for identity's DELETE to commit or roll back; a 503 (undecided, unreachable) retries the job.
+      if (await applicationExists(identity, applicationId, requestId)) {
+        if (request) await purges.forgetApplicationPurge(db, applicationId, request);
+        log.info('the application exists (its deletion rolled back): nothing purged');
+        return { purged: false };
+      }
+      const notifications = await drainBatches(() => purges.deleteOfApplication(db, applicationId, batchSize));
+      if (request) await purges.forgetApplicationPurge(db, applicationId, request);
+      return { notifications };
+    },
   };
+}
+
+/**
+ * The purges Postgres records as pending, whose job may have been lost with Redis: a `marked.purge`
+ * for every application with notifications still marked, an `application.purge` for every
+ * recorded deletion.
+ */
+export async function pendingPurges(db: DataSource): Promise<PendingJob<'notification-purge'>[]> {
+  const data = (applicationId: string) => ({ applicationId, requestId: 'pending-work' });
+  return [
+    ...(await purges.applicationsWithMarkedRows(db)).map((applicationId) => ({
+      name: 'marked.purge' as const,
+      data: data(applicationId),
+      key: `pending-marked-${applicationId}`,
+    })),
+    ...(await purges.requestedApplicationPurges(db)).map((applicationId) => ({
+      name: 'application.purge' as const,
+      data: data(applicationId),
+      key: `pending-application-${applicationId}`,
+    })),
+  ];
 }

@@ -1,5 +1,10 @@
 import { CreateNotificationSchema1795300783674 } from './1795300783674-create-notification-schema.js';
 import { MarkForPurge1795303372278 } from './1795303372278-mark-for-purge.js';
+import { RecordApplicationPurges1795310442825 } from './1795310442825-record-application-purges.js';
 
 /** Every notification migration, oldest first. */
-export const notificationMigrations = [CreateNotificationSchema1795300783674, MarkForPurge1795303372278];
+export const notificationMigrations = [
+  CreateNotificationSchema1795300783674,
+  MarkForPurge1795303372278,
+  RecordApplicationPurges1795310442825,
+];

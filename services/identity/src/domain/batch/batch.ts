@@ -1,6 +1,8 @@
 /**
- * POST /v1/batch and GET /v1/batch/<jobID> (decisions.md 24): validate synchronously, queue the
- * batch as one `batch.apply` job, wait for it a while, and report on it afterwards.
+ * POST /v1/batch and GET /v1/batch/<jobID> (decisions.md 24): validate synchronously, record the
+ * batch in Postgres (identity.batches: nothing is lost should Redis lose the job, the identity
+ * worker queues it again), queue it as one `batch.apply` job, wait for it a while, and report on
+ * it afterwards from its record.
  *
  * Waiting uses the producer's `waitForOutcome`: BullMQ's QueueEvents (the `completed:<id>` /
  * `failed:<id>` events) with a look at the job's state every 500 ms in case an event is missed.
@@ -8,13 +10,10 @@
  * failure does, and a rejection (the client's fault) is final at once.
  */
 import { randomUUID } from 'node:crypto';
-import { ApiError, apiErrorOfFailure, withTimeout, type Logger, type Producer } from '@collab/shared';
+import { ApiError, apiErrorOfFailure, ENQUEUE_TIMEOUT_MS, withTimeout, type Logger, type Producer } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import { batchRepository } from '../../repositories/batch.repository.js';
 import { batchMessage, missingGroupName, namelessGroups, planBatch, type BatchInput } from './batch-plan.js';
-
-/** How long Redis may take to accept a job or answer a status read before the request answers 503. */
-export const REDIS_TIMEOUT_MS = 1000;
 
 export type BatchQueue = Pick<Producer<'identity-batch'>, 'add' | 'waitForOutcome' | 'getJob'>;
 
@@ -61,10 +60,14 @@ export async function submitBatch(
   }
 
   const jobId = randomUUID();
+  await batchRepository.record(ctx.db, jobId, applicationId, batch);
   try {
-    await ctx.queue.add('batch.apply', { applicationId, requestId, batch }, { jobId }, { timeoutMs: REDIS_TIMEOUT_MS });
+    await ctx.queue.add('batch.apply', { applicationId, requestId, batch, batchId: jobId }, { jobId }, { timeoutMs: ENQUEUE_TIMEOUT_MS });
   } catch (error) {
     ctx.logger.warn({ err: (error as Error).message, requestId, applicationId }, 'batch not queued');
+    // Answered 503: it must not be applied later. Should this fail too, the worker applies it
+    // once Redis is back; repeating the batch converges either way.
+    await batchRepository.forget(ctx.db, jobId).catch(() => undefined);
     throw unavailable('The batch could not be queued. Try again.');
   }
 
@@ -79,17 +82,33 @@ export type BatchStatus =
   | { status: 'completed'; message: string }
   | { status: 'failed'; error: { error: string; message: string } };
 
-/** The state of one of the application's batch jobs; another application's or an unknown job is not found. */
+/**
+ * The state of one of the application's batches, from its record; another application's or an
+ * unknown job is not found. A job without a record (queued before batches were recorded) is read
+ * from Redis, so that while Redis is unreachable an unknown id is a 503, never a 404 it cannot know.
+ */
 export async function batchStatus(ctx: BatchContext, applicationId: string, jobId: string): Promise<BatchStatus> {
-  const notFound = () => new ApiError('not_found', 'Batch job not found.');
+  const id = jobId.toLowerCase();
+  const recorded = await batchRepository.find(ctx.db, applicationId, id);
+  if (recorded) {
+    switch (recorded.state) {
+      case 'completed':
+        return { status: 'completed', message: recorded.message! };
+      case 'failed':
+        return { status: 'failed', error: recorded.error! };
+      default:
+        return { status: recorded.state };
+    }
+  }
   let job: Awaited<ReturnType<BatchQueue['getJob']>>;
   try {
-    job = await withTimeout(ctx.queue.getJob(jobId.toLowerCase()), REDIS_TIMEOUT_MS);
+    job = await withTimeout(ctx.queue.getJob(id), ENQUEUE_TIMEOUT_MS);
   } catch (error) {
     ctx.logger.warn({ err: (error as Error).message, applicationId }, 'batch status not read');
     throw unavailable('The batch status could not be read. Try again.');
   }
-  if (!job || job.data.applicationId !== applicationId) throw notFound();
+  // A job with a batchId had a record: gone with its application, or pruned after its retention.
+  if (!job || job.data.applicationId !== applicationId || job.data.batchId) throw new ApiError('not_found', 'Batch job not found.');
   switch (job.state) {
     case 'completed':
       return { status: 'completed', message: batchMessage(planBatch(job.data.batch).counts) };

@@ -1,0 +1,261 @@
+/**
+ * A downstream service failing behind a real gateway: the conversation API runs as its own
+ * process, reached through a fault proxy.
+ * - Killed with SIGKILL: its routes answer 503 `service_unavailable` in the error envelope with
+ *   Retry-After, at once; identity's and notification's routes keep working; when it is started
+ *   again the same gateway serves its routes again, without a restart.
+ * - Connections reset in the middle of requests: 503 in the envelope, never a hang.
+ * - Slower than UPSTREAM_TIMEOUT_MS: 504 `gateway_timeout` in the envelope.
+ * - Notification unreachable while an application is deleted: the DELETE answers 503 and rolls
+ *   back, and the purge conversation had already queued finds the application still there and
+ *   removes nothing: the application and all its conversation data stay readable; the DELETE
+ *   repeated once notification is back completes, and then everything of it is purged.
+ * Prints the latencies and the time to recover (`[fault figures]`). Needs the build.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger, createRedis } from '@collab/shared';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadGatewayConfig } from '../../services/gateway/src/config.js';
+import { createGateway } from '../../services/gateway/src/gateway.js';
+import { loadIdentityConfig } from '../../services/identity/src/config.js';
+import { createIdentityService } from '../../services/identity/src/service.js';
+import { createApplication, request, type ApiResponse, type TestApplication } from '../support/client.js';
+import { expectError } from '../support/expect.js';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
+import { freePort } from '../support/ports.js';
+import { killAll, spawnServiceProcess, stopProcess, until } from '../support/processes.js';
+import { waitForQueuesIdle } from '../support/queues.js';
+import { applicationRows } from '../support/rows.js';
+import { startSystem, type TestSystem } from '../support/system.js';
+import { customerToken, serverToken } from '../support/tokens.js';
+
+const UPSTREAM_TIMEOUT_MS = 1000;
+/** A request answering after this hangs. */
+const HANG_MS = 10_000;
+
+let system: TestSystem;
+let app: TestApplication;
+let conversationPort: number;
+let conversation: ChildProcess | null = null;
+let link: FaultProxy;
+let gateway: Awaited<ReturnType<typeof createGateway>>;
+let gatewayServer: Server;
+let gatewayUrl: string;
+/** Between the gateway's identity service and the notification service (its deletion cascade). */
+let notificationLink: FaultProxy;
+let identity: Awaited<ReturnType<typeof createIdentityService>>;
+let identityServer: Server;
+
+function startConversation(): ChildProcess {
+  conversation = spawnServiceProcess('conversation', 'main-api', {
+    ...system.env,
+    PORT: String(conversationPort),
+    HOST: '127.0.0.1',
+    METRICS_PORT: '0',
+    LOG_LEVEL: 'silent',
+  });
+  return conversation;
+}
+
+async function call(method: string, path: string, body?: unknown, as: TestApplication = app): Promise<ApiResponse & { ms: number }> {
+  const started = Date.now();
+  const response = await request(gatewayUrl, method, path, { token: await serverToken(as.id, as.secret), body });
+  return { ...response, ms: Date.now() - started };
+}
+
+/** How long a wait here may take. */
+const WAIT_MS = 20_000;
+
+function expectUnavailable(response: ApiResponse & { ms: number }) {
+  expectError(response, 503, 'service_unavailable');
+  expect(response.headers.get('retry-after')).toBe('1');
+  expect(response.ms).toBeLessThan(HANG_MS);
+}
+
+const threadRead = () => call('GET', '/v1/threads/t1');
+
+beforeAll(async () => {
+  system = await startSystem();
+  app = await createApplication(system, 'downstream faults');
+  conversationPort = await freePort();
+  link = await startFaultProxy({ port: conversationPort });
+  startConversation();
+  // An identity service of its own (same database), whose deletion cascade reaches notification
+  // through a fault proxy.
+  notificationLink = await startFaultProxy({ port: Number(new URL(system.serviceUrls.notification).port) });
+  identity = await createIdentityService(
+    loadIdentityConfig({ ...system.env, NOTIFICATION_URL: `http://127.0.0.1:${notificationLink.port}` }),
+    createLogger('identity', 'silent'),
+  );
+  identityServer = await listen(identity.app);
+  // A gateway of its own, whose conversation service is the process behind the fault proxy.
+  const env = {
+    ...system.env,
+    IDENTITY_URL: urlOf(identityServer),
+    CONVERSATION_URL: `http://127.0.0.1:${link.port}`,
+    UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
+  };
+  gateway = await createGateway(loadGatewayConfig(env), createLogger('gateway', 'silent'), () => false);
+  gatewayServer = await listen(gateway.app);
+  gatewayUrl = urlOf(gatewayServer);
+
+  expect((await call('PUT', '/v1/users/ann', { name: 'Ann' })).status).toBe(200);
+  expect((await call('PUT', '/v1/groups/g1', { name: 'G1', members: ['ann'] })).status).toBe(200);
+  await until(async () => (await call('GET', '/v1/threads?limit=1')).status === 200, 'the conversation process', WAIT_MS);
+  const created = await call('POST', '/v1/threads/t1/messages', {
+    authorID: 'ann',
+    content: [{ type: 'p', children: [{ text: 'hello' }] }],
+    createThread: { groupID: 'g1', location: { page: 't1' }, url: 'https://example.com', name: 't1' },
+  });
+  expect(created.status).toBe(200);
+}, 60_000);
+
+function listen(handler: Parameters<typeof createServer>[1]): Promise<Server> {
+  return new Promise<Server>((resolve) => {
+    const server = createServer(handler).listen(0, '127.0.0.1', () => resolve(server));
+  });
+}
+
+const urlOf = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+function close(server: Server | undefined): Promise<unknown> {
+  return new Promise((resolve) => {
+    if (!server) return resolve(undefined);
+    server.close(resolve);
+    server.closeAllConnections();
+  });
+}
+
+afterAll(async () => {
+  killAll();
+  link?.close();
+  notificationLink?.close();
+  await close(gatewayServer);
+  await close(identityServer);
+  await gateway?.close();
+  await identity?.close();
+  await system?.stop();
+});
+
+describe('a downstream service killed', () => {
+  it('answers 503 in the envelope for its routes, serves the others, and recovers when it returns', async () => {
+    expect((await threadRead()).status).toBe(200);
+    await stopProcess(conversation!, 'SIGKILL');
+
+    const whileDown = { threadRead: await threadRead(), messagePost: await call('POST', '/v1/threads/t1/messages', { authorID: 'ann', content: [] }) };
+    for (const response of Object.values(whileDown)) expectUnavailable(response);
+    // Other services' routes are unaffected.
+    const others = { identity: await call('GET', '/v1/users/ann'), notification: await call('GET', '/v1/users/ann/notifications') };
+    for (const response of Object.values(others)) expect(response.status).toBe(200);
+
+    const restartedAt = Date.now();
+    startConversation();
+    const recoveredMs = await until(async () => (await threadRead()).status === 200, 'the gateway to reach conversation again', WAIT_MS);
+    expect((await threadRead()).body.id).toBe('t1');
+    console.log(
+      '[fault figures]',
+      JSON.stringify({
+        fault: 'conversation API process SIGKILLed, then started again',
+        whileDown: Object.fromEntries(Object.entries({ ...whileDown, ...others }).map(([name, r]) => [name, `${r.status} in ${r.ms} ms`])),
+        servedAgainAfterRestartMs: recoveredMs,
+        processStartToFirst200Ms: Date.now() - restartedAt,
+      }),
+    );
+  }, 60_000);
+
+  it('answers 503 when its connections are reset mid-request, and 504 when it is slower than the upstream timeout', async () => {
+    link.setLatency(200);
+    const inFlight = threadRead();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    link.resetAll();
+    const reset = await inFlight;
+    link.setLatency(0);
+    expectUnavailable(reset);
+
+    link.setLatency(UPSTREAM_TIMEOUT_MS + 500);
+    const slow = await threadRead();
+    link.setLatency(0);
+    expectError(slow, 504, 'gateway_timeout');
+    expect(slow.ms).toBeLessThan(HANG_MS);
+
+    const recoveredMs = await until(async () => (await threadRead()).status === 200, 'a normal answer', WAIT_MS);
+    console.log(
+      '[fault figures]',
+      JSON.stringify({
+        fault: 'gateway-to-conversation connections reset / slowed',
+        resetMidRequest: `${reset.status} in ${reset.ms} ms`,
+        slowerThanTimeout: `${slow.status} in ${slow.ms} ms (UPSTREAM_TIMEOUT_MS ${UPSTREAM_TIMEOUT_MS})`,
+        normalAgainAfterMs: recoveredMs,
+      }),
+    );
+  }, 30_000);
+});
+
+describe('a dependent service unreachable while an application is deleted', () => {
+  /** Rows of the application in conversation and notification, and its purge requests. */
+  const rowsOf = (applicationId: string) => applicationRows(system, applicationId);
+
+  /** The `application.purge` jobs of conversation that completed for this application. */
+  async function completedApplicationPurges(applicationId: string): Promise<unknown[]> {
+    const connection = createRedis(system.env.REDIS_URL, { maxRetriesPerRequest: null });
+    const queue = new Queue('conversation-purge', { connection, prefix: system.env.REDIS_PREFIX });
+    try {
+      const completed = await queue.getCompleted();
+      return completed.filter((job) => job.name === 'application.purge' && job.data.applicationId === applicationId).map((job) => job.returnvalue);
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
+  }
+
+  const deleteApplication = async (victim: TestApplication) =>
+    request(gatewayUrl, 'DELETE', `/v1/applications/${victim.id}`, {
+      token: await customerToken(system.customer.id, system.customer.secret),
+      body: { secret: victim.secret },
+    });
+
+  it('answers 503, purges nothing of the application that still exists, and completes when repeated', async () => {
+    const victim = await createApplication(system, 'deleted while notification is down');
+    expect((await call('PUT', '/v1/users/ann', { name: 'Ann' }, victim)).status).toBe(200);
+    expect((await call('PUT', '/v1/users/bob', { name: 'Bob' }, victim)).status).toBe(200);
+    expect((await call('PUT', '/v1/groups/g1', { name: 'G1', members: ['ann', 'bob'] }, victim)).status).toBe(200);
+    await until(async () => (await call('GET', '/v1/threads?limit=1', undefined, victim)).status === 200, 'the conversation process', WAIT_MS);
+    for (const text of ['one', 'two', 'three']) {
+      const posted = await call('POST', '/v1/threads/vt/messages', {
+        authorID: 'ann',
+        content: [{ type: 'p', children: [{ text }] }],
+        createThread: { groupID: 'g1', location: { page: 'vt' }, url: 'https://example.com', name: 'vt' },
+      }, victim);
+      expect(posted.status, JSON.stringify(posted.body)).toBe(200);
+    }
+    const notified = await call('POST', '/v1/notifications', { actor_id: 'ann', recipient_id: 'bob', template: '{{actor}} wrote', url: 'https://example.com', type: 'url' }, victim);
+    expect(notified.status, JSON.stringify(notified.body)).toBe(200);
+    const before = await rowsOf(victim.id);
+    expect(before).toEqual({ threads: 1, messages: 3, notifications: 1, purgeRequests: 0 });
+
+    notificationLink.down();
+    const failed = await deleteApplication(victim);
+    expectError(failed, 503, 'service_unavailable');
+    // Conversation was told before notification failed: its purge job ran, and found the
+    // application still there.
+    await until(async () => (await completedApplicationPurges(victim.id)).length > 0, "conversation's purge job", WAIT_MS);
+    expect(await completedApplicationPurges(victim.id)).toEqual([{ purged: false }]);
+    expect(await rowsOf(victim.id)).toEqual(before);
+    expect((await request(gatewayUrl, 'GET', `/v1/applications/${victim.id}`, { token: await customerToken(system.customer.id, system.customer.secret) })).status).toBe(200);
+    const thread = await call('GET', '/v1/threads/vt', undefined, victim);
+    expect(thread.status).toBe(200);
+    expect(thread.body.total).toBe(3);
+    expect((await call('GET', '/v1/users/bob/notifications', undefined, victim)).body.notifications).toHaveLength(1);
+
+    await notificationLink.accept();
+    const repeated = await deleteApplication(victim);
+    expect(repeated.status, JSON.stringify(repeated.body)).toBe(200);
+    await until(async () => (await rowsOf(victim.id)).messages === 0, 'the purge', WAIT_MS);
+    await waitForQueuesIdle(system);
+    expect(await rowsOf(victim.id)).toEqual({ threads: 0, messages: 0, notifications: 0, purgeRequests: 0 });
+    expect((await call('GET', '/v1/threads/vt', undefined, victim)).status).toBe(401);
+  }, 60_000);
+});
