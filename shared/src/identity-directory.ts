@@ -5,6 +5,7 @@
 import { ApiError } from './errors.js';
 import { identityLookup } from './contracts/identity.js';
 import type { InternalClient } from './http/internal-client.js';
+import { isIdentifier } from './schema/formats.js';
 
 export type LookupResult = ReturnType<typeof identityLookup.response.parse>;
 export type DirectoryUser = LookupResult['users'][number];
@@ -22,13 +23,16 @@ export interface IdentityDirectory {
 export function identityDirectory(client: InternalClient): IdentityDirectory {
   return {
     async lookup(applicationId, { userIds, groupId }, requestId) {
-      const unique = [...new Set(userIds)];
+      // Only identifiers name users and groups (behavior.md §2.1): anything else is unknown without
+      // asking, and a client's megabyte-long "id" must not become a lookup identity refuses.
+      const unique = [...new Set(userIds)].filter(isIdentifier);
+      const group = groupId && isIdentifier(groupId) ? groupId : null;
       let raw: unknown;
       try {
         raw = await client.call('POST', identityLookup.path, {
           applicationId,
           requestId,
-          body: { userIds: unique, groupId: groupId ?? null },
+          body: { userIds: unique, groupId: group },
         });
       } catch (error) {
         // Identity refusing a lookup this service built (wrong internal token, a rejected body) is a

@@ -3,9 +3,10 @@
  * free ports; identity, conversation and notification apps behind a real gateway over HTTP.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer as createHttpServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger, ensureDatabase, migrateServiceSchema, startWorker, type Logger } from '@collab/shared';
+import { createHttpServer, createInternalClient, createLogger, startWorker, type HttpServerOptions, type Logger } from '@collab/shared';
+import { ensureDatabase, migrateServiceSchema } from '@collab/shared/storage';
 import type { Express } from 'express';
 import pg from 'pg';
 import { loadConversationConfig } from '../../services/conversation/src/config.js';
@@ -16,7 +17,7 @@ import { loadGatewayConfig } from '../../services/gateway/src/config.js';
 import { createGateway } from '../../services/gateway/src/gateway.js';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
 import { createIdentityDataSource } from '../../services/identity/src/data-source.js';
-import { ensureBootCustomer } from '../../services/identity/src/domain/customers/customers.js';
+import { createCustomer, ensureBootCustomer } from '../../services/identity/src/domain/customers/customers.js';
 import { batchJobs } from '../../services/identity/src/jobs/batch.jobs.js';
 import { createIdentityService } from '../../services/identity/src/service.js';
 import { loadNotificationConfig } from '../../services/notification/src/config.js';
@@ -29,6 +30,8 @@ export interface TestSystem {
   /** The gateway's base URL, e.g. http://127.0.0.1:40123 */
   url: string;
   customer: { id: string; secret: string };
+  /** Another customer, stored as identity stores one (its secret encrypted with this system's key). */
+  addCustomer(): Promise<{ id: string; secret: string }>;
   env: Record<string, string>;
   /** A connection to this system's own database, for assertions on stored state. */
   sql: pg.Pool;
@@ -42,13 +45,14 @@ function databaseUrlFor(name: string): string {
   return url.toString();
 }
 
-async function listen(app: Express): Promise<{ server: Server; url: string }> {
-  return new Promise((resolve, reject) => {
-    const server = app.listen(0, '127.0.0.1', (error?: Error) => {
-      if (error) reject(error);
-      else resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
-    });
+/** Listens as a process does (the shared server factory, with the app's own server options). */
+async function listen(app: Express, options: HttpServerOptions = {}): Promise<{ server: Server; url: string }> {
+  const server = createHttpServer(app, options);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
   });
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 /**
@@ -113,6 +117,7 @@ export async function startSystem(
     INTERNAL_TOKEN: randomBytes(24).toString('hex'),
     ACCESS_TOKEN_SECRET: randomBytes(32).toString('hex'),
     FILE_URL_SECRET: randomBytes(32).toString('hex'),
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DB_POOL_SIZE: '5',
     ...options.env,
@@ -128,7 +133,7 @@ export async function startSystem(
   env.NOTIFICATION_URL = servers.notification.url;
   const identity = await createIdentityService(loadIdentityConfig(env), logger.child({ service: 'identity' }));
   const customer = { id: randomUUID(), secret: randomBytes(32).toString('hex') };
-  await ensureBootCustomer(identity.ctx.db, customer);
+  await ensureBootCustomer(identity.ctx, customer);
   const conversationConfig = loadConversationConfig(env);
   const notificationConfig = loadNotificationConfig(env);
   const conversation = await createConversationService(conversationConfig, logger.child({ service: 'conversation' }));
@@ -140,12 +145,14 @@ export async function startSystem(
   // Workers drain the purge and batch queues as the worker processes do (tests that kill workers
   // start their own processes instead).
   const queueConnection = { redisUrl: env.REDIS_URL, prefix: env.REDIS_PREFIX };
+  // Purge jobs ask identity whether a deleted application is really gone.
+  const identityClient = createInternalClient({ baseUrl: servers.identity.url, internalToken: env.INTERNAL_TOKEN, service: 'identity' });
   const workers = options.workers === false ? [] : [
-    startWorker('conversation-purge', conversationPurgeJobs(conversation.ctx.db, conversationConfig.PURGE_BATCH_SIZE), {
+    startWorker('conversation-purge', conversationPurgeJobs(conversation.ctx.db, conversationConfig.PURGE_BATCH_SIZE, identityClient), {
       ...queueConnection,
       logger: logger.child({ service: 'conversation-worker' }),
     }),
-    startWorker('notification-purge', notificationPurgeJobs(notification.ctx.db, notificationConfig.PURGE_BATCH_SIZE), {
+    startWorker('notification-purge', notificationPurgeJobs(notification.ctx.db, notificationConfig.PURGE_BATCH_SIZE, identityClient), {
       ...queueConnection,
       logger: logger.child({ service: 'notification-worker' }),
     }),
@@ -162,7 +169,7 @@ export async function startSystem(
     NOTIFICATION_URL: servers.notification.url,
   };
   const gateway = await createGateway(loadGatewayConfig(gatewayEnv), logger.child({ service: 'gateway' }), () => false);
-  const gatewayServer = await listen(gateway.app);
+  const gatewayServer = await listen(gateway.app, gateway.serverOptions);
   const sql = new pg.Pool({ connectionString: env.DATABASE_URL, max: 2 });
   // DROP DATABASE … WITH (FORCE) at stop() may terminate an idle connection the pool still holds.
   sql.on('error', () => undefined);
@@ -170,6 +177,7 @@ export async function startSystem(
   return {
     url: gatewayServer.url,
     customer,
+    addCustomer: () => createCustomer(identity.ctx),
     env: gatewayEnv,
     sql,
     serviceUrls: {

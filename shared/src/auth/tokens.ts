@@ -2,7 +2,12 @@
  * JWT checks shared by the gateway (every request) and identity (POST /v1/authorize), exactly as
  * behavior.md §4 describes: HS512 only, the secret string's bytes as the HMAC key, at most 24 h
  * after `iat` with 30 s of clock tolerance.
+ *
+ * The common case (a well-formed token that passes) is decided synchronously with node's HMAC;
+ * anything else goes through jose, whose outcome and error messages stay the reference. The fast
+ * path accepts only what jose would accept, so the outcome never depends on which path ran.
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { compactVerify, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import { ApiError, type ErrorCode } from '../errors.js';
 import { isJwtShaped, isUuid } from '../schema/formats.js';
@@ -54,9 +59,62 @@ function checkHeader(token: string, code: ErrorCode): void {
   if (extra) throw new ApiError(code, `The token header may not contain "${extra}".`);
 }
 
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The payload bytes when the token is certainly a valid HS512 JWS signed with `secret` (plain
+ * `{alg, typ}` header, canonical encodings: jose would verify it too), false when jose would
+ * certainly refuse the signature, undefined when only jose can tell (unusual encodings).
+ */
+function hs512Payload(token: string, secret: string): Uint8Array | false | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3) return false;
+  const [header, payload, signature] = parts as [string, string, string];
+  if (secret === '' || !BASE64URL.test(signature)) return undefined;
+  const expected = createHmac('sha512', secret).update(`${header}.${payload}`).digest();
+  const given = Buffer.from(signature, 'base64url');
+  // A base64url string jose decodes gives these same bytes, so different bytes fail in jose too.
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
+  if (signature !== expected.toString('base64url') || !BASE64URL.test(header) || !BASE64URL.test(payload)) return undefined;
+  if (header.length % 4 === 1 || payload.length % 4 === 1) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(strictUtf8.decode(Buffer.from(header, 'base64url')));
+    if (!isPlainObject(parsed) || parsed.alg !== ALGORITHM || Object.keys(parsed).some((key) => !ALLOWED_HEADER_KEYS.has(key)))
+      return undefined;
+  } catch {
+    return undefined;
+  }
+  return Buffer.from(payload, 'base64url');
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether jose's claim checks (verifySignedToken's options) certainly pass; false: let jose tell. */
+function claimsCertainlyValid(payload: Uint8Array, now = Math.floor(Date.now() / 1000)): boolean {
+  let claims: unknown;
+  try {
+    claims = JSON.parse(strictUtf8.decode(payload));
+  } catch {
+    return false;
+  }
+  if (!isPlainObject(claims)) return false;
+  const { iat, nbf, exp } = claims;
+  const tolerance = TOKEN_CLOCK_TOLERANCE_SECONDS;
+  if (typeof iat !== 'number' || !Number.isFinite(iat)) return false;
+  if (nbf !== undefined && !(typeof nbf === 'number' && nbf <= now + tolerance)) return false;
+  if (exp !== undefined && !(typeof exp === 'number' && exp > now - tolerance)) return false;
+  const age = now - iat;
+  return age - tolerance <= TOKEN_MAX_AGE_SECONDS && age >= -tolerance;
+}
+
 /** Verifies signature, `exp` and the 24 h `iat` age; each failure is a 401 with `code`. */
 export async function verifySignedToken(token: string, secret: string, code: ErrorCode): Promise<void> {
   checkHeader(token, code);
+  const payload = hs512Payload(token, secret);
+  if (payload && claimsCertainlyValid(payload)) return;
   try {
     await jwtVerify(token, hmacKey(secret), {
       algorithms: [ALGORITHM],
@@ -79,8 +137,12 @@ function describeJoseError(error: unknown): string {
       return (error as { claim?: string }).claim === 'iat'
         ? 'TokenExpiredError: maxAge exceeded'
         : 'TokenExpiredError: jwt expired';
-    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED': {
+      // A future `nbf` is refused as jsonwebtoken (the reference's library) refuses it.
+      const { claim, reason } = error as { claim?: string; reason?: string };
+      if (claim === 'nbf' && reason === 'check_failed') return 'NotBeforeError: jwt not active';
       return `JsonWebTokenError: ${(error as Error).message}`;
+    }
     default:
       return 'JsonWebTokenError: invalid token';
   }
@@ -139,12 +201,14 @@ export async function accessTokenSession(
   signingSecret: string,
   now = Date.now(),
 ): Promise<string | null> {
-  let verified: Uint8Array;
-  try {
-    verified = (await compactVerify(token, hmacKey(signingSecret), { algorithms: [ALGORITHM] })).payload;
-  } catch {
-    return null;
-  }
+  const fast = hs512Payload(token, signingSecret);
+  const verified =
+    fast ??
+    (await compactVerify(token, hmacKey(signingSecret), { algorithms: [ALGORITHM] }).then(
+      (result) => result.payload,
+      () => false as const,
+    ));
+  if (verified === false) return null;
   // The signature is ours, so this is an access token: a malformed payload makes it an invalid one,
   // never a server token.
   let payload: Record<string, unknown> | null = null;

@@ -1,9 +1,11 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
-/** Maps body-parser's failures to the API's codes. */
-function fromBodyParser(error: { type?: string; status?: number }): ApiError | null {
+/** Maps the framework's failures (body-parser, Express's path decoding) to the API's codes. */
+function fromFramework(error: { type?: string; status?: number }): ApiError | null {
+  // Express cannot percent-decode a path parameter (`%E0%A4%A`).
+  if (error instanceof URIError) return new ApiError('invalid_request', 'Request path is not valid percent-encoding.');
   switch (error.type) {
     case 'entity.too.large':
       return new ApiError('payload_too_large', 'Request body is larger than 10 MB.');
@@ -25,7 +27,7 @@ function fromBodyParser(error: { type?: string; status?: number }): ApiError | n
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const apiError =
-      error instanceof ApiError ? error : fromBodyParser(error as { type?: string; status?: number });
+      error instanceof ApiError ? error : fromFramework(error as { type?: string; status?: number });
     const log = req.log ?? logger;
     if (!apiError) {
       log.error({ err: error, method: req.method, path: req.path }, 'unexpected error');
@@ -35,8 +37,29 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    res.status(rendered.status).set(rendered.headers).json(rendered.toBody());
+    whenBodyRead(req, res, rendered.code === 'payload_too_large', () => {
+      res.status(rendered.status).set(rendered.headers).json(rendered.toBody());
+    });
   };
+}
+
+/**
+ * Answers once the request body is read to its end. An error may come before it was (a check that
+ * comes first, a route that takes no body), and Node stops reading a keep-alive connection whose
+ * body is left unread after the response: the client's upload, or the gateway's proxying of it,
+ * would stall until the keep-alive timeout. A body refused for its size is not read: that
+ * connection is closed after the answer instead.
+ */
+function whenBodyRead(req: Request, res: Response, tooLarge: boolean, answer: () => void): void {
+  if (req.complete || req.destroyed) answer();
+  else if (tooLarge) {
+    res.set('Connection', 'close');
+    answer();
+  } else {
+    req.unpipe();
+    req.once('end', answer);
+    req.resume();
+  }
 }
 
 export const notFoundMiddleware: RequestHandler = (req) => {

@@ -113,7 +113,10 @@ export function createServiceApp(options: ServiceAppOptions): Express {
 
   for (const route of routes) {
     const method = route.method.toLowerCase() as 'get' | 'put' | 'post' | 'delete';
-    const stack: RequestHandler[] = route.body && route.bodyType !== 'multipart' ? [rawJsonBody] : [];
+    // Bodies are read to the end even where the route takes none: Node stops reading a keep-alive
+    // connection whose request body is left unread once the response is sent, which would stall
+    // the client's upload and the next request on that connection until the keep-alive timeout.
+    const stack: RequestHandler[] = route.bodyType !== 'multipart' ? [rawJsonBody] : [];
     const markRoute: RequestHandler = (_req, res, next) => {
       setMetricsRoute(res, route.path);
       next();
@@ -134,11 +137,13 @@ export function asRouteHandler(handler: RouteHandler): RequestHandler {
   };
 }
 
+/** At debug: the gateway logs each request once at info, with the same request id. */
 function logRequest(req: Request, res: Response): void {
+  if (!req.log.isLevelEnabled('debug')) return;
   const started = process.hrtime.bigint();
   res.on('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    req.log.info(
+    req.log.debug(
       { method: req.method, url: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 },
       'request',
     );
