@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'shared/src/**/*.test.ts', 'services/*/src/**/*.test.ts'],
+    // The load run saturates the machine, so it runs on its own afterwards (vitest.load.config.ts).
+    exclude: ['test/load/**', '**/node_modules/**'],
     globalSetup: ['test/support/global-setup.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
     pool: 'forks',
