@@ -1,3 +1,4 @@
+/** The one logger factory of every process: JSON lines (pino) with credentials redacted. */
 import { pino, type Logger } from 'pino';
 
 export type { Logger } from 'pino';

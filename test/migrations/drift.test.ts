@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { migrateServiceSchema } from '@collab/shared';
+import { migrateServiceSchema } from '@collab/shared/storage';
 import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
 import { createIdentityDataSource } from '../../services/identity/src/data-source.js';
 import { createNotificationDataSource } from '../../services/notification/src/data-source.js';

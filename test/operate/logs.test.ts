@@ -1,6 +1,7 @@
 /**
  * Logs: one request id follows a request from the gateway through the services into the jobs it
- * causes, and credentials never reach a log line (the logger's real redaction paths).
+ * causes; the request is logged once at info (by the gateway), the services' own request lines
+ * are at debug; and credentials never reach a log line (the logger's real redaction paths).
  */
 import { LOG_REDACT_PATHS } from '@collab/shared';
 import { pino } from 'pino';
@@ -11,6 +12,7 @@ import { startSystem, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 
 interface LogLine {
+  level?: number;
   service?: string;
   requestId?: string;
   msg?: string;
@@ -18,10 +20,10 @@ interface LogLine {
 }
 
 const lines: string[] = [];
-// The same settings as createLogger, writing to memory instead of stdout.
+// The same settings as createLogger, writing to memory instead of stdout, at debug to see the services' request lines.
 const logger = pino(
   {
-    level: 'info',
+    level: 'debug',
     base: { service: 'test' },
     redact: { paths: [...LOG_REDACT_PATHS], censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -70,11 +72,14 @@ describe('logs', () => {
     const ofRequest = (service: string, msg: string) => () =>
       parsed().find((line) => line.service === service && line.requestId === requestId && line.msg === msg);
     const gateway = await until('gateway request', ofRequest('gateway', 'request'));
-    expect(gateway).toMatchObject({ method: 'DELETE', url: '/v1/groups/logged', status: 200 });
+    expect(gateway).toMatchObject({ level: pino.levels.values.info, method: 'DELETE', url: '/v1/groups/logged', status: 200 });
     const identity = await until('identity request', ofRequest('identity', 'request'));
-    expect(identity).toMatchObject({ method: 'DELETE', applicationId: app.id });
+    expect(identity).toMatchObject({ level: pino.levels.values.debug, method: 'DELETE', applicationId: app.id });
     const cascade = await until('conversation cascade', ofRequest('conversation', 'request'));
-    expect(cascade).toMatchObject({ method: 'POST', url: '/internal/cascade', applicationId: app.id });
+    expect(cascade).toMatchObject({ level: pino.levels.values.debug, method: 'POST', url: '/internal/cascade', applicationId: app.id });
+    // Once at info: the gateway's line.
+    const atInfo = parsed().filter((line) => line.requestId === requestId && line.msg === 'request' && line.level! >= pino.levels.values.info!);
+    expect(atInfo.map((line) => line.service)).toEqual(['gateway']);
     const job = await until('conversation purge job', ofRequest('conversation-worker', 'job completed'));
     expect(job).toMatchObject({ jobName: 'marked.purge', applicationId: app.id });
     // Lines of other requests carry their own ids, not this one.

@@ -4,7 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { createLogger, ensureDatabase } from '@collab/shared';
+import { createLogger } from '@collab/shared';
+import { ensureDatabase } from '@collab/shared/storage';
 import type { Express } from 'express';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

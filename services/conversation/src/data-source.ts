@@ -1,4 +1,4 @@
-import { createServiceDataSource } from '@collab/shared';
+import { createServiceDataSource } from '@collab/shared/storage';
 import { CONVERSATION_SCHEMA, conversationEntities } from './entities/index.js';
 import { conversationMigrations } from './migrations/index.js';
 

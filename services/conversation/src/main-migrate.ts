@@ -1,5 +1,5 @@
 /** Creates the database if needed and applies the conversation service's pending migrations. */
-import { runMigrateMain } from '@collab/shared';
+import { runMigrateMain } from '@collab/shared/storage';
 import { createConversationDataSource } from './data-source.js';
 import { CONVERSATION_SCHEMA } from './entities/index.js';
 

@@ -1,5 +1,6 @@
 /** The conversation service's dependencies and app, wired once for the API process and for tests. */
-import { cascadeRouter, createInternalClient, createProducer, createRedis, storageReadiness, type Logger } from '@collab/shared';
+import { cascadeRouter, createInternalClient, createProducer, createRedis, type Logger } from '@collab/shared';
+import { storageReadiness } from '@collab/shared/storage';
 import { createConversationApp } from './app.js';
 import type { ConversationConfig } from './config.js';
 import { createConversationDataSource } from './data-source.js';

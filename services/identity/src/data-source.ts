@@ -1,4 +1,4 @@
-import { createServiceDataSource } from '@collab/shared';
+import { createServiceDataSource } from '@collab/shared/storage';
 import { IDENTITY_SCHEMA, identityEntities } from './entities/index.js';
 import { identityMigrations } from './migrations/index.js';
 

@@ -1,5 +1,5 @@
 /** Creates the database if needed and applies the identity service's pending migrations. */
-import { runMigrateMain } from '@collab/shared';
+import { runMigrateMain } from '@collab/shared/storage';
 import { createIdentityDataSource } from './data-source.js';
 import { IDENTITY_SCHEMA } from './entities/index.js';
 

@@ -1,5 +1,6 @@
 /** Identity's dependencies and app, wired once for the API process and for tests. */
-import { createProducer, storageReadiness, type Logger } from '@collab/shared';
+import { createProducer, type Logger } from '@collab/shared';
+import { storageReadiness } from '@collab/shared/storage';
 import { createIdentityApp } from './app.js';
 import type { IdentityConfig } from './config.js';
 import { createIdentityContext } from './context.js';

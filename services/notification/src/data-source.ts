@@ -1,4 +1,4 @@
-import { createServiceDataSource } from '@collab/shared';
+import { createServiceDataSource } from '@collab/shared/storage';
 import { NOTIFICATION_SCHEMA, notificationEntities } from './entities/index.js';
 import { notificationMigrations } from './migrations/index.js';
 

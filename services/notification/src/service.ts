@@ -1,5 +1,6 @@
 /** The notification service's dependencies and app, wired once for the API process and for tests. */
-import { cascadeRouter, createInternalClient, createProducer, createRedis, identityDirectory, storageReadiness, type Logger } from '@collab/shared';
+import { cascadeRouter, createInternalClient, createProducer, createRedis, identityDirectory, type Logger } from '@collab/shared';
+import { storageReadiness } from '@collab/shared/storage';
 import { createNotificationApp } from './app.js';
 import type { NotificationConfig } from './config.js';
 import { createNotificationDataSource } from './data-source.js';

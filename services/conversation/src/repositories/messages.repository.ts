@@ -1,6 +1,21 @@
 /** All SQL about messages, their reactions, mentions and attachments. Tenant first. */
-import type { FileRow, LinkPreviewRow, MessageRow, ReactionRow } from '../entities/index.js';
+import type { FileRow, LinkPreviewRow, MessageRow, ParticipantRow, ReactionRow } from '../entities/index.js';
 import type { Db } from './db.js';
+
+export interface ViewDetails {
+  reactions: ReactionRow[];
+  attachments: (FileRow & { messageId: string })[];
+  previews: LinkPreviewRow[];
+  participants: ParticipantRow[];
+}
+/** A row as the query's JSON brings it: these timestamps as epoch milliseconds. */
+type Timed<Row, Key extends keyof Row> = Omit<Row, Key> & { [K in Key]: null extends Row[K] ? number | null : number };
+interface ViewDetailsJson {
+  reactions: Timed<ReactionRow, 'reactedAt'>[];
+  attachments: Timed<FileRow & { messageId: string }, 'createdAt'>[];
+  previews: LinkPreviewRow[];
+  participants: Timed<ParticipantRow, 'lastSeenAt'>[];
+}
 
 const MESSAGE_COLUMNS = `m.internal_id AS "internalId", m.application_id AS "applicationId", m.external_id AS "externalId",
   m.thread_id AS "threadId", m.author_id AS "authorId", m.type, m.content, m.url, m.icon_url AS "iconUrl",
@@ -55,6 +70,16 @@ function listConditions(filter: MessageListFilter): { where: string; params: unk
   return { where: conditions.join(' AND '), params };
 }
 
+function insertStatement(applicationId: string, message: NewMessage): [string, unknown[]] {
+  const keys = Object.keys(message) as (keyof NewMessage)[];
+  const columns = ['application_id', ...keys.map((key) => (key === 'threadId' ? 'thread_id' : FIELD_COLUMNS[key as keyof MessageFields]))];
+  return [
+    `INSERT INTO conversation.messages AS m (${columns.join(', ')})
+     VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING ${MESSAGE_COLUMNS}`,
+    [applicationId, ...keys.map((key) => asParam(key, message[key]))],
+  ];
+}
+
 export const messagesRepository = {
   async find(db: Db, applicationId: string, externalId: string, forUpdate = false): Promise<MessageRow | null> {
     const rows: MessageRow[] = await db.query(
@@ -73,12 +98,27 @@ export const messagesRepository = {
   },
 
   async insert(db: Db, applicationId: string, message: NewMessage): Promise<MessageRow> {
-    const keys = Object.keys(message) as (keyof NewMessage)[];
-    const columns = ['application_id', ...keys.map((key) => (key === 'threadId' ? 'thread_id' : FIELD_COLUMNS[key as keyof MessageFields]))];
+    const rows: MessageRow[] = await db.query(...insertStatement(applicationId, message));
+    return rows[0];
+  },
+
+  /**
+   * Inserts a message and, in the same statement, recomputes its thread's activity as
+   * threadsRepository.refreshActivity does (the statement cannot see its own insert, hence the
+   * GREATEST with the new message). The caller holds the thread's row lock, so the messages of
+   * concurrent creates are all visible here.
+   */
+  async insertWithActivity(db: Db, applicationId: string, message: NewMessage): Promise<MessageRow> {
+    const [insert, params] = insertStatement(applicationId, message);
     const rows: MessageRow[] = await db.query(
-      `INSERT INTO conversation.messages AS m (${columns.join(', ')})
-       VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING ${MESSAGE_COLUMNS}`,
-      [applicationId, ...keys.map((key) => asParam(key, message[key]))],
+      `WITH inserted AS (${insert}),
+       activity AS (
+         UPDATE conversation.threads t SET last_activity_at = GREATEST(
+           (SELECT max(m.created_at) FROM conversation.messages m WHERE m.thread_id = t.internal_id), inserted."createdAt")
+         FROM inserted WHERE t.application_id = $1 AND t.internal_id = inserted."threadId"
+       )
+       SELECT * FROM inserted`,
+      params,
     );
     return rows[0];
   },
@@ -139,38 +179,38 @@ export const messagesRepository = {
     return Number(rows[0].count);
   },
 
-  async reactionsOf(db: Db, messageIds: readonly string[]): Promise<ReactionRow[]> {
-    if (messageIds.length === 0) return [];
-    return db.query(
-      `SELECT message_id AS "messageId", user_id AS "userId", reaction, reacted_at AS "reactedAt"
-       FROM conversation.message_reactions WHERE message_id = ANY($1::bigint[]) ORDER BY reacted_at, user_id, reaction`,
-      [[...new Set(messageIds)]],
-    );
-  },
-
   /** Adds reactions; an existing one keeps its time unless a timestamp was given (api.md). */
   async addReactions(
     db: Db,
     messageId: string,
     reactions: readonly { userId: string; reaction: string; at: Date; explicitTime: boolean }[],
   ): Promise<void> {
+    // As if added one by one: a reaction named twice ends with its last given timestamp, if any.
+    const byKey = new Map<string, (typeof reactions)[number]>();
     for (const item of reactions) {
+      const key = `${item.userId}\u0000${item.reaction}`;
+      if (item.explicitTime || !byKey.get(key)?.explicitTime) byKey.set(key, item);
+    }
+    const unique = [...byKey.values()];
+    for (const explicitTime of [true, false]) {
+      const items = unique.filter((item) => item.explicitTime === explicitTime);
+      if (items.length === 0) continue;
       await db.query(
-        `INSERT INTO conversation.message_reactions (message_id, user_id, reaction, reacted_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (message_id, user_id, reaction) DO UPDATE SET reacted_at = CASE WHEN $5 THEN EXCLUDED.reacted_at ELSE message_reactions.reacted_at END`,
-        [messageId, item.userId, item.reaction, item.at, item.explicitTime],
+        `INSERT INTO conversation.message_reactions (message_id, user_id, reaction, reacted_at)
+         SELECT $1, r.user_id, r.reaction, r.reacted_at FROM unnest($2::text[], $3::text[], $4::timestamptz[]) AS r(user_id, reaction, reacted_at)
+         ON CONFLICT (message_id, user_id, reaction) DO ${explicitTime ? 'UPDATE SET reacted_at = EXCLUDED.reacted_at' : 'NOTHING'}`,
+        [messageId, items.map((item) => item.userId), items.map((item) => item.reaction), items.map((item) => item.at)],
       );
     }
   },
 
   async removeReactions(db: Db, messageId: string, reactions: readonly { userId: string; reaction: string }[]): Promise<void> {
-    for (const item of reactions) {
-      await db.query(`DELETE FROM conversation.message_reactions WHERE message_id = $1 AND user_id = $2 AND reaction = $3`, [
-        messageId,
-        item.userId,
-        item.reaction,
-      ]);
-    }
+    if (reactions.length === 0) return;
+    await db.query(
+      `DELETE FROM conversation.message_reactions r USING unnest($2::text[], $3::text[]) AS x(user_id, reaction)
+       WHERE r.message_id = $1 AND r.user_id = x.user_id AND r.reaction = x.reaction`,
+      [messageId, reactions.map((item) => item.userId), reactions.map((item) => item.reaction)],
+    );
   },
 
   async replaceMentions(db: Db, messageId: string, userIds: readonly string[]): Promise<void> {
@@ -178,11 +218,52 @@ export const messagesRepository = {
       messageId,
       [...userIds],
     ]);
+    await messagesRepository.addMentions(db, messageId, userIds);
+  },
+
+  async addMentions(db: Db, messageId: string, userIds: readonly string[]): Promise<void> {
     if (userIds.length === 0) return;
     await db.query(
       `INSERT INTO conversation.message_mentions (message_id, user_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`,
       [messageId, [...new Set(userIds)]],
     );
+  },
+
+  /**
+   * What a message view shows besides the message rows, in one round trip: the reactions,
+   * attachments and visible link previews of these messages, and the participants of their threads,
+   * each in the order the API lists them. Timestamps travel as epoch milliseconds, truncated as pg
+   * truncates microseconds, so they equal what the rows' own columns would give.
+   */
+  async viewDetailsOf(db: Db, messageIds: readonly string[], threadIds: readonly string[]): Promise<ViewDetails> {
+    if (messageIds.length === 0 && threadIds.length === 0) return { reactions: [], attachments: [], previews: [], participants: [] };
+    const ms = (column: string) => `floor(extract(epoch FROM ${column}) * 1000)`;
+    const rows: ViewDetailsJson[] = await db.query(
+      `SELECT
+       (SELECT COALESCE(json_agg(json_build_object('messageId', message_id::text, 'userId', user_id, 'reaction', reaction,
+           'reactedAt', ${ms('reacted_at')}) ORDER BY reacted_at, user_id, reaction), '[]')
+        FROM conversation.message_reactions WHERE message_id = ANY($1::bigint[])) AS reactions,
+       (SELECT COALESCE(json_agg(json_build_object('messageId', a.message_id::text, 'id', f.id, 'applicationId', f.application_id,
+           'ownerId', f.owner_id, 'name', f.name, 'mimeType', f.mime_type, 'size', f.size::text, 'createdAt', ${ms('f.created_at')})
+           ORDER BY a.seq), '[]')
+        FROM conversation.message_attachments a JOIN conversation.files f ON f.id = a.file_id
+        WHERE a.message_id = ANY($1::bigint[]) AND f.purging_at IS NULL) AS attachments,
+       (SELECT COALESCE(json_agg(json_build_object('id', id, 'messageId', message_id::text, 'url', url, 'imageUrl', image_url,
+           'title', title, 'description', description, 'hidden', hidden) ORDER BY url, id), '[]')
+        FROM conversation.message_link_previews WHERE message_id = ANY($1::bigint[]) AND NOT hidden) AS previews,
+       (SELECT COALESCE(json_agg(json_build_object('threadId', thread_id::text, 'userId', user_id, 'lastSeenAt', ${ms('last_seen_at')},
+           'subscribed', subscribed, 'seq', seq::text) ORDER BY seq), '[]')
+        FROM conversation.thread_participants WHERE thread_id = ANY($2::bigint[])) AS participants`,
+      [[...new Set(messageIds)], [...new Set(threadIds)]],
+    );
+    const { reactions, attachments, previews, participants } = rows[0];
+    const date = (value: number | null) => (value === null ? null : new Date(value));
+    return {
+      reactions: reactions.map((row) => ({ ...row, reactedAt: new Date(row.reactedAt) })),
+      attachments: attachments.map((row) => ({ ...row, createdAt: new Date(row.createdAt) })),
+      previews,
+      participants: participants.map((row) => ({ ...row, lastSeenAt: date(row.lastSeenAt) })),
+    };
   },
 
   async attachmentsOf(db: Db, messageIds: readonly string[]): Promise<(FileRow & { messageId: string })[]> {
@@ -196,9 +277,14 @@ export const messagesRepository = {
     );
   },
 
+  /** Attaches in the order given (the attachments' order is their `seq`). */
   async attach(db: Db, messageId: string, fileIds: readonly string[]): Promise<void> {
-    for (const fileId of fileIds)
-      await db.query(`INSERT INTO conversation.message_attachments (message_id, file_id) VALUES ($1, $2)`, [messageId, fileId]);
+    if (fileIds.length === 0) return;
+    await db.query(
+      `INSERT INTO conversation.message_attachments (message_id, file_id)
+       SELECT $1, file_id FROM unnest($2::uuid[]) WITH ORDINALITY AS input(file_id, position) ORDER BY position`,
+      [messageId, [...fileIds]],
+    );
   },
 
   async detach(db: Db, messageId: string, fileIds: readonly string[]): Promise<void> {
@@ -207,15 +293,6 @@ export const messagesRepository = {
       messageId,
       [...fileIds],
     ]);
-  },
-
-  async linkPreviewsOf(db: Db, messageIds: readonly string[]): Promise<LinkPreviewRow[]> {
-    if (messageIds.length === 0) return [];
-    return db.query(
-      `SELECT id, message_id AS "messageId", url, image_url AS "imageUrl", title, description, hidden
-       FROM conversation.message_link_previews WHERE message_id = ANY($1::bigint[]) AND NOT hidden ORDER BY url, id`,
-      [[...new Set(messageIds)]],
-    );
   },
 
   async hideLinkPreviews(db: Db, messageId: string, previewIds: readonly string[]): Promise<void> {

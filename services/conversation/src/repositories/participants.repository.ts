@@ -33,12 +33,13 @@ export const participantsRepository = {
 
   /**
    * Marks the thread seen by these users up to its newest message, edit or reaction, creating records
-   * as needed (new records are subscribed only when `subscribeNew`). A thread without messages has
-   * nothing to see: nothing changes (behavior.md §11.4, the reference's 500 there is ignored).
+   * as needed; `subscribe` also subscribes them (new and existing records), false leaves
+   * subscriptions as they are (new records unsubscribed). A thread without messages has nothing to
+   * see: nothing changes (behavior.md §11.4, the reference's 500 there is ignored).
    * Edits count, so that seeing the thread again puts a user back into `seenBy` of an edited
    * message (behavior.md §11.2).
    */
-  async markSeen(db: Db, threadId: string, userIds: readonly string[], subscribeNew: boolean): Promise<void> {
+  async markSeen(db: Db, threadId: string, userIds: readonly string[], subscribe: boolean): Promise<void> {
     if (userIds.length === 0) return;
     await db.query(
       `WITH newest AS (
@@ -51,8 +52,9 @@ export const participantsRepository = {
        SELECT $1, user_id, (SELECT at FROM newest), $3 FROM unnest($2::text[]) WITH ORDINALITY AS input(user_id, position)
        WHERE (SELECT at FROM newest) IS NOT NULL
        ORDER BY position
-       ON CONFLICT (thread_id, user_id) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at`,
-      [threadId, [...new Set(userIds)], subscribeNew],
+       ON CONFLICT (thread_id, user_id) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at,
+         subscribed = thread_participants.subscribed OR EXCLUDED.subscribed`,
+      [threadId, [...new Set(userIds)], subscribe],
     );
   },
 

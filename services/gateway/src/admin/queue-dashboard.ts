@@ -4,9 +4,6 @@
  * token (Bearer) is ever accepted here, and without operator credentials configured it answers 404.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { ExpressAdapter } from '@bull-board/express';
 import { ApiError } from '@collab/shared';
 import type { Queue } from 'bullmq';
 import type { RequestHandler } from 'express';
@@ -55,10 +52,26 @@ export function operatorAuth(credentials: OperatorCredentials | null): RequestHa
   };
 }
 
-/** The bull-board router for these queues, to be mounted at QUEUE_DASHBOARD_PATH. */
+/**
+ * The bull-board router for these queues, to be mounted at QUEUE_DASHBOARD_PATH (behind
+ * operatorAuth). bull-board and its UI are loaded at the first request that reaches it, so a
+ * gateway without operator credentials never loads them (tens of MB of memory).
+ */
 export function createQueueDashboardRouter(queues: Queue[]): RequestHandler {
-  const serverAdapter = new ExpressAdapter();
-  serverAdapter.setBasePath(QUEUE_DASHBOARD_PATH);
-  createBullBoard({ queues: queues.map((queue) => new BullMQAdapter(queue)), serverAdapter });
-  return serverAdapter.getRouter() as RequestHandler;
+  let router: Promise<RequestHandler> | null = null;
+  const load = async (): Promise<RequestHandler> => {
+    const [{ createBullBoard }, { BullMQAdapter }, { ExpressAdapter }] = await Promise.all([
+      import('@bull-board/api'),
+      import('@bull-board/api/bullMQAdapter'),
+      import('@bull-board/express'),
+    ]);
+    const serverAdapter = new ExpressAdapter();
+    serverAdapter.setBasePath(QUEUE_DASHBOARD_PATH);
+    createBullBoard({ queues: queues.map((queue) => new BullMQAdapter(queue)), serverAdapter });
+    return serverAdapter.getRouter() as RequestHandler;
+  };
+  return (req, res, next) => {
+    router ??= load();
+    router.then((handler) => handler(req, res, next), next);
+  };
 }

@@ -203,7 +203,7 @@ export async function createMessage(
         await threadsRepository.update(tx, applicationId, thread.internalId, { resolvedAt: null });
         await insertActionMessage(tx, applicationId, thread.internalId, author, 'reopened', new Date(createdAt.getTime() - 1));
       }
-      const message = await messagesRepository.insert(tx, applicationId, {
+      const message = await messagesRepository.insertWithActivity(tx, applicationId, {
         externalId: messageId,
         threadId: thread.internalId,
         authorId: input.authorID,
@@ -221,12 +221,10 @@ export async function createMessage(
       });
       await messagesRepository.addReactions(tx, message.internalId, reactionRows(input.addReactions ?? [], now));
       await messagesRepository.attach(tx, message.internalId, fileIds);
-      await messagesRepository.replaceMentions(tx, message.internalId, mentioned);
+      await messagesRepository.addMentions(tx, message.internalId, mentioned);
       await participantsRepository.subscribe(tx, thread.internalId, mentioned.filter(lookup.isMember), true);
-      // The author has seen the thread; `subscribeToThread: false` leaves the subscription as it was.
+      // The author has seen the thread and is subscribed; `subscribeToThread: false` leaves the subscription as it was.
       await participantsRepository.markSeen(tx, thread.internalId, [input.authorID], input.subscribeToThread !== false);
-      if (input.subscribeToThread !== false) await participantsRepository.subscribe(tx, thread.internalId, [input.authorID], true);
-      await threadsRepository.refreshActivity(tx, applicationId, thread.internalId);
     });
   } catch (error) {
     // A concurrent create took the id between the check and the write (decisions.md 25).
