@@ -14,7 +14,7 @@ COPY services/gateway/package.json services/gateway/
 RUN npm ci --no-audit --no-fund
 COPY shared shared
 COPY services services
-RUN npx tsc -b && npm prune --omit=dev --no-audit --no-fund
+RUN npx tsc -b services/identity services/conversation services/notification services/gateway && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production

@@ -1,0 +1,143 @@
+/**
+ * `npm run bench`: starts the system (or uses a running one, BENCH_URL), runs every scenario side
+ * by side with its baseline, and writes BENCHMARKS.md. Every load is bounded by BENCH_SECONDS and
+ * the whole run by BENCH_DEADLINE_SECONDS. Loopback only.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { commonVars, loadConfig, vars } from '@collab/shared';
+import type { Harness, Scenario } from './harness.js';
+import { cpuProfileSummaries } from './profile.js';
+import { machineInfo, renderReport, type Section } from './report.js';
+import { batch } from './scenarios/batch.js';
+import { cascade } from './scenarios/cascade.js';
+import { gatewayOverhead } from './scenarios/gateway-overhead.js';
+import { MemorySampler } from './scenarios/memory.js';
+import { messages } from './scenarios/messages.js';
+import { scaleOut } from './scenarios/scale-out.js';
+import { ROOT, startOwnSystem, useRunningSystem, type System } from './system.js';
+
+const SCENARIOS: Scenario[] = [gatewayOverhead, messages, batch, cascade, scaleOut];
+/** Processes profiled with BENCH_CPU_PROF: the two on the message hot path. */
+const PROFILED = ['gateway', 'conversation'];
+
+const config = loadConfig({
+  BENCH_SECONDS: vars.integer('Length of one measurement, in seconds', 10),
+  BENCH_CONNECTIONS: vars.integer('Concurrent connections of the message scenarios', 50),
+  BENCH_DEADLINE_SECONDS: vars.integer('The whole run stops (and fails) after this long; default 30 × BENCH_SECONDS + 300', 0),
+  BENCH_SCENARIOS: vars.string(`Comma-separated subset of ${SCENARIOS.map((s) => s.key).join(', ')}`, ''),
+  BENCH_OUTPUT: vars.string('Where the report goes', join(ROOT, 'BENCHMARKS.md')),
+  BENCH_NOTE: vars.string('A line put at the top of the report (e.g. that it is a draft)', ''),
+  BENCH_LOG_LEVEL: vars.string("LOG_LEVEL of the system's processes (theirs by default)", 'info'),
+  BENCH_CPU_PROF: vars.string(`Directory for CPU profiles of ${PROFILED.join(' and ')} (node --cpu-prof); empty: none`, ''),
+  BENCH_URL: vars.string('Gateway of a running system to measure instead of starting one', ''),
+  BENCH_CUSTOMER_ID: vars.string('Customer of the running system (with BENCH_URL)', ''),
+  BENCH_CUSTOMER_SECRET: vars.string('Its secret (with BENCH_URL)', ''),
+  BENCH_INTERNAL_TOKEN: vars.string("The running system's INTERNAL_TOKEN, to measure its services directly (scenario 1)", ''),
+  BENCH_IDENTITY_URL: vars.string('Its identity service (with BENCH_INTERNAL_TOKEN)', ''),
+  BENCH_CONVERSATION_URL: vars.string('Its conversation service (with BENCH_INTERNAL_TOKEN)', ''),
+  DATABASE_URL: commonVars.DATABASE_URL,
+  REDIS_URL: commonVars.REDIS_URL,
+});
+
+const log = (message: string) => console.log(`[bench] ${message}`);
+const seconds = Math.max(1, config.BENCH_SECONDS);
+const selected = config.BENCH_SCENARIOS ? config.BENCH_SCENARIOS.split(',').map((key) => key.trim()) : SCENARIOS.map((s) => s.key);
+const unknown = selected.filter((key) => !SCENARIOS.some((s) => s.key === key));
+if (unknown.length > 0) throw new Error(`Unknown scenario(s): ${unknown.join(', ')}`);
+const cpuProfileDir = config.BENCH_CPU_PROF ? resolve(config.BENCH_CPU_PROF) : '';
+if (cpuProfileDir) mkdirSync(cpuProfileDir, { recursive: true });
+
+async function connect(): Promise<System> {
+  if (!config.BENCH_URL) {
+    log('starting the system from the build (database collab_bench)');
+    return startOwnSystem({
+      postgresUrl: config.DATABASE_URL,
+      database: 'collab_bench',
+      redisUrl: config.REDIS_URL,
+      logLevel: config.BENCH_LOG_LEVEL,
+      poolSize: config.BENCH_CONNECTIONS,
+      cpuProfile: cpuProfileDir ? { dir: cpuProfileDir, processes: PROFILED } : null,
+    });
+  }
+  if (!config.BENCH_CUSTOMER_ID || !config.BENCH_CUSTOMER_SECRET) throw new Error('BENCH_URL needs BENCH_CUSTOMER_ID and BENCH_CUSTOMER_SECRET');
+  const direct = config.BENCH_INTERNAL_TOKEN && config.BENCH_IDENTITY_URL && config.BENCH_CONVERSATION_URL;
+  log(`measuring the running system at ${config.BENCH_URL} (database ${config.DATABASE_URL})`);
+  return useRunningSystem({
+    url: config.BENCH_URL,
+    customer: { id: config.BENCH_CUSTOMER_ID, secret: config.BENCH_CUSTOMER_SECRET },
+    databaseUrl: config.DATABASE_URL,
+    poolSize: config.BENCH_CONNECTIONS,
+    direct: direct
+      ? { identity: config.BENCH_IDENTITY_URL, conversation: config.BENCH_CONVERSATION_URL, internalToken: config.BENCH_INTERNAL_TOKEN }
+      : null,
+  });
+}
+
+const system = await connect();
+const deadlineSeconds = config.BENCH_DEADLINE_SECONDS || 30 * seconds + 300;
+const deadline = setTimeout(() => {
+  console.error(`[bench] still running after ${deadlineSeconds} s: stopping`);
+  void system.stop().finally(() => process.exit(1));
+}, deadlineSeconds * 1000);
+
+const memory = new MemorySampler(system.processes);
+const harness: Harness = {
+  system,
+  seconds,
+  warmupSeconds: Math.max(1, Math.round(seconds / 5)),
+  connections: config.BENCH_CONNECTIONS,
+  appendix: [],
+  log,
+};
+const sections: Section[] = [];
+let failed = false;
+let machine: [string, string][];
+try {
+  // Idle memory: the processes as started, before any load.
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  memory.loadStarts();
+  for (const scenario of SCENARIOS.filter((s) => selected.includes(s.key))) {
+    log(`scenario ${scenario.key}`);
+    try {
+      sections.push(await scenario.run(harness));
+    } catch (error) {
+      failed = true;
+      console.error(`[bench] scenario ${scenario.key} failed:`, error);
+      sections.push({ title: scenario.key, method: '', rows: [], notes: [`Failed: ${(error as Error).message}`] });
+    }
+  }
+  memory.stop();
+  // In the issue's order: memory is scenario 5, between the cascade and the scale-out.
+  const scaleOutIndex = sections.findIndex((section) => section.title.startsWith('6.'));
+  sections.splice(scaleOutIndex === -1 ? sections.length : scaleOutIndex, 0, memory.section());
+  machine = await machineInfo(system.sql, config.BENCH_URL ? null : config.REDIS_URL);
+} finally {
+  memory.stop();
+  // Profiles are written when the profiled processes exit.
+  await system.stop();
+  clearTimeout(deadline);
+}
+
+const settings: [string, string][] = [
+  ['System', config.BENCH_URL ? `running system at ${config.BENCH_URL}` : 'started by the harness from the build (every process as `npm start` runs it)'],
+  ['BENCH_SECONDS', `${seconds} s per measurement, ${harness.warmupSeconds} s warm-up before each`],
+  ['BENCH_CONNECTIONS', String(harness.connections)],
+  ['LOG_LEVEL of the processes', config.BENCH_URL ? 'theirs' : config.BENCH_LOG_LEVEL],
+  ['Scenarios', selected.join(', ')],
+];
+writeFileSync(
+  config.BENCH_OUTPUT,
+  renderReport({
+    note: config.BENCH_NOTE,
+    date: new Date(),
+    command: `BENCH_SECONDS=${seconds} npm run bench`,
+    settings,
+    machine,
+    sections,
+    analysis: readFileSync(join(ROOT, 'bench', 'ANALYSIS.md'), 'utf8'),
+    appendix: [...harness.appendix, ...(cpuProfileDir ? cpuProfileSummaries(cpuProfileDir, PROFILED) : [])],
+  }),
+);
+log(`wrote ${config.BENCH_OUTPUT}${system.logDir ? `; process logs in ${system.logDir}` : ''}`);
+process.exit(failed ? 1 : 0);

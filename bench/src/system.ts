@@ -1,0 +1,304 @@
+/**
+ * The system under load: either one this harness starts (the real processes from services/<name>/dist,
+ * as `npm start` runs them, against its own database `collab_bench`, its own Redis prefix and free
+ * ports), or one already running (BENCH_URL), measured from outside.
+ */
+import { spawn, fork, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { closeSync, mkdtempSync, openSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRedis } from '@collab/shared';
+import { ensureDatabase } from '@collab/shared/storage';
+import pg from 'pg';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** scripts/processes.mjs: what `npm start` runs, with which environment. */
+interface ProcessCatalog {
+  /** The secrets the processes share; `npm start` generates them the same way. */
+  DEV_SECRET_NAMES: string[];
+  MIGRATIONS: { name: string; script: string }[];
+  processes(env: Record<string, string | undefined>): { name: string; script: string; env: Record<string, string> }[];
+}
+const catalog = (await import(join(ROOT, 'scripts', 'processes.mjs'))) as ProcessCatalog;
+
+export interface BenchProcess {
+  name: string;
+  pid: number;
+  /** An HTTP service (memory target applies), not a worker or the balancer. */
+  http: boolean;
+}
+
+export interface ScaleOut {
+  /** A second gateway whose CONVERSATION_URL is the balancer. */
+  url: string;
+  replicas(count: 1 | 2): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface System {
+  /** The gateway. */
+  url: string;
+  customer: { id: string; secret: string };
+  /** The system's database, for seeding and the raw-SQL baselines. */
+  sql: pg.Pool;
+  /** The services themselves, reached with the internal headers; null when unknown. */
+  direct: { identity: string; conversation: string; internalToken: string } | null;
+  /** Processes whose memory can be read (none for a running system). */
+  processes(): BenchProcess[];
+  /** Starts a second conversation replica behind a balancer; null for a running system. */
+  scaleOut: (() => Promise<ScaleOut>) | null;
+  /** Where the processes' output went. */
+  logDir: string | null;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function until(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const ready = (url: string) => until(`${url}/readyz`, 60_000, async () => (await fetch(`${url}/readyz`)).ok);
+
+/** Child processes of this run: each logs to its own file; stopped with SIGTERM, then SIGKILL. */
+class Processes {
+  private readonly children = new Map<string, { child: ChildProcess; http: boolean }>();
+
+  constructor(
+    readonly logDir: string,
+    /** Extra node flags per process name (e.g. --cpu-prof). */
+    private readonly nodeFlags: (name: string) => string[],
+  ) {}
+
+  start(name: string, script: string, env: Record<string, string | undefined>, http: boolean): ChildProcess {
+    const log = openSync(join(this.logDir, `${name}.log`), 'a');
+    const child = spawn(process.execPath, [...this.nodeFlags(name), script], { env, cwd: ROOT, stdio: ['ignore', log, log] });
+    closeSync(log);
+    this.children.set(name, { child, http });
+    child.once('exit', (code, signal) => {
+      if (this.children.get(name)?.child === child) {
+        this.children.delete(name);
+        if (!this.stopping) console.error(`[bench] ${name} exited (${signal ?? code}); see ${join(this.logDir, `${name}.log`)}`);
+      }
+    });
+    return child;
+  }
+
+  /** A process started with node's IPC channel (the balancer). */
+  fork(name: string, script: string, args: string[]): ChildProcess {
+    const child = fork(script, args, { stdio: 'ignore' });
+    this.children.set(name, { child, http: false });
+    child.once('exit', () => this.children.delete(name));
+    return child;
+  }
+
+  list(): BenchProcess[] {
+    return [...this.children].flatMap(([name, { child, http }]) => (child.pid === undefined ? [] : [{ name, pid: child.pid, http }]));
+  }
+
+  private stopping = false;
+
+  async stop(names?: string[]): Promise<void> {
+    const all = names === undefined;
+    if (all) this.stopping = true;
+    const targets = [...this.children].filter(([name]) => all || names.includes(name));
+    for (const [name] of targets) this.children.delete(name);
+    await Promise.all(
+      targets.map(([, { child }]) => {
+        if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        child.kill('SIGTERM');
+        const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        return exited.finally(() => clearTimeout(kill));
+      }),
+    );
+  }
+}
+
+function run(script: string, env: Record<string, string | undefined>, logDir: string, name: string): Promise<void> {
+  const log = openSync(join(logDir, `${name}.log`), 'a');
+  const child = spawn(process.execPath, [script], { env, cwd: ROOT, stdio: ['ignore', log, log] });
+  closeSync(log);
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${name} failed (exit ${code}); see ${logDir}/${name}.log`)))),
+  );
+}
+
+async function recreateDatabase(databaseUrl: string): Promise<void> {
+  const admin = new URL(databaseUrl);
+  const name = decodeURIComponent(admin.pathname.slice(1));
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name.replaceAll('"', '""')}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+  await ensureDatabase(databaseUrl);
+}
+
+async function deleteRedisPrefix(redisUrl: string, prefix: string): Promise<void> {
+  const redis = createRedis(redisUrl);
+  try {
+    let cursor = '0';
+    do {
+      const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = nextCursor;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+function pool(databaseUrl: string, size: number): pg.Pool {
+  const sql = new pg.Pool({ connectionString: databaseUrl, max: size });
+  sql.on('error', () => undefined);
+  return sql;
+}
+
+export interface OwnSystemOptions {
+  /** Any URL of the PostgreSQL server; the database name is replaced by `database`. */
+  postgresUrl: string;
+  database: string;
+  redisUrl: string;
+  logLevel: string;
+  /** Connections of the harness's own pool (seeding and baselines). */
+  poolSize: number;
+  /** Processes to run under `node --cpu-prof`, and where their profiles go. */
+  cpuProfile: { dir: string; processes: string[] } | null;
+}
+
+/** Starts the whole system from the build, as `npm start` does, on free ports. */
+export async function startOwnSystem(options: OwnSystemOptions): Promise<System> {
+  const databaseUrl = new URL(options.postgresUrl);
+  databaseUrl.pathname = `/${options.database}`;
+  const logDir = mkdtempSync(join(tmpdir(), 'collab-bench-'));
+  const flags = (name: string) =>
+    options.cpuProfile?.processes.includes(name)
+      ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfile.dir}`, `--cpu-prof-name=${name}.cpuprofile`]
+      : [];
+  const children = new Processes(logDir, flags);
+  const customer = { id: randomUUID(), secret: randomBytes(32).toString('hex') };
+  const [identityPort, conversationPort, notificationPort, gatewayPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  // Nothing of a developer's own `npm start` configuration may leak in (service URLs, ports).
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/_(URL|PORT)$|^PORT$|^REDIS_PREFIX$/.test(name)));
+  const env: Record<string, string | undefined> = {
+    ...inherited,
+    DATABASE_URL: databaseUrl.toString(),
+    REDIS_URL: options.redisUrl,
+    REDIS_PREFIX: `bench-${randomBytes(4).toString('hex')}`,
+    ...Object.fromEntries(catalog.DEV_SECRET_NAMES.map((name) => [name, randomBytes(32).toString('hex')])),
+    CUSTOMER_ID: customer.id,
+    CUSTOMER_SECRET: customer.secret,
+    LOG_LEVEL: options.logLevel,
+    // No /metrics listeners (they would need 7 more free ports); requests are still recorded.
+    METRICS_PORT: '0',
+    IDENTITY_PORT: String(identityPort),
+    CONVERSATION_PORT: String(conversationPort),
+    NOTIFICATION_PORT: String(notificationPort),
+    PORT: String(gatewayPort),
+  };
+
+  await recreateDatabase(env.DATABASE_URL!);
+  for (const step of catalog.MIGRATIONS) await run(step.script, env, logDir, step.name);
+  const entries = catalog.processes(env);
+  for (const entry of entries) children.start(entry.name, entry.script, { ...env, ...entry.env }, !entry.name.endsWith('-worker'));
+  const url = `http://127.0.0.1:${gatewayPort}`;
+  const sql = pool(env.DATABASE_URL!, options.poolSize);
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await children.stop();
+    await sql.end();
+    // The database stays for inspection (EXPLAIN); the next run drops it.
+    await deleteRedisPrefix(options.redisUrl, env.REDIS_PREFIX!);
+  };
+  try {
+    // The gateway is ready once every service answers its /readyz.
+    await ready(url);
+  } catch (error) {
+    await stop();
+    throw new Error(`${(error as Error).message}; logs in ${logDir}`, { cause: error });
+  }
+
+  const conversation = entries.find((entry) => entry.name === 'conversation')!;
+  const gateway = entries.find((entry) => entry.name === 'gateway')!;
+  return {
+    url,
+    customer,
+    sql,
+    direct: {
+      identity: `http://127.0.0.1:${identityPort}`,
+      conversation: `http://127.0.0.1:${conversationPort}`,
+      internalToken: env.INTERNAL_TOKEN!,
+    },
+    processes: () => children.list(),
+    logDir,
+    stop,
+    async scaleOut() {
+      const [replicaPort, balancerPort, gateway2Port] = await Promise.all([freePort(), freePort(), freePort()]);
+      const names = ['conversation-2', 'balancer', 'gateway-2'];
+      children.start(names[0], conversation.script, { ...env, ...conversation.env, PORT: String(replicaPort) }, true);
+      const balancer = children.fork(names[1], join(dirname(fileURLToPath(import.meta.url)), 'balancer.js'), [String(balancerPort)]);
+      const balancerSays = (expected: string) =>
+        new Promise<void>((resolve) => balancer.on('message', (message) => message === expected && resolve()));
+      await balancerSays('listening');
+      const setBackends = async (ports: number[]) => {
+        const updated = balancerSays('updated');
+        balancer.send({ backends: ports });
+        await updated;
+      };
+      await setBackends([conversationPort]);
+      const balancerUrl = `http://127.0.0.1:${balancerPort}`;
+      children.start(names[2], gateway.script, { ...env, ...gateway.env, PORT: String(gateway2Port), CONVERSATION_URL: balancerUrl }, true);
+      const url2 = `http://127.0.0.1:${gateway2Port}`;
+      await Promise.all([ready(url2), ready(`http://127.0.0.1:${replicaPort}`)]);
+      return {
+        url: url2,
+        replicas: (count) => setBackends(count === 1 ? [conversationPort] : [conversationPort, replicaPort]),
+        stop: () => children.stop(names),
+      };
+    },
+  };
+}
+
+/** A system someone else runs: only the gateway, the customer and the database are known. */
+export function useRunningSystem(options: {
+  url: string;
+  customer: { id: string; secret: string };
+  databaseUrl: string;
+  poolSize: number;
+  direct: System['direct'];
+}): System {
+  const sql = pool(options.databaseUrl, options.poolSize);
+  return {
+    url: options.url.replace(/\/$/, ''),
+    customer: options.customer,
+    sql,
+    direct: options.direct,
+    processes: () => [],
+    scaleOut: null,
+    logDir: null,
+    stop: () => sql.end(),
+  };
+}
