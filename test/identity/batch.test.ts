@@ -14,6 +14,7 @@ import { createIdentityDataSource } from '../../services/identity/src/data-sourc
 import { batchJobs } from '../../services/identity/src/jobs/batch.jobs.js';
 import { createIdentityService } from '../../services/identity/src/service.js';
 import { createApplication, uniqueId, type ApiClient, type ApiResponse, type TestApplication } from '../support/client.js';
+import { deleteRedisPrefix } from '../support/cleanup.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { expectError } from '../support/expect.js';
 
@@ -487,9 +488,11 @@ describe('the worker', () => {
     expect(() => startWorker('identity-batch', extra, connection)).toThrow(/unknown: batch\.undo/);
     // Control: with exactly its handlers it starts (on its own prefix, so it takes no job of this system).
     const db = createIdentityDataSource(system.env.DATABASE_URL, 1);
-    const worker = startWorker('identity-batch', batchJobs(db), { ...connection, prefix: `${connection.prefix}-control` });
+    const controlPrefix = `${connection.prefix}-control`;
+    const worker = startWorker('identity-batch', batchJobs(db), { ...connection, prefix: controlPrefix });
     await worker.waitUntilReady();
     await worker.close();
+    await deleteRedisPrefix(system.env.REDIS_URL, controlPrefix);
   });
 });
 

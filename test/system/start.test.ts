@@ -13,6 +13,7 @@ import { parseEncryptionKey, SecretBox } from '@collab/shared';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { request } from '../support/client.js';
+import { deleteRedisPrefix } from '../support/cleanup.js';
 import { migrateAll } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 
@@ -36,6 +37,13 @@ function databaseUrlFor(name: string): string {
 }
 
 const createdDatabases = new Set<string>();
+const usedRedisPrefixes = new Set<string>();
+
+function newRedisPrefix(): string {
+  const prefix = `test-start-${randomBytes(6).toString('hex')}`;
+  usedRedisPrefixes.add(prefix);
+  return prefix;
+}
 
 function newDatabaseName(): string {
   const name = `collab_test_start_${randomBytes(6).toString('hex')}`;
@@ -193,7 +201,7 @@ async function systemEnv(databaseName: string, extra: Record<string, string> = {
     ...process.env,
     DATABASE_URL: databaseUrlFor(databaseName),
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    REDIS_PREFIX: `test-start-${randomBytes(6).toString('hex')}`,
+    REDIS_PREFIX: newRedisPrefix(),
     ...secrets,
     PORT: String(gateway),
     IDENTITY_PORT: String(identity),
@@ -290,6 +298,7 @@ afterAll(async () => {
     await within('a killed process group to end', 10_000, entry.closed).catch(() => undefined);
   }
   for (const name of [...createdDatabases]) await dropDatabase(name);
+  for (const prefix of usedRedisPrefixes) await deleteRedisPrefix(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix);
 }, 60_000);
 
 describe('npm start (scripts/start.mjs)', () => {
