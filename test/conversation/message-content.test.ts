@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
+import { putEach } from '../support/seed.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 
 let system: TestSystem;
@@ -25,18 +26,17 @@ const link = (url: string, ...children: Node[]): Node => ({ type: 'link', url, c
 beforeAll(async () => {
   system = await startSystem();
   app = await createApplication(system, 'message content app');
-  for (const [id, body] of [
+  await putEach(app, '/v1/users', [
     ['ann', { name: 'Ann' }],
     ['bob', { name: 'Bob' }],
     ['u1', { name: 'Leela' }],
     ['carl', { name: 'Carl' }],
     ['dora', { name: 'Dora', status: 'deleted' }],
-  ] as const) {
-    const response = await app.client.put(`/v1/users/${id}`, body);
-    if (response.status !== 200) throw new Error(`creating user ${id} failed: ${JSON.stringify(response.body)}`);
-  }
-  await app.client.put('/v1/groups/team', { name: 'Team', members: ['ann', 'bob', 'u1', 'dora'] });
-  await app.client.put('/v1/groups/outside', { name: 'Outside', members: ['carl'] });
+  ]);
+  await putEach(app, '/v1/groups', [
+    ['team', { name: 'Team', members: ['ann', 'bob', 'u1', 'dora'] }],
+    ['outside', { name: 'Outside', members: ['carl'] }],
+  ]);
   threadID = uniqueId('content-thread');
   const first = await app.client.post(messagesPath(threadID), {
     authorID: 'ann',

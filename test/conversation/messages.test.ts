@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
+import { seedTeam } from '../support/seed.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 import { expectError } from '../support/expect.js';
@@ -29,22 +30,7 @@ const paragraph = (text: string) => [{ type: 'p', children: [{ text }] }];
 beforeAll(async () => {
   system = await startSystem();
   app = await createApplication(system, 'messages app');
-  for (const [id, body] of [
-    ['ann', { name: 'Ann' }],
-    ['bob', { name: 'Bob' }],
-    ['carl', { name: 'Carl' }],
-    ['dora', { name: 'Dora', status: 'deleted' }],
-  ] as const) {
-    const response = await app.client.put(`/v1/users/${id}`, body);
-    if (response.status !== 200) throw new Error(`creating user ${id} failed: ${JSON.stringify(response.body)}`);
-  }
-  for (const [id, members] of [
-    ['team', ['ann', 'bob', 'dora']],
-    ['outside', ['carl']],
-  ] as const) {
-    const response = await app.client.put(`/v1/groups/${id}`, { name: id, members });
-    if (response.status !== 200) throw new Error(`creating group ${id} failed: ${JSON.stringify(response.body)}`);
-  }
+  await seedTeam(app);
 });
 afterAll(() => system?.stop());
 
