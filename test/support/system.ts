@@ -101,13 +101,14 @@ export async function migrateAll(databaseUrl: string): Promise<void> {
   }
 }
 
+type SystemOptions = { logger?: Logger; workers?: boolean; env?: Record<string, string> };
+
 /**
  * `workers: false` starts no in-process worker (tests that run worker processes themselves);
- * `env` adds or overrides variables of every service (e.g. `BATCH_WAIT_MS`).
+ * `env` adds or overrides variables of every service (e.g. `BATCH_WAIT_MS`). A start that fails
+ * half-way removes the database and Redis keys it made before the error goes on.
  */
-export async function startSystem(
-  options: { logger?: Logger; workers?: boolean; env?: Record<string, string> } = {},
-): Promise<TestSystem> {
+export async function startSystem(options: SystemOptions = {}): Promise<TestSystem> {
   const suffix = randomBytes(6).toString('hex');
   const databaseName = `collab_test_${suffix}`;
   const env: Record<string, string> = {
@@ -122,6 +123,17 @@ export async function startSystem(
     DB_POOL_SIZE: '5',
     ...options.env,
   };
+  try {
+    return await buildSystem(env, databaseName, options);
+  } catch (error) {
+    // What stop() would have removed.
+    await dropDatabase(env.DATABASE_URL, databaseName).catch(() => undefined);
+    await deleteRedisPrefix(env.REDIS_URL, env.REDIS_PREFIX).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function buildSystem(env: Record<string, string>, databaseName: string, options: SystemOptions): Promise<TestSystem> {
   const logger = options.logger ?? createLogger('test', env.LOG_LEVEL);
   await migrateAll(env.DATABASE_URL);
 
