@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-export const MIGRATIONS = ['identity', 'conversation', 'notification'].map((service) => ({
+export const MIGRATIONS = ['identity', 'conversation', 'notification', 'webhooks'].map((service) => ({
   name: `${service}-migrate`,
   script: join(root, 'services', service, 'dist', 'main-migrate.js'),
 }));
@@ -17,12 +17,14 @@ export function processes(env) {
   const identityPort = port('IDENTITY_PORT', 8081);
   const conversationPort = port('CONVERSATION_PORT', 8082);
   const notificationPort = port('NOTIFICATION_PORT', 8083);
+  const webhooksPort = port('WEBHOOKS_PORT', 8084);
   const url = (p) => `http://127.0.0.1:${p}`;
   // Every process gets every service URL; each reads the ones it calls.
   const urls = {
     IDENTITY_URL: env.IDENTITY_URL || url(identityPort),
     CONVERSATION_URL: env.CONVERSATION_URL || url(conversationPort),
     NOTIFICATION_URL: env.NOTIFICATION_URL || url(notificationPort),
+    WEBHOOKS_URL: env.WEBHOOKS_URL || url(webhooksPort),
   };
   // Each process its own /metrics port: METRICS_PORT_BASE (default 9080) + offset; METRICS_PORT=0 disables all.
   const metricsBase = Number(env.METRICS_PORT_BASE || 9080);
@@ -34,6 +36,8 @@ export function processes(env) {
     { name: 'conversation-worker', script: 'services/conversation/dist/main-worker.js', env: { METRICS_PORT: metrics(12) } },
     { name: 'notification', script: 'services/notification/dist/main-api.js', env: { PORT: notificationPort, METRICS_PORT: metrics(3) } },
     { name: 'notification-worker', script: 'services/notification/dist/main-worker.js', env: { METRICS_PORT: metrics(13) } },
+    { name: 'webhooks', script: 'services/webhooks/dist/main-api.js', env: { PORT: webhooksPort, METRICS_PORT: metrics(4) } },
+    { name: 'webhooks-worker', script: 'services/webhooks/dist/main-worker.js', env: { METRICS_PORT: metrics(14) } },
     { name: 'gateway', script: 'services/gateway/dist/main-api.js', env: { PORT: port('PORT', 8080), METRICS_PORT: metrics(0) } },
   ].map((entry) => ({ ...entry, env: { ...urls, ...entry.env }, script: join(root, entry.script) }));
 }

@@ -103,8 +103,13 @@ export function metricsPortVar(defaultPort: number): VarSpec<number> {
   return vars.port('Internal port of the Prometheus GET /metrics endpoint (0 disables it)', defaultPort);
 }
 
-/** Default metrics ports of the workers (the APIs use 9080-9083). */
-export const WORKER_METRICS_PORTS = { 'identity-batch': 9091, 'conversation-purge': 9092, 'notification-purge': 9093 } as const;
+/** Default metrics ports of the workers (the APIs use 9080-9084). */
+export const WORKER_METRICS_PORTS = {
+  'identity-batch': 9091,
+  'conversation-purge': 9092,
+  'notification-purge': 9093,
+  'webhooks-delivery': 9094,
+} as const;
 
 /** Variables of the processes that run BullMQ workers. */
 export const workerVars = {

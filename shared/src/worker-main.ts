@@ -29,7 +29,8 @@ export function runWorkerMain<Q extends QueueName, C extends WorkerConfig>(optio
   queue: Q;
   loadConfig: () => C;
   createDataSource: (url: string, poolSize: number) => DataSource;
-  jobs: (db: DataSource, config: C) => JobHandlers<Q>;
+  /** The handlers; resources they open are closed through `onShutdown`. */
+  jobs: (db: DataSource, config: C, onShutdown: (close: () => Promise<unknown> | unknown) => void) => JobHandlers<Q>;
   /**
    * The work Postgres records as pending. A job lives only in Redis: one lost with Redis's data
    * (a restart without persistence), or never queued, is queued again from this. Also the place
@@ -47,7 +48,7 @@ export function runWorkerMain<Q extends QueueName, C extends WorkerConfig>(optio
     // Told apart from the API's connections in pg_stat_activity (e.g. collab-identity-worker).
     db.setOptions({ applicationName: `${(db.options as { applicationName: string }).applicationName}-worker` });
     await db.initialize();
-    const worker = startWorker(options.queue, options.jobs(db, config), {
+    const worker = startWorker(options.queue, options.jobs(db, config, (close) => lifecycle.onShutdown(async () => close())), {
       redisUrl: config.REDIS_URL,
       prefix: config.REDIS_PREFIX,
       logger,

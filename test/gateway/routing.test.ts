@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createInternalClient, createLogger, type InternalClient } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CredentialStore } from '../../services/gateway/src/auth/credentials.js';
+import { CredentialStore } from '@collab/shared';
 import { loadGatewayConfig } from '../../services/gateway/src/config.js';
 import { createGateway } from '../../services/gateway/src/gateway.js';
 import { ApiClient, asCustomer, createApplication, request, type TestApplication } from '../support/client.js';

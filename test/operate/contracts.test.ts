@@ -24,7 +24,7 @@ import {
 } from '@collab/shared';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CredentialStore } from '../../services/gateway/src/auth/credentials.js';
+import { CredentialStore } from '@collab/shared';
 import { dependentServicesCascade } from '../../services/identity/src/domain/cascade/deletion-cascade.js';
 import { createApplication, request, type TestApplication } from '../support/client.js';
 import { startSystem, type TestSystem } from '../support/system.js';

@@ -255,7 +255,7 @@ describe('the gateway serves the reference', () => {
 
   beforeAll(async () => {
     const refuse: RequestHandler = (_req, _res, next) => next(new Error('the reference must not be proxied'));
-    const proxies: Record<ServiceName, RequestHandler> = { identity: refuse, conversation: refuse, notification: refuse };
+    const proxies: Record<ServiceName, RequestHandler> = { identity: refuse, conversation: refuse, notification: refuse, webhooks: refuse };
     const app = createGatewayApp({
       logger: createLogger('test', 'silent'),
       internalToken: 'internal',

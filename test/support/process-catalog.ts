@@ -16,6 +16,7 @@ import {
   loadIdentityWorkerConfig,
 } from '../../services/identity/src/config.js';
 import { loadNotificationConfig, notificationConfigSpec } from '../../services/notification/src/config.js';
+import { loadWebhooksConfig, webhooksConfigSpec } from '../../services/webhooks/src/config.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -45,8 +46,10 @@ export const ENTRY_POINTS: Record<string, EntryPoint> = {
   'services/conversation/dist/main-worker.js': { spec: conversationConfigSpec, load: loadConversationConfig, kind: 'worker' },
   'services/notification/dist/main-api.js': { spec: notificationConfigSpec, load: loadNotificationConfig, kind: 'api', serves: 'service' },
   'services/notification/dist/main-worker.js': { spec: notificationConfigSpec, load: loadNotificationConfig, kind: 'worker' },
+  'services/webhooks/dist/main-api.js': { spec: webhooksConfigSpec, load: loadWebhooksConfig, kind: 'api', serves: 'service' },
+  'services/webhooks/dist/main-worker.js': { spec: webhooksConfigSpec, load: loadWebhooksConfig, kind: 'worker' },
   ...Object.fromEntries(
-    ['identity', 'conversation', 'notification'].map((service) => [
+    ['identity', 'conversation', 'notification', 'webhooks'].map((service) => [
       `services/${service}/dist/main-migrate.js`,
       { spec: MIGRATE_SPEC, load: (env: NodeJS.ProcessEnv) => loadConfig(MIGRATE_SPEC, env), kind: 'migrate' as const },
     ]),

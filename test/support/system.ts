@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpServer, createInternalClient, createLogger, startWorker, type HttpServerOptions, type Logger } from '@collab/shared';
+import { createHttpServer, createInternalClient, createLogger, createOutboundClient, createProducer, startWorker, type HttpServerOptions, type Logger } from '@collab/shared';
 import { ensureDatabase, migrateServiceSchema } from '@collab/shared/storage';
 import type { Express } from 'express';
 import pg from 'pg';
@@ -24,6 +24,11 @@ import { loadNotificationConfig } from '../../services/notification/src/config.j
 import { createNotificationDataSource } from '../../services/notification/src/data-source.js';
 import { purgeJobs as notificationPurgeJobs } from '../../services/notification/src/jobs/purge.jobs.js';
 import { createNotificationService } from '../../services/notification/src/service.js';
+import { loadWebhooksConfig } from '../../services/webhooks/src/config.js';
+import { createWebhooksDataSource } from '../../services/webhooks/src/data-source.js';
+import { guardedPoster } from '../../services/webhooks/src/domain/deliveries/poster.js';
+import { deliveryJobs } from '../../services/webhooks/src/jobs/delivery.jobs.js';
+import { createWebhooksService } from '../../services/webhooks/src/service.js';
 import { deleteRedisPrefix, dropDatabase } from './cleanup.js';
 
 export interface TestSystem {
@@ -35,7 +40,7 @@ export interface TestSystem {
   env: Record<string, string>;
   /** A connection to this system's own database, for assertions on stored state. */
   sql: pg.Pool;
-  serviceUrls: Record<'identity' | 'conversation' | 'notification', string>;
+  serviceUrls: Record<'identity' | 'conversation' | 'notification' | 'webhooks', string>;
   stop(): Promise<void>;
 }
 
@@ -92,6 +97,7 @@ export async function migrateAll(databaseUrl: string): Promise<void> {
     ['identity', createIdentityDataSource],
     ['conversation', createConversationDataSource],
     ['notification', createNotificationDataSource],
+    ['webhooks', createWebhooksDataSource],
   ] as const;
   for (const [schema, create] of schemas) {
     const db = create(databaseUrl, 2);
@@ -102,6 +108,13 @@ export async function migrateAll(databaseUrl: string): Promise<void> {
 }
 
 type SystemOptions = { logger?: Logger; workers?: boolean; env?: Record<string, string> };
+
+/**
+ * Webhook retries in test systems: the decided schedule (5 s, 30 s, 2 min…) with every delay cut
+ * to a fraction of a second, so that a test sees several retries; the schedule itself is checked
+ * on its own (attempts.test.ts).
+ */
+const TEST_RETRY_SCHEDULE = { delaysMs: [150, 300, 600, 900, 1200, 1500], laterDelayMs: 2000 };
 
 /**
  * `workers: false` starts no in-process worker (tests that run worker processes themselves);
@@ -139,10 +152,16 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
 
   // Services call each other (conversation and notification ask identity; identity cascades
   // deletions into them), so their servers listen before any of them is built.
-  const servers = { identity: await reserveServer(), conversation: await reserveServer(), notification: await reserveServer() };
+  const servers = {
+    identity: await reserveServer(),
+    conversation: await reserveServer(),
+    notification: await reserveServer(),
+    webhooks: await reserveServer(),
+  };
   env.IDENTITY_URL = servers.identity.url;
   env.CONVERSATION_URL = servers.conversation.url;
   env.NOTIFICATION_URL = servers.notification.url;
+  env.WEBHOOKS_URL = servers.webhooks.url;
   const identity = await createIdentityService(loadIdentityConfig(env), logger.child({ service: 'identity' }));
   const customer = { id: randomUUID(), secret: randomBytes(32).toString('hex') };
   await ensureBootCustomer(identity.ctx, customer);
@@ -150,15 +169,19 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
   const notificationConfig = loadNotificationConfig(env);
   const conversation = await createConversationService(conversationConfig, logger.child({ service: 'conversation' }));
   const notification = await createNotificationService(notificationConfig, logger.child({ service: 'notification' }));
+  const webhooksConfig = loadWebhooksConfig(env);
+  const webhooks = await createWebhooksService(webhooksConfig, logger.child({ service: 'webhooks' }));
 
   servers.identity.serve(identity.app);
   servers.conversation.serve(conversation.app);
   servers.notification.serve(notification.app);
+  servers.webhooks.serve(webhooks.app);
   // Workers drain the purge and batch queues as the worker processes do (tests that kill workers
   // start their own processes instead).
   const queueConnection = { redisUrl: env.REDIS_URL, prefix: env.REDIS_PREFIX };
   // Purge jobs ask identity whether a deleted application is really gone.
   const identityClient = createInternalClient({ baseUrl: servers.identity.url, internalToken: env.INTERNAL_TOKEN, service: 'identity' });
+  const deliveryQueue = createProducer('webhooks-delivery', queueConnection);
   const workers = options.workers === false ? [] : [
     startWorker('conversation-purge', conversationPurgeJobs(conversation.ctx.db, conversationConfig.PURGE_BATCH_SIZE, identityClient), {
       ...queueConnection,
@@ -172,6 +195,18 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
       ...queueConnection,
       logger: logger.child({ service: 'identity-worker' }),
     }),
+    startWorker(
+      'webhooks-delivery',
+      deliveryJobs({
+        db: webhooks.ctx.db,
+        credentials: webhooks.ctx.applications,
+        post: guardedPoster(createOutboundClient({ allowedCidrs: webhooksConfig.OUTBOUND_ALLOWED_CIDRS })),
+        queue: deliveryQueue,
+        retryWindowMs: webhooksConfig.WEBHOOK_RETRY_HOURS * 3600 * 1000,
+        retrySchedule: TEST_RETRY_SCHEDULE,
+      }),
+      { ...queueConnection, logger: logger.child({ service: 'webhooks-worker' }), concurrency: webhooksConfig.WORKER_CONCURRENCY },
+    ),
   ];
   const gatewayEnv = {
     ...env,
@@ -179,6 +214,7 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
     IDENTITY_URL: servers.identity.url,
     CONVERSATION_URL: servers.conversation.url,
     NOTIFICATION_URL: servers.notification.url,
+    WEBHOOKS_URL: servers.webhooks.url,
   };
   const gateway = await createGateway(loadGatewayConfig(gatewayEnv), logger.child({ service: 'gateway' }), () => false);
   const gatewayServer = await listen(gateway.app, gateway.serverOptions);
@@ -196,13 +232,15 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
       identity: servers.identity.url,
       conversation: servers.conversation.url,
       notification: servers.notification.url,
+      webhooks: servers.webhooks.url,
     },
     async stop() {
       await close(gatewayServer.server);
       for (const { server } of Object.values(servers)) await close(server);
       await gateway.close();
       await Promise.all(workers.map((worker) => worker.close()));
-      await Promise.all([identity.close(), conversation.close(), notification.close()]);
+      await deliveryQueue.close();
+      await Promise.all([identity.close(), conversation.close(), notification.close(), webhooks.close()]);
       await sql.end();
       await dropDatabase(env.DATABASE_URL, databaseName);
       // The queues' keys (kept jobs, events) of this system's prefix go too.

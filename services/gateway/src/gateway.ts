@@ -2,6 +2,7 @@
 import {
   createInternalClient,
   createRedis,
+  CredentialStore,
   QUEUES,
   type HttpServerOptions,
   type InternalClient,
@@ -12,7 +13,6 @@ import { Queue } from 'bullmq';
 import { createQueueDashboardRouter } from './admin/queue-dashboard.js';
 import { createGatewayApp } from './app.js';
 import { createAuthenticator } from './auth/authenticate.js';
-import { CredentialStore } from './auth/credentials.js';
 import type { GatewayConfig } from './config.js';
 import { createRateLimit } from './limits/rate-limit.js';
 import { createServiceProxies } from './proxy.js';
@@ -22,6 +22,7 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
     identity: config.IDENTITY_URL,
     conversation: config.CONVERSATION_URL,
     notification: config.NOTIFICATION_URL,
+    webhooks: config.WEBHOOKS_URL,
   };
   const identity: InternalClient = createInternalClient({
     baseUrl: config.IDENTITY_URL,

@@ -15,6 +15,9 @@ export const identityInternal = {
       name: s.string(),
       customerId: s.uuid(),
       secret: s.string({ minLength: 1 }),
+      /** Where the application wants its events, and which types (null: never set). */
+      eventWebhookURL: s.string().nullable().optional(),
+      eventWebhookSubscriptions: s.array(s.string()).nullable().optional(),
     }),
   },
   customerCredentials: {

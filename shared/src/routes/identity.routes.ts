@@ -1,6 +1,6 @@
 /** Public routes owned by the identity service: groups, users, organizations, applications. */
 import { filterMetadata, q, s } from '../schema/index.js';
-import { defineRoute, param } from './route.js';
+import { defineRoute, param, prefixKeys } from './route.js';
 
 const userStatus = s.enum(['active', 'deleted']);
 const nullableString = () => s.string().nullable().optional();
@@ -386,10 +386,3 @@ export const identityRoutes = {
   ...prefixKeys('application', applicationRoutes('applications')),
   ...prefixKeys('project', applicationRoutes('projects')),
 };
-
-type Prefixed<P extends string, T> = { [K in keyof T & string as `${P}${Capitalize<K>}`]: T[K] };
-function prefixKeys<P extends string, T extends Record<string, unknown>>(prefix: P, routes: T): Prefixed<P, T> {
-  return Object.fromEntries(
-    Object.entries(routes).map(([key, value]) => [`${prefix}${key[0].toUpperCase()}${key.slice(1)}`, value]),
-  ) as Prefixed<P, T>;
-}

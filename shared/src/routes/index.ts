@@ -1,6 +1,7 @@
 import { conversationRoutes } from './conversation.routes.js';
 import { identityRoutes } from './identity.routes.js';
 import { notificationRoutes } from './notification.routes.js';
+import { webhooksRoutes } from './webhooks.routes.js';
 import type { RouteDef, ServiceName } from './route.js';
 
 export * from './route.js';
@@ -8,6 +9,7 @@ export * from './match.js';
 export { identityRoutes, batchBody, BATCH_LIMITS } from './identity.routes.js';
 export { conversationRoutes } from './conversation.routes.js';
 export { notificationRoutes } from './notification.routes.js';
+export { webhooksRoutes, webhookRegistrationRoutes, DELIVERY_STATUSES } from './webhooks.routes.js';
 export * from './message-content.js';
 
 /** Every public route of the API. */
@@ -15,6 +17,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...Object.values(identityRoutes),
   ...Object.values(conversationRoutes),
   ...Object.values(notificationRoutes),
+  ...Object.values(webhooksRoutes),
 ];
 
 export function routesOf(service: ServiceName): RouteDef[] {

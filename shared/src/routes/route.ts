@@ -7,7 +7,7 @@ import { ApiError, type ErrorCode } from '../errors.js';
 import { isIdentifier, isServerGeneratedId, isUuid } from '../schema/formats.js';
 import type { ObjectSchema, QuerySchema, QueryShape, Shape } from '../schema/index.js';
 
-export type ServiceName = 'identity' | 'conversation' | 'notification';
+export type ServiceName = 'identity' | 'conversation' | 'notification' | 'webhooks';
 export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
 /**
  * `app`: a server token signed with the application's secret, or an access token.
@@ -99,4 +99,13 @@ export function parseParams<R extends RouteDef>(
     output[name] = value;
   }
   return output as Record<keyof R['params'] & string, string>;
+}
+
+type Prefixed<P extends string, T> = { [K in keyof T & string as `${P}${Capitalize<K>}`]: T[K] };
+
+/** Names a group of routes served under two prefixes apart (`/v1/applications…` and `/v1/projects…`). */
+export function prefixKeys<P extends string, T extends Record<string, unknown>>(prefix: P, routes: T): Prefixed<P, T> {
+  return Object.fromEntries(
+    Object.entries(routes).map(([key, value]) => [`${prefix}${key[0].toUpperCase()}${key.slice(1)}`, value]),
+  ) as Prefixed<P, T>;
 }

@@ -12,7 +12,7 @@ import {
   verifySignedToken,
   type AuthKind,
 } from '@collab/shared';
-import type { CredentialStore } from './credentials.js';
+import type { CredentialStore } from '@collab/shared';
 
 export interface Caller {
   applicationId?: string;

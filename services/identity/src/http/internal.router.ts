@@ -23,7 +23,14 @@ export function internalRouter(ctx: IdentityContext): Router {
     if (!application) throw new ApiError('not_found', 'No such application.');
     // The gateway verifies tokens with the plaintext secret; only it holds INTERNAL_TOKEN.
     const secret = openSecret(ctx.secretBox, 'application', application);
-    res.json({ id: application.id, name: application.name, customerId: application.customerId, secret });
+    res.json({
+      id: application.id,
+      name: application.name,
+      customerId: application.customerId,
+      secret,
+      eventWebhookURL: application.eventWebhookUrl,
+      eventWebhookSubscriptions: null,
+    });
   });
 
   // Asked by purge jobs before they remove an application's data; an id that is no UUID names none.

@@ -5,15 +5,12 @@
  * invalidations published while the subscriber is disconnected, so then nothing is cached: the
  * caches are emptied when it disconnects and fill again only once it has subscribed again.
  */
-import {
-  ApiError,
-  identityInternal,
-  invalidationChannel,
-  type InternalClient,
-  type InvalidationMessage,
-  type Logger,
-  type Redis,
-} from '@collab/shared';
+import { identityInternal } from '../contracts/identity.js';
+import { ApiError } from '../errors.js';
+import type { InternalClient } from '../http/internal-client.js';
+import type { Logger } from '../logger.js';
+import { invalidationChannel, type InvalidationMessage } from '../pubsub.js';
+import type { Redis } from '../redis.js';
 
 interface Entry<T> {
   value: T;

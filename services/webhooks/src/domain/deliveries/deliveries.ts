@@ -1,0 +1,70 @@
+/** The delivery log an application reads, and the manual retry. */
+import { ApiError, encodePageToken, ENQUEUE_TIMEOUT_MS, type PageToken } from '@collab/shared';
+import type { DeliveryStatus } from '../../entities/index.js';
+import { deliveriesRepository, type DeliveryFilter, type DeliveryListRow } from '../../repositories/deliveries.repository.js';
+import type { WebhooksContext } from '../context.js';
+import { deliveryJobId } from './attempts.js';
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+function deliveryView(row: DeliveryListRow) {
+  return {
+    id: row.id,
+    eventID: row.eventId,
+    type: row.type,
+    url: row.url,
+    status: row.status,
+    attempts: row.attempts,
+    lastStatusCode: row.lastStatusCode,
+    lastError: row.lastError,
+    createdTimestamp: iso(row.createdAt),
+    lastAttemptTimestamp: iso(row.lastAttemptAt),
+    nextAttemptTimestamp: row.status === 'pending' ? iso(row.nextAttemptAt) : null,
+  };
+}
+
+const notFound = () => new ApiError('not_found', 'Delivery not found.');
+
+export async function listDeliveries(
+  ctx: WebhooksContext,
+  applicationId: string,
+  query: { limit: number; token: PageToken | null; filter: { status?: DeliveryStatus; type?: string; url?: string } },
+) {
+  const filter: DeliveryFilter = query.filter;
+  const after = query.token ? { createdAtMicros: query.token.createdAtWithMicros, id: query.token.externalID } : null;
+  const [fetched, total] = await Promise.all([
+    query.limit === 0 ? Promise.resolve([]) : deliveriesRepository.page(ctx.db, applicationId, filter, { after, limit: query.limit + 1 }),
+    deliveriesRepository.count(ctx.db, applicationId, filter),
+  ]);
+  const rows = fetched.slice(0, query.limit);
+  const last = rows[rows.length - 1];
+  const token = fetched.length > query.limit && last ? encodePageToken({ externalID: last.id, createdAtWithMicros: last.cursor }) : null;
+  return { deliveries: rows.map(deliveryView), pagination: { token, total } };
+}
+
+/** One delivery with `body`: the last attempt's body exactly as sent and signed (null before the first attempt). */
+export async function getDelivery(ctx: WebhooksContext, applicationId: string, deliveryId: string) {
+  const row = await deliveriesRepository.find(ctx.db, applicationId, deliveryId.toLowerCase());
+  if (!row) throw notFound();
+  return { ...deliveryView(row), body: row.lastBody };
+}
+
+/** Sends the delivery again now: same event id, the next attempt number, a fresh signature. */
+export async function retryDelivery(ctx: WebhooksContext, applicationId: string, deliveryId: string, requestId: string) {
+  const id = deliveryId.toLowerCase();
+  const attempts = await deliveriesRepository.makeDue(ctx.db, applicationId, id);
+  if (attempts === null) throw notFound();
+  // Its own job id: a scheduled attempt of the same number may wait in the queue; whichever runs
+  // first sends, the other finds the delivery not due.
+  try {
+    await ctx.deliveryQueue.add(
+      'delivery.send',
+      { applicationId, requestId, deliveryId: id },
+      { jobId: `${deliveryJobId(id, attempts + 1)}-manual-${Date.now()}` },
+      { timeoutMs: ENQUEUE_TIMEOUT_MS },
+    );
+  } catch (error) {
+    // Due in Postgres already: the worker's recovery scan queues it once Redis is back.
+    ctx.logger.warn({ err: (error as Error).message, deliveryId: id, requestId }, 'retry recorded but not queued');
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Where events enter this context: the services that own the data record each event in their own
+ * outbox, in the transaction of the change, and their relay hands it here. An event is stored with
+ * one pending delivery per distinct target URL, then each delivery is queued; recording the same
+ * event again (a relay retrying) adds nothing.
+ */
+import { ENQUEUE_TIMEOUT_MS, type WebhookEventType } from '@collab/shared';
+import { registrationsRepository } from '../../repositories/registrations.repository.js';
+import { deliveriesRepository } from '../../repositories/deliveries.repository.js';
+import type { WebhooksContext } from '../context.js';
+import { deliveryJobId } from '../deliveries/attempts.js';
+
+/** Event types the application-level URL receives when its subscriptions were never set. */
+const DEFAULT_SUBSCRIPTIONS: readonly string[] = ['thread-message-added', 'notification-created'];
+
+export interface IncomingEvent {
+  id: string;
+  type: Exclude<WebhookEventType, 'url-verification'>;
+  payload: Record<string, unknown>;
+}
+
+/** The distinct URLs an event of this type goes to: the application's own URL and its registrations. */
+async function targetUrls(ctx: WebhooksContext, applicationId: string, type: string, requestId: string): Promise<string[]> {
+  const [application, registered] = await Promise.all([
+    ctx.applications.application(applicationId, requestId),
+    registrationsRepository.urlsFor(ctx.db, applicationId, type),
+  ]);
+  const urls = new Set(registered);
+  const own = application?.eventWebhookURL;
+  if (own && (application.eventWebhookSubscriptions ?? DEFAULT_SUBSCRIPTIONS).includes(type)) urls.add(own);
+  return [...urls];
+}
+
+/** Records the events and queues their deliveries; returns how many deliveries were created. */
+export async function recordEvents(ctx: WebhooksContext, applicationId: string, events: IncomingEvent[], requestId: string) {
+  const queued: { id: string; attempts: number }[] = [];
+  for (const event of events) {
+    const urls = await targetUrls(ctx, applicationId, event.type, requestId);
+    // No target: nothing to deliver, nothing to keep.
+    if (urls.length === 0) continue;
+    queued.push(...(await ctx.db.transaction((tx) => deliveriesRepository.recordEvent(tx, applicationId, event, urls))));
+  }
+  for (const delivery of queued) {
+    try {
+      await ctx.deliveryQueue.add(
+        'delivery.send',
+        { applicationId, requestId, deliveryId: delivery.id },
+        { jobId: deliveryJobId(delivery.id, delivery.attempts + 1) },
+        { timeoutMs: ENQUEUE_TIMEOUT_MS },
+      );
+    } catch (error) {
+      // Recorded as due in Postgres: the worker's recovery scan queues it once Redis is back.
+      ctx.logger.warn({ err: (error as Error).message, deliveryId: delivery.id, requestId }, 'delivery recorded but not queued');
+    }
+  }
+  return queued.length;
+}

@@ -1,0 +1,41 @@
+/**
+ * Webhooks an application registers for event types. A registration belongs to the application of
+ * the token, whatever application id the path names (as in the original service).
+ */
+import { randomUUID } from 'node:crypto';
+import { ApiError, isUuid } from '@collab/shared';
+import type { DataSource } from 'typeorm';
+import { registrationsRepository } from '../../repositories/registrations.repository.js';
+
+/** Registrations are named `cord:<uuid>` outside, as the original service names them. */
+const EXTERNAL_PREFIX = 'cord:';
+
+/** Webhooks reach only http and https URLs: other schemes would never touch the network. */
+export function requireHttpUrl(url: string, field: string): void {
+  let protocol: string;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = '';
+  }
+  if (protocol !== 'http:' && protocol !== 'https:')
+    throw new ApiError('invalid_field', `${field} must be an http or https URL.`);
+}
+
+export async function registerWebhook(db: DataSource, applicationId: string, input: { url: string; events: string[] }) {
+  requireHttpUrl(input.url, 'url');
+  const id = await registrationsRepository.upsert(db, applicationId, randomUUID(), input.url, input.events);
+  return `${EXTERNAL_PREFIX}${id}`;
+}
+
+export async function listWebhooks(db: DataSource, applicationId: string) {
+  const rows = await registrationsRepository.list(db, applicationId);
+  return rows.map((row) => ({ id: `${EXTERNAL_PREFIX}${row.id}`, url: row.url, events: row.events }));
+}
+
+/** Deletes the caller's registration; answers the same whether or not one was deleted (idempotent). */
+export async function deleteWebhook(db: DataSource, applicationId: string, webhookId: string): Promise<void> {
+  const id = webhookId.startsWith(EXTERNAL_PREFIX) ? webhookId.slice(EXTERNAL_PREFIX.length) : '';
+  if (!isUuid(id)) throw new ApiError('invalid_request', 'Invalid request.');
+  await registrationsRepository.delete(db, applicationId, id.toLowerCase());
+}

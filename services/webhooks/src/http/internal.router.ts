@@ -1,0 +1,30 @@
+/** The webhooks service's internal API (contracts in @collab/shared `webhooksInternal`) and its side of the deletion cascade. */
+import { ApiError, cascadeRouter, drainBatches, isPlainObject, MAX_JSON_BODY_BYTES, webhooksInternal } from '@collab/shared';
+import express, { type Router } from 'express';
+import type { WebhooksContext } from '../domain/context.js';
+import { recordEvents } from '../domain/events/record-events.js';
+import { deliveriesRepository } from '../repositories/deliveries.repository.js';
+
+const DELETE_BATCH = 1000;
+
+export function internalRouter(ctx: WebhooksContext): Router {
+  const router = express.Router();
+  router.post(webhooksInternal.recordEvents.path.replace('/internal', ''), express.json({ limit: MAX_JSON_BODY_BYTES }), async (req, res) => {
+    const applicationId = req.ctx.applicationId;
+    if (!applicationId) throw new ApiError('invalid_request', 'The application header is required.');
+    const { events } = webhooksInternal.recordEvents.request.parse(req.body);
+    const valid = events.map((event) => {
+      if (!isPlainObject(event.payload)) throw new ApiError('invalid_field', 'An event payload must be an object.');
+      return { ...event, payload: event.payload as Record<string, unknown> };
+    });
+    res.json({ deliveries: await recordEvents(ctx, applicationId, valid, req.ctx.requestId) });
+  });
+  // A deleted application's registrations, queued deliveries and log go with it; users and groups own nothing here.
+  router.use(
+    cascadeRouter(async (applicationId, target) => {
+      if (target.kind !== 'application') return;
+      await drainBatches(() => deliveriesRepository.deleteApplication(ctx.db, applicationId, DELETE_BATCH));
+    }),
+  );
+  return router;
+}

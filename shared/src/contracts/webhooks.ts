@@ -1,0 +1,28 @@
+/**
+ * The webhooks service's internal HTTP API: the relays of the services that record events hand
+ * them over here. Producer and consumer both validate against these schemas.
+ */
+import { s } from '../schema/index.js';
+
+export const webhooksInternal = {
+  /**
+   * Records events of the application (the application header) for delivery. An event id already
+   * recorded adds nothing, so a relay that retries after a lost answer delivers each event once.
+   */
+  recordEvents: {
+    method: 'POST',
+    path: '/internal/events',
+    request: s.object({
+      events: s.array(
+        s.object({
+          id: s.uuid(),
+          type: s.enum(['thread-message-added', 'notification-created']),
+          // The event object as receivers get it; its shape is the producer's (the REST objects it owns).
+          payload: s.unknown(),
+        }),
+        { minItems: 1, maxItems: 1000 },
+      ),
+    }),
+    response: s.object({ deliveries: s.integer({ minimum: 0 }) }),
+  },
+} as const;

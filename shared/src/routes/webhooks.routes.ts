@@ -1,0 +1,108 @@
+/** Public routes owned by the webhooks service: registered webhooks and the delivery log. */
+import { WEBHOOK_EVENT_TYPES } from '../webhooks/signing.js';
+import { q, s } from '../schema/index.js';
+import { defineRoute, prefixKeys, type PathParam } from './route.js';
+
+/**
+ * The application in the path of the registration routes is never read: a registration always
+ * belongs to the application of the token, as in the original service, whose clients send
+ * whatever id they hold there.
+ */
+const applicationPathParam: Record<'applicationID', PathParam> = {
+  applicationID: { format: 'any', label: 'applicationID', code: 'invalid_request' },
+};
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+
+const webhookBody = s.object({
+  url: s.uri(),
+  events: s.array(s.enum(WEBHOOK_EVENT_TYPES)),
+});
+
+function registrationRoutes(prefix: 'applications' | 'projects') {
+  const base = `/v1/${prefix}/:applicationID/webhooks` as const;
+  const tag = 'Webhooks';
+  return {
+    create: defineRoute({
+      id: `${prefix}.webhooks.create`,
+      method: 'POST',
+      path: base,
+      service: 'webhooks',
+      auth: 'app',
+      tag,
+      summary: 'Register a webhook URL for event types (upsert on the URL)',
+      params: applicationPathParam,
+      body: webhookBody,
+    }),
+    list: defineRoute({
+      id: `${prefix}.webhooks.list`,
+      method: 'GET',
+      path: base,
+      service: 'webhooks',
+      auth: 'app',
+      tag,
+      summary: "The application's registered webhooks",
+      params: applicationPathParam,
+    }),
+    delete: defineRoute({
+      id: `${prefix}.webhooks.delete`,
+      method: 'DELETE',
+      path: `${base}/:webhookID`,
+      service: 'webhooks',
+      auth: 'app',
+      tag,
+      summary: 'Remove a registered webhook',
+      params: { ...applicationPathParam, webhookID: { format: 'any', label: 'webhookID', code: 'invalid_request' } },
+    }),
+  };
+}
+
+/** The registration routes, once under each prefix. */
+export const webhookRegistrationRoutes = [registrationRoutes('applications'), registrationRoutes('projects')] as const;
+
+const deliveryParam: Record<'deliveryID', PathParam> = {
+  deliveryID: { format: 'uuid', label: 'deliveryID', code: 'not_found', message: 'Delivery not found.' },
+};
+
+export const webhooksRoutes = {
+  ...prefixKeys('applicationWebhooks', webhookRegistrationRoutes[0]),
+  ...prefixKeys('projectWebhooks', webhookRegistrationRoutes[1]),
+  listDeliveries: defineRoute({
+    id: 'webhooks.deliveries.list',
+    method: 'GET',
+    path: '/v1/webhooks/deliveries',
+    service: 'webhooks',
+    auth: 'app',
+    tag: 'Webhooks',
+    summary: 'The delivery log of outgoing webhook events, newest first',
+    query: q.object({
+      limit: q.limit(),
+      token: q.token(['externalID', 'createdAtWithMicros']),
+      filter: q.filter({
+        status: (value: unknown) => s.enum(DELIVERY_STATUSES).parse(value, ['status']),
+        type: (value: unknown) => s.enum(WEBHOOK_EVENT_TYPES).parse(value, ['type']),
+        url: (value: unknown) => s.string({ minLength: 1 }).parse(value, ['url']),
+      }),
+    }),
+  }),
+  getDelivery: defineRoute({
+    id: 'webhooks.deliveries.get',
+    method: 'GET',
+    path: '/v1/webhooks/deliveries/:deliveryID',
+    service: 'webhooks',
+    auth: 'app',
+    tag: 'Webhooks',
+    summary: 'One delivery, with the body of its last attempt',
+    params: deliveryParam,
+  }),
+  retryDelivery: defineRoute({
+    id: 'webhooks.deliveries.retry',
+    method: 'POST',
+    path: '/v1/webhooks/deliveries/:deliveryID/retry',
+    service: 'webhooks',
+    auth: 'app',
+    tag: 'Webhooks',
+    summary: 'Send a delivery again now (same event ID, next attempt number)',
+    params: deliveryParam,
+  }),
+};
