@@ -24,3 +24,4 @@ export * from './worker-main.js';
 export * from './openapi.js';
 export * from './metrics.js';
 export * from './crypto/secret-box.js';
+export * from './outbound/index.js';
