@@ -3,6 +3,8 @@
  * and values marked secret never appear in the error text.
  */
 
+import { parseCidrList, type Cidr } from './outbound/address-policy.js';
+
 export interface VarSpec<T> {
   /** Used when the variable is unset or empty; without it the variable is required. */
   default?: T;
@@ -86,6 +88,12 @@ export const vars = {
       return raw.toLowerCase();
     },
   }),
+  /** Comma-separated CIDR ranges (`10.0.0.0/8, fd00::/8`); the error names every entry that is not one. */
+  cidrs: (description: string, defaultValue?: Cidr[]): VarSpec<Cidr[]> => ({
+    description,
+    default: defaultValue,
+    parse: parseCidrList,
+  }),
 };
 
 /** Variables every service reads. */
@@ -110,6 +118,14 @@ export const WORKER_METRICS_PORTS = {
   'notification-purge': 9093,
   'webhooks-delivery': 9094,
 } as const;
+
+/** Variables of the processes that call customer-given URLs (webhooks, URL verification, link previews). */
+export const outboundVars = {
+  OUTBOUND_ALLOWED_CIDRS: vars.cidrs(
+    'Comma-separated CIDR ranges that outbound requests may reach although they are not public (intranet receivers; tests use 127.0.0.0/8)',
+    [],
+  ),
+};
 
 /** Variables of the processes that run BullMQ workers. */
 export const workerVars = {

@@ -27,3 +27,4 @@ export * from './metrics.js';
 export * from './crypto/secret-box.js';
 export * from './webhooks/signing.js';
 export * from './contracts/webhooks.js';
+export * from './outbound/index.js';

@@ -1,0 +1,33 @@
+/**
+ * Which addresses outbound requests may connect to: public unicast only, so that a customer's URL
+ * cannot reach this system's own network (loopback, private ranges, link-local cloud metadata at
+ * 169.254.169.254, CGNAT, multicast, reserved and documentation ranges, IPv4-mapped IPv6). The
+ * range tables are ipaddr.js's; anything it does not call `unicast` is refused. Ranges listed in
+ * OUTBOUND_ALLOWED_CIDRS are exempt, for receivers on an intranet and for tests on 127.0.0.1.
+ */
+import ipaddr from 'ipaddr.js';
+
+/** A parsed CIDR range: network address and prefix length. */
+export type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/**
+ * Whether a connection to `address` (an IP literal, as connected to) is allowed. An exemption
+ * applies to addresses of its own family only: `127.0.0.0/8` does not cover `::ffff:127.0.0.1`.
+ */
+export function isAddressAllowed(address: string, exemptions: readonly Cidr[]): boolean {
+  const parsed = ipaddr.parse(address);
+  if (parsed.range() === 'unicast') return true;
+  return exemptions.some(([network, bits]) => network.kind() === parsed.kind() && parsed.match(network, bits));
+}
+
+/** Parses `10.0.0.0/8, fd00::/8`; a value that is not a CIDR range is an error naming every bad one. */
+export function parseCidrList(raw: string): Cidr[] {
+  const items = raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  const invalid = items.filter((item) => !ipaddr.isValidCIDR(item));
+  if (invalid.length > 0)
+    throw new Error(`not a CIDR range (like 10.0.0.0/8 or fd00::/8): ${invalid.map((item) => `"${item}"`).join(', ')}`);
+  return items.map((item) => ipaddr.parseCIDR(item));
+}

@@ -1,0 +1,3 @@
+export * from './address-policy.js';
+export * from './outbound-error.js';
+export * from './outbound-client.js';
