@@ -527,6 +527,7 @@ describe('docker-compose.yml health checks', () => {
       'services/identity/dist/main-api.js': system.serviceUrls.identity,
       'services/conversation/dist/main-api.js': system.serviceUrls.conversation,
       'services/notification/dist/main-api.js': system.serviceUrls.notification,
+      'services/webhooks/dist/main-api.js': system.serviceUrls.webhooks,
     };
     const apis = APPS.filter((a) => a.entry?.kind === 'api');
     expect(apis.map((a) => a.entry!.script).sort()).toEqual(Object.keys(running).sort());

@@ -338,6 +338,7 @@ describe('cascade endpoint (consumer) of conversation and notification', () => {
 function payloads(queue: QueueName, job: string): { valid: Record<string, unknown>; invalid: Record<string, unknown> } {
   const valid: Record<string, unknown> = { applicationId: randomUUID(), requestId: randomUUID() };
   if (queue === 'identity-batch') valid.batch = { users: [{ id: 'ann', name: 'Ann' }] };
+  if (queue === 'webhooks-delivery') valid.deliveryId = randomUUID();
   const schema = (QUEUES[queue] as Record<string, { parse(value: unknown): unknown }>)[job];
   schema.parse(valid);
   const invalid = { ...valid, applicationId: 'not-a-uuid' };

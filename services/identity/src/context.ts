@@ -18,9 +18,15 @@ export async function createIdentityContext(config: Omit<IdentityConfig, 'BATCH_
     secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY),
     logger,
     cascade: dependentServicesCascade(
-      (['conversation', 'notification'] as const).map((service) =>
+      (
+        [
+          ['conversation', config.CONVERSATION_URL],
+          ['notification', config.NOTIFICATION_URL],
+          ['webhooks', config.WEBHOOKS_URL],
+        ] as const
+      ).map(([service, baseUrl]) =>
         createInternalClient({
-          baseUrl: service === 'conversation' ? config.CONVERSATION_URL : config.NOTIFICATION_URL,
+          baseUrl,
           internalToken: config.INTERNAL_TOKEN,
           service,
           timeoutMs: 10_000,
