@@ -38,15 +38,15 @@ describe('LimitParam (behavior.md §6.1, decisions.md 19)', () => {
     expect(limit.parse('99999999999999999999999')).toBe(1000);
   });
 
-  it('rejects anything but digits with invalid_field "Limit must be a number."', () => {
+  it('rejects anything but digits with invalid_field "Limit must be a whole number from 0."', () => {
     for (const raw of ['abc', '10abc', '-1', '1.5', '2.9', '+5', ' 5', '5 ', '1e3', '0x10', '١٢', 'Infinity', 'NaN']) {
-      expectError(() => limit.parse(raw), 'invalid_field', 'Limit must be a number.');
+      expectError(() => limit.parse(raw), 'invalid_field', 'Limit must be a whole number from 0.');
     }
   });
 
   it('rejects a repeated parameter (an array) and other non-strings', () => {
     for (const raw of [['1', '2'], ['1'], [], { a: '1' }, 5]) {
-      expectError(() => limit.parse(raw), 'invalid_field', 'Limit must be a number.');
+      expectError(() => limit.parse(raw), 'invalid_field', 'Limit must be a whole number from 0.');
     }
   });
 });
@@ -181,6 +181,6 @@ describe('QuerySchema', () => {
     const query = q.object({ limit: q.limit(), token: q.token(pageCursors.users) });
     expect(query.parse({ limit: '5', other: 'x' })).toEqual({ limit: 5, token: null });
     expect(query.parse({})).toEqual({ limit: 1000, token: null });
-    expect(errorOf(() => query.parse({ limit: 'x' })).message).toBe('Limit must be a number.');
+    expect(errorOf(() => query.parse({ limit: 'x' })).message).toBe('Limit must be a whole number from 0.');
   });
 });

@@ -21,8 +21,9 @@ export abstract class QueryParam<Out> {
 export class LimitParam extends QueryParam<number> {
   parse(raw: unknown): number {
     if (raw === undefined || raw === '') return DEFAULT_PAGE_SIZE;
+    // Says what is allowed: `-1` and `1.5` are numbers, but not page sizes.
     if (typeof raw !== 'string' || !/^\d+$/.test(raw))
-      throw new ApiError('invalid_field', 'Limit must be a number.');
+      throw new ApiError('invalid_field', 'Limit must be a whole number from 0.');
     return Math.min(Number(raw), MAX_PAGE_SIZE);
   }
   jsonSchema(): JsonSchema {

@@ -1,0 +1,34 @@
+/**
+ * Error messages a new user meets first, through the gateway: each says what was wrong and what
+ * is allowed, with the same status and code as before.
+ */
+import { LimitParam, ROUTES } from '@collab/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApplication, type TestApplication } from '../support/client.js';
+import { expectError } from '../support/expect.js';
+import { pathOf } from '../support/pages.js';
+import { startSystem, type TestSystem } from '../support/system.js';
+
+let system: TestSystem;
+let app: TestApplication;
+
+beforeAll(async () => {
+  system = await startSystem();
+  app = await createApplication(system, 'error messages');
+  expect((await app.client.put('/v1/users/alice', { name: 'Alice' })).status).toBe(200);
+  expect((await app.client.put('/v1/groups/team', { name: 'Team', members: ['alice'] })).status).toBe(200);
+});
+afterAll(() => system?.stop());
+
+describe('limit', () => {
+  const withLimit = ROUTES.filter((route) => route.query && Object.values(route.query.shape).some((param) => param instanceof LimitParam));
+
+  it.each(withLimit.map((route) => [`${route.method} ${route.path}`, route] as const))(
+    '%s: a negative or fractional limit says a whole number from 0 is expected',
+    async (_label, route) => {
+      const path = pathOf(route, { userID: 'alice', groupID: 'team', orgID: 'team' });
+      for (const limit of ['-1', '1.5'])
+        expectError(await app.client.get(`${path}?limit=${limit}`), 400, 'invalid_field', 'Limit must be a whole number from 0.');
+    },
+  );
+});
