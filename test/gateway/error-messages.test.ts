@@ -4,7 +4,7 @@
  */
 import { LimitParam, ROUTES } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApplication, type TestApplication } from '../support/client.js';
+import { createApplication, request, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
 import { pathOf } from '../support/pages.js';
 import { startSystem, type TestSystem } from '../support/system.js';
@@ -31,4 +31,23 @@ describe('limit', () => {
         expectError(await app.client.get(`${path}?limit=${limit}`), 400, 'invalid_field', 'Limit must be a whole number from 0.');
     },
   );
+});
+
+describe('a bearer token that is JWT-shaped but not a JWT', () => {
+  // Three base64url segments, but the payload is not base64url-encoded JSON.
+  const notAJwt = 'not.a.jwt';
+  const message = 'Authorization token is not a valid JWT: its payload must be a base64url-encoded JSON object.';
+
+  it('on an application route: 401 invalid_app_token saying it is not a valid JWT', async () => {
+    expectError(await request(system.url, 'GET', '/v1/users', { token: notAJwt }), 401, 'invalid_app_token', message);
+  });
+
+  it('on a customer route: 401 invalid_customer_token saying it is not a valid JWT', async () => {
+    expectError(await request(system.url, 'GET', '/v1/applications', { token: notAJwt }), 401, 'invalid_customer_token', message);
+  });
+
+  it('as signed_app_token of POST /v1/authorize: 401 invalid_app_token saying it is not a valid JWT', async () => {
+    const response = await request(system.url, 'POST', '/v1/authorize', { body: { signed_app_token: notAJwt } });
+    expectError(response, 401, 'invalid_app_token', 'signed_app_token is not a valid JWT: its payload must be a base64url-encoded JSON object.');
+  });
 });
