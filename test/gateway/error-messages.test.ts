@@ -4,7 +4,7 @@
  */
 import { LimitParam, ROUTES } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApplication, request, type TestApplication } from '../support/client.js';
+import { asCustomer, createApplication, request, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
 import { pathOf } from '../support/pages.js';
 import { startSystem, type TestSystem } from '../support/system.js';
@@ -49,5 +49,31 @@ describe('a bearer token that is JWT-shaped but not a JWT', () => {
   it('as signed_app_token of POST /v1/authorize: 401 invalid_app_token saying it is not a valid JWT', async () => {
     const response = await request(system.url, 'POST', '/v1/authorize', { body: { signed_app_token: notAJwt } });
     expectError(response, 401, 'invalid_app_token', 'signed_app_token is not a valid JWT: its payload must be a base64url-encoded JSON object.');
+  });
+});
+
+describe('a path id that does not percent-decode to UTF-8 text', () => {
+  const notDecodable = (name: string) => `${name} is not valid: its percent-encoding does not decode to UTF-8 text.`;
+
+  it.each([
+    ['an encoded lone surrogate', 'GET', '/v1/users/%ED%A0%80', 'userID'],
+    ['a bad escape', 'GET', '/v1/users/%zz', 'userID'],
+    ['a cut-off escape', 'PUT', '/v1/users/a%2', 'userID'],
+    ['a cut-off UTF-8 sequence', 'GET', '/v1/groups/%E0%A4%A/members', 'groupID'],
+    ['the second id of the path', 'GET', '/v1/threads/t/messages/%ED%A0%80', 'messageID'],
+  ])('%s (%s %s): 400 invalid_field naming %s', async (_case, method, path, name) => {
+    expectError(await app.client.call(method, path, method === 'PUT' ? {} : undefined), 400, 'invalid_field', notDecodable(name));
+  });
+
+  it('on a customer route, naming applicationID', async () => {
+    expectError(await asCustomer(system).get('/v1/applications/%ED%A0%80'), 400, 'invalid_field', notDecodable('applicationID'));
+  });
+
+  it('is still checked after the token: without one, 401', async () => {
+    expectError(await request(system.url, 'GET', '/v1/users/%ED%A0%80'), 401, 'missing_authorization_header');
+  });
+
+  it('on a path no route has: still 404', async () => {
+    expectError(await app.client.get('/v1/nowhere/%ED%A0%80'), 404, 'not_found');
   });
 });
