@@ -43,13 +43,13 @@ function isPostgresTimestamp(value: string): boolean {
 }
 
 /** The field kinds a cursor is made of. */
-export const cursorField = {
+export const cursorField: Record<'text' | 'timestamp' | 'bigintId', CursorField> = {
   /** An entity's id: non-empty text PostgreSQL can compare (no NUL, no unpaired surrogate). */
-  text: ((value) => value !== '' && isStorableText(value)) as CursorField,
+  text: (value) => value !== '' && isStorableText(value),
   /** A PostgreSQL `timestamp` with microseconds, as `to_char(…, 'YYYY-MM-DD HH24:MI:SS.US')` writes it. */
-  timestamp: isPostgresTimestamp as CursorField,
+  timestamp: isPostgresTimestamp,
   /** An internal `bigint` id: at most 18 digits always fits in a bigint. */
-  bigintId: ((value) => /^\d{1,18}$/.test(value)) as CursorField,
+  bigintId: (value) => /^\d{1,18}$/.test(value),
 };
 
 /** The keys of a cursor's token JSON, in the order they are written, with the kind of each. */
@@ -116,6 +116,7 @@ export class CursorCodec<S extends CursorShape> {
   }
 }
 
+/** The cursor of a paged endpoint: its token's keys, in the order written, with the kind of each. */
 export function defineCursor<const S extends CursorShape>(shape: S): CursorCodec<S> {
   return new CursorCodec(shape);
 }
