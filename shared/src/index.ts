@@ -3,6 +3,7 @@ export * from './config.js';
 export * from './logger.js';
 export * from './internal-headers.js';
 export * from './schema/index.js';
+export * from './pagination/index.js';
 export * from './routes/index.js';
 export * from './http/json-body.js';
 export * from './http/errors-middleware.js';

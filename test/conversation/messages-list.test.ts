@@ -210,9 +210,9 @@ describe('GET /v1/messages', () => {
     it('rejects a limit that is not a non-negative integer with invalid_field', async () => {
       const client = await freshApplication();
       for (const limit of ['abc', '-1', '2.5', '10abc', ' ']) {
-        expectError(await list(client, { limit }), 400, 'invalid_field', 'Limit must be a number.');
+        expectError(await list(client, { limit }), 400, 'invalid_field', 'Limit must be a whole number from 0.');
       }
-      expectError(await client.get('/v1/messages?limit=1&limit=2'), 400, 'invalid_field', 'Limit must be a number.');
+      expectError(await client.get('/v1/messages?limit=1&limit=2'), 400, 'invalid_field', 'Limit must be a whole number from 0.');
     });
 
     it('rejects a token that is not one of its own with invalid_field', async () => {

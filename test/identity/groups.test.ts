@@ -747,11 +747,11 @@ describe('GET /v1/groups/<ID>/members', () => {
     }
   }, 120_000);
 
-  it('when limit is not a non-negative integer or is repeated, it answers 400 invalid_field "Limit must be a number."', async () => {
+  it('when limit is not a non-negative integer or is repeated, it answers 400 invalid_field "Limit must be a whole number from 0."', async () => {
     const id = uniqueId('g-bad-limit');
     await createGroup(app.client, id);
     for (const query of ['limit=abc', 'limit=-1', 'limit=1.5', 'limit=10abc', 'limit=1&limit=2']) {
-      expectError(await app.client.get(`${membersPath(id)}?${query}`), 400, 'invalid_field', 'Limit must be a number.');
+      expectError(await app.client.get(`${membersPath(id)}?${query}`), 400, 'invalid_field', 'Limit must be a whole number from 0.');
     }
   });
 

@@ -276,10 +276,10 @@ describe('GET /v1/users: limit', () => {
     ['a fraction', 'limit=1.5'],
     ['digits followed by letters', 'limit=10abc'],
     ['repeated', 'limit=1&limit=2'],
-  ])('answers 400 invalid_field "Limit must be a number." when limit is %s', async (_case, query) => {
+  ])('answers 400 invalid_field "Limit must be a whole number from 0." when limit is %s', async (_case, query) => {
     const { client } = await freshApplication();
     const response = await client.get(`/v1/users?${query}`);
-    expectError(response, 400, 'invalid_field', 'Limit must be a number.');
+    expectError(response, 400, 'invalid_field', 'Limit must be a whole number from 0.');
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * Bad input never breaks the API (issue #7, point 3), property-based: every route of the shared
  * route table, so a new route is fuzzed without touching this file, gets random and mutated JSON
- * bodies, random query strings and random path parameters through the real gateway. Whatever
+ * bodies, random query strings and random path parameters through the real gateway, and every
+ * paged route gets forged pagination tokens (random ones, and its real tokens mutated). Whatever
  * arrives, the answer is never a 5xx, comes within 10 s, carries an `X-Request-Id`, every 4xx is
  * exactly the error envelope of api.md (`{error, message}`, a catalog code and a non-empty text),
  * and a rejected write leaves the database exactly as it was (a snapshot after each write request
@@ -22,7 +23,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApplication } from '../support/client.js';
 import { snapshotDatabase, type DatabaseSnapshot } from '../support/db-snapshot.js';
-import { expectEnvelope, parseJson, startFuzzSystem, type Answer, type RouteTokens } from '../support/fuzz.js';
+import { expectEnvelope, forgedPageTokens, nastyString, parseJson, startFuzzSystem, type Answer, type RouteTokens } from '../support/fuzz.js';
+import { nextPageToken, pagedRoutes } from '../support/pages.js';
 import { waitForQueuesIdle } from '../support/queues.js';
 import type { TestSystem } from '../support/system.js';
 
@@ -178,17 +180,6 @@ class Nested {
     return `Nested(${this.kind} × ${this.depth})`;
   }
 }
-
-const FRAGMENTS = [
-  '\u0000', '\uD800', '\uDFFF', '\uFFFE', '\uFEFF', '\u202E', '\u200B', '\u0085', '😀', 'é', 'ß', '漢',
-  '\n', '\r\n', '\t', ' ', '/', '\\', '%', '%2F', '%00', '%zz', '%ED%A0%80', '%C0%AF', '..', '.', 'cord:',
-  '?', '#', '&', '=', '+', ';', '"', "'", '<x>', '{}', '[]', 'null', '-1', '1e309', 'NaN',
-];
-
-/** Short strings built from troublemakers: NUL, lone surrogates, separators, escapes, `cord:`. */
-const nastyString = fc
-  .array(fc.oneof(fc.constantFrom(...FRAGMENTS), fc.string({ unit: 'binary', maxLength: 6 })), { maxLength: 6 })
-  .map((parts) => parts.join(''));
 
 const hugeString = fc.record({
   unit: fc.constantFrom('x', 'é', '😀', '\u0000', '\uD800', '"', '\\'),
@@ -452,7 +443,7 @@ async function check(route: RouteDef, path: string, options: { body?: BodyCase; 
 }
 
 /** Runs per route, bounded for CI: every write request costs a database snapshot. */
-const RUNS = { body: 20, query: { read: 12, write: 5 }, path: 12 };
+const RUNS = { body: 20, query: { read: 12, write: 5 }, path: 12, token: 40 };
 
 function assertProperty<T>(arbitrary: fc.Arbitrary<T>, numRuns: number, predicate: (value: T) => Promise<void>) {
   const replay = process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED), path: process.env.FUZZ_PATH } : {};
@@ -493,5 +484,44 @@ describe('fuzzed path parameters: `/`, `%`, `%2F`, `%00`, spaces, `..`, `cord:`,
     await resetBaseline(false);
     const body: BodyCase | undefined = route.method === 'GET' ? undefined : { made: 'empty object', value: {} };
     await assertProperty(pathCases(route), RUNS.path, ({ values, raw }) => check(route, buildPath(route, values, raw), { body }));
+  }, 120_000);
+});
+
+/**
+ * Two or more items in every paged list the seed parameters name, so that a first page of one
+ * has a real token to mutate: a second thread, and notifications to the seed user.
+ */
+async function ensurePagedSeeds(): Promise<void> {
+  await ensureSeeds();
+  const post = async (path: string, body: unknown) => {
+    const answer = await send(system.url, 'POST', path, { token: tokens.app, json: body });
+    if (answer.status !== 200) throw new Error(`seeding POST ${path}: ${answer.status} ${answer.text}`);
+  };
+  const thread = `fuzz-paged-${randomUUID()}`;
+  await post(`/v1/threads/${thread}/messages`, {
+    authorID: SEED.user,
+    content: [{ type: 'p', children: [{ text: 'seed' }] }],
+    createThread: { groupID: SEED.group, location: { page: thread }, url: 'https://example.com/fuzz', name: 'Paged' },
+  });
+  for (let count = 0; count < 2; count++)
+    await post('/v1/notifications', { actor_id: SEED.otherUser, recipient_id: SEED.user, template: '{{actor}} waves', url: 'https://example.com/n', type: 'url' });
+}
+
+describe('fuzzed pagination tokens on every paged route: random strings, base64 of random JSON, mutated real tokens', () => {
+  beforeAll(ensurePagedSeeds);
+
+  it.each(pagedRoutes().map((paged) => [label(paged.route), paged] as const))('%s', async (_, { route, param }) => {
+    const path = buildPath(route, {}, false);
+    const first = await send(system.url, 'GET', `${path}?limit=1`, { token: tokens[route.auth] });
+    expectEnvelope(first, 200);
+    const issued = nextPageToken(first.body, first.headers.link as string | undefined);
+    expect(issued, 'a first page of one has a next-page token').toEqual(expect.any(String));
+    await assertProperty(fc.tuple(forgedPageTokens(issued!), fc.boolean()), RUNS.token, async ([token, raw]) => {
+      const value = raw ? rawPathPart(token) : encodeUtf8(token);
+      const answer = await send(system.url, 'GET', `${path}?limit=2&${param}=${value}`, { token: tokens[route.auth] });
+      // Only the token varies: it is a page, or refused as the token.
+      expectEnvelope(answer);
+      if (answer.status !== 200) expectEnvelope(answer, 400, 'invalid_field');
+    });
   }, 120_000);
 });

@@ -192,12 +192,15 @@ export function createGatewayApp(options: GatewayAppOptions): Express {
         headers: { Allow: allow },
       });
     }
-    const { route } = lookup.match;
+    const { route, undecodableParam } = lookup.match;
     setMetricsRoute(res, route.path);
     refuseOversizedBody(route, req.headers);
     const requestId = req.headers[INTERNAL_HEADERS.requestId] as string;
     const caller = await options.authenticate(route.auth, req.headers.authorization, requestId);
     await options.rateLimit?.(caller, res);
+    // Checked where a service checks its path parameters: after the caller is known.
+    if (undecodableParam !== undefined)
+      throw new ApiError('invalid_field', `${undecodableParam} is not valid: its percent-encoding does not decode to UTF-8 text.`);
     delete req.headers.authorization;
     req.headers[INTERNAL_HEADERS.internalToken] = options.internalToken;
     if (caller.applicationId) {

@@ -38,12 +38,16 @@ export function bearerToken(header: string | undefined): string {
   return token;
 }
 
-/** The payload as an object, without checking the signature yet (claims decide which key to use). */
+/**
+ * The payload as an object, without checking the signature yet (claims decide which key to use).
+ * Only JWT-shaped tokens get here: one whose payload is not a JSON object is no JWT at all, and
+ * the message says so.
+ */
 export function unverifiedPayload(token: string, code: ErrorCode, what = 'Authorization token'): Record<string, unknown> {
   try {
     return decodeJwt(token) as Record<string, unknown>;
   } catch {
-    throw new ApiError(code, `Input type for ${what} is not valid, expected object.`);
+    throw new ApiError(code, `${what} is not a valid JWT: its payload must be a base64url-encoded JSON object.`);
   }
 }
 

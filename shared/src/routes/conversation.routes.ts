@@ -1,4 +1,5 @@
 /** Public routes owned by the conversation service: threads, messages and files. */
+import { pageCursors } from '../pagination/index.js';
 import {
   filterId,
   filterLocation,
@@ -65,7 +66,7 @@ export const conversationRoutes = {
     summary: 'List threads, newest activity first (array; Link and X-Total-Count headers)',
     query: q.object({
       limit: q.limit(),
-      token: q.token(['externalID', 'nextCursorTimestamp']),
+      token: q.token(pageCursors.threads),
       filter: q.filter({
         location: filterLocation,
         metadata: filterMetadata,
@@ -240,7 +241,7 @@ export const conversationRoutes = {
     summary: 'All messages of the application, oldest first',
     query: q.object({
       limit: q.limit(),
-      token: q.token(['externalID', 'createdAtWithMicros']),
+      token: q.token(pageCursors.messages),
       filter: q.filter({
         metadata: filterMetadata,
         location: filterLocation,

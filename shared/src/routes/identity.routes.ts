@@ -1,4 +1,5 @@
 /** Public routes owned by the identity service: groups, users, organizations, applications. */
+import { pageCursors } from '../pagination/index.js';
 import { filterMetadata, q, s } from '../schema/index.js';
 import { defineRoute, param, prefixKeys } from './route.js';
 
@@ -63,7 +64,7 @@ const applicationParam = {
   applicationID: param.uuid('applicationID', 'invalid_request', 'Application ID is invalid'),
 };
 
-const membersQuery = q.object({ limit: q.limit(), token: q.token(['userID', 'externalID']) });
+const membersQuery = q.object({ limit: q.limit(), token: q.token(pageCursors.groupMembers) });
 
 const applicationFields = {
   iconURL: s.uri().nullable().optional(),
@@ -336,7 +337,7 @@ export const identityRoutes = {
     summary: 'List users',
     query: q.object({
       limit: q.limit(),
-      token: q.token(['externalID']),
+      token: q.token(pageCursors.users),
       filter: q.filter({ metadata: filterMetadata }, 'URI-encoded JSON: {"metadata": {...}}, partial match.'),
     }),
   }),

@@ -71,10 +71,17 @@ describe('RouteMatcher', () => {
     expect(matched(matcher.lookup('GET', '/v1/users/g%2Fmembers')).id).toBe('GET /v1/users/:userID');
   });
 
-  it('does not match a parameter with bad percent-encoding', () => {
-    for (const path of ['/v1/users/%', '/v1/users/%zz', '/v1/users/a%2', '/v1/users/%E0%A4%A']) {
-      expect(matcher.lookup('GET', path).kind, path).toBe('not_found');
+  it('matches a parameter that does not percent-decode to UTF-8, naming it as undecodable', () => {
+    for (const path of ['/v1/users/%', '/v1/users/%zz', '/v1/users/a%2', '/v1/users/%E0%A4%A', '/v1/users/%ED%A0%80']) {
+      const lookup = matcher.lookup('GET', path);
+      expect(lookup.kind === 'match' && { id: lookup.match.route.id, undecodable: lookup.match.undecodableParam }, path).toEqual({
+        id: 'GET /v1/users/:userID',
+        undecodable: 'userID',
+      });
     }
+    const lookup = matcher.lookup('GET', '/v1/threads/t/messages/%zz');
+    expect(lookup.kind === 'match' && lookup.match.undecodableParam).toBe('messageID');
+    expect(matched(matcher.lookup('GET', '/v1/users/alice'))).toEqual({ id: 'GET /v1/users/:userID', params: { userID: 'alice' } });
   });
 
   it('does not match empty segments', () => {
@@ -98,8 +105,9 @@ describe('RouteMatcher', () => {
     expect(matcher.lookup('PATCH', '/v1/groups/g/members')).toEqual({ kind: 'method_not_allowed', allowed: ['GET', 'POST'] });
   });
 
-  it('answers not_found rather than 405 when the path only matches with bad encoding', () => {
-    expect(matcher.lookup('POST', '/v1/users/%zz').kind).toBe('not_found');
+  it('answers method_not_allowed on a path that matches only with bad encoding: the path exists', () => {
+    expect(matcher.lookup('POST', '/v1/users/%zz')).toEqual({ kind: 'method_not_allowed', allowed: ['GET', 'PUT', 'DELETE'] });
+    expect(matcher.lookup('GET', '/v1/nowhere/%zz')).toEqual({ kind: 'not_found' });
   });
 
   it('prefers the first matching route of the table', () => {

@@ -12,6 +12,11 @@ interface CompiledRoute<R extends RouteDef> {
 export interface RouteMatch<R extends RouteDef> {
   route: R;
   params: Record<string, string>;
+  /**
+   * The first parameter whose segment does not percent-decode to UTF-8 text (`%zz`, `%ED%A0%80`):
+   * the path still names this route, so the request is refused as a bad id rather than a 404.
+   */
+  undecodableParam?: string;
 }
 
 export type PathLookup<R extends RouteDef> =
@@ -41,10 +46,10 @@ export class RouteMatcher<R extends RouteDef> {
     if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
     const allowed: HttpMethod[] = [];
     for (const candidate of this.compiled) {
-      const params = matchSegments(candidate.segments, parts);
-      if (!params) continue;
+      const matched = matchSegments(candidate.segments, parts);
+      if (!matched) continue;
       if (candidate.route.method === method.toUpperCase())
-        return { kind: 'match', match: { route: candidate.route, params } };
+        return { kind: 'match', match: { route: candidate.route, ...matched } };
       allowed.push(candidate.route.method);
     }
     return allowed.length > 0 ? { kind: 'method_not_allowed', allowed } : { kind: 'not_found' };
@@ -54,9 +59,10 @@ export class RouteMatcher<R extends RouteDef> {
 function matchSegments(
   segments: CompiledRoute<RouteDef>['segments'],
   parts: string[],
-): Record<string, string> | null {
+): { params: Record<string, string>; undecodableParam?: string } | null {
   if (segments.length !== parts.length) return null;
   const params: Record<string, string> = {};
+  let undecodableParam: string | undefined;
   for (let index = 0; index < segments.length; index++) {
     const { literal, param } = segments[index];
     const part = parts[index];
@@ -67,9 +73,9 @@ function matchSegments(
       try {
         params[param!] = decodeURIComponent(part);
       } catch {
-        return null;
+        undecodableParam ??= param;
       }
     }
   }
-  return params;
+  return { params, undecodableParam };
 }

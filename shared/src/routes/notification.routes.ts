@@ -1,4 +1,5 @@
 /** Public routes owned by the notification service. */
+import { pageCursors } from '../pagination/index.js';
 import { q, s } from '../schema/index.js';
 import { defineRoute, param } from './route.js';
 
@@ -35,7 +36,7 @@ export const notificationRoutes = {
     tag: 'Notifications',
     summary: "A user's notifications, newest first",
     params: { userID: param.identifier('userID', 'invalid_request') },
-    query: q.object({ limit: q.limit(), token: q.token(['externalID', 'createdAtWithMicros']) }),
+    query: q.object({ limit: q.limit(), token: q.token(pageCursors.notifications) }),
   }),
   deleteNotification: defineRoute({
     id: 'notifications.delete',

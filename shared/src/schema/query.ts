@@ -3,7 +3,7 @@
  * Unknown query parameters are ignored, as the reference does.
  */
 import { ApiError, type ErrorCode } from '../errors.js';
-import { isStorableText } from './formats.js';
+import type { Cursor, CursorCodec, CursorShape } from '../pagination/cursor.js';
 import type { JsonSchema } from './schema.js';
 import { FlatObjectSchema, isPlainObject } from './schema.js';
 
@@ -21,8 +21,9 @@ export abstract class QueryParam<Out> {
 export class LimitParam extends QueryParam<number> {
   parse(raw: unknown): number {
     if (raw === undefined || raw === '') return DEFAULT_PAGE_SIZE;
+    // Says what is allowed: `-1` and `1.5` are numbers, but not page sizes.
     if (typeof raw !== 'string' || !/^\d+$/.test(raw))
-      throw new ApiError('invalid_field', 'Limit must be a number.');
+      throw new ApiError('invalid_field', 'Limit must be a whole number from 0.');
     return Math.min(Number(raw), MAX_PAGE_SIZE);
   }
   jsonSchema(): JsonSchema {
@@ -30,45 +31,26 @@ export class LimitParam extends QueryParam<number> {
   }
 }
 
-export type PageToken = Record<string, string>;
-
 /**
- * Pagination `token`: standard base64 of a JSON object whose listed keys are non-empty strings
- * (behavior.md §6.2). Clients paste tokens unencoded, so a space is read as `+`.
+ * Pagination `token`: decoded and checked by the endpoint's cursor codec, so the handler gets a
+ * typed cursor whose every field is safe to query with.
  */
-export class TokenParam extends QueryParam<PageToken | null> {
+export class TokenParam<S extends CursorShape> extends QueryParam<Cursor<S> | null> {
   constructor(
     description: string,
-    private readonly requiredKeys: readonly string[],
+    readonly codec: CursorCodec<S>,
   ) {
     super(description);
   }
-  parse(raw: unknown): PageToken | null {
+  parse(raw: unknown): Cursor<S> | null {
     if (raw === undefined || raw === '') return null;
     if (typeof raw !== 'string')
       throw new ApiError('invalid_field', 'Pagination token should be of type string.');
-    let decoded: unknown;
-    try {
-      decoded = JSON.parse(Buffer.from(raw.replaceAll(' ', '+'), 'base64').toString('utf8'));
-    } catch {
-      decoded = null;
-    }
-    if (
-      !isPlainObject(decoded) ||
-      this.requiredKeys.some(
-        (key) => typeof decoded[key] !== 'string' || decoded[key] === '' || !isStorableText(decoded[key] as string),
-      )
-    )
-      throw new ApiError('invalid_field', 'Pagination token is not valid');
-    return decoded as PageToken;
+    return this.codec.decode(raw);
   }
   jsonSchema(): JsonSchema {
     return { type: 'string' };
   }
-}
-
-export function encodePageToken(token: PageToken): string {
-  return Buffer.from(JSON.stringify(token), 'utf8').toString('base64');
 }
 
 /** Every key the reference recognises in a filter; others are rejected by name (§6.4). */
@@ -176,8 +158,8 @@ export const filterMetadata: FilterKeyParser<Record<string, string | number | bo
 
 export const q = {
   limit: (description = 'Page size; default and maximum 1000.') => new LimitParam(description),
-  token: (requiredKeys: readonly string[], description = 'Token of the next page, from pagination.token.') =>
-    new TokenParam(description, requiredKeys),
+  token: <S extends CursorShape>(codec: CursorCodec<S>, description = 'Token of the next page, from pagination.token.') =>
+    new TokenParam(description, codec),
   filter: <P extends Record<string, FilterKeyParser<unknown>>>(keys: P, description = 'Filter.') =>
     new FilterParam(description, keys),
   enum: <const V extends readonly string[]>(

@@ -3,13 +3,13 @@ import { randomUUID } from 'node:crypto';
 import {
   ApiError,
   checkContentStructure,
-  encodePageToken,
   isIdentifier,
   isUuid,
   mentionedUserIds,
+  pageCursors,
+  type CursorOf,
   type FlatJson,
   type MessageNode,
-  type PageToken,
 } from '@collab/shared';
 import type { ThreadRow } from '../../entities/index.js';
 import type { Db } from '../../repositories/db.js';
@@ -385,7 +385,7 @@ export async function listThreadMessages(
 
 export interface MessageListQuery {
   limit: number;
-  token: PageToken | null;
+  token: CursorOf<typeof pageCursors.messages> | null;
   filter: {
     metadata?: FlatJson;
     location?: { value: FlatJson; partialMatch: boolean };
@@ -416,20 +416,17 @@ export async function listMessages(
     if (groupId !== undefined && !lookup.group) throw new ApiError('group_not_found', `Group ${groupId} not found.`, { status: 401 });
   }
   const after = query.token ? { createdAtMicros: query.token.createdAtWithMicros, externalId: query.token.externalID } : null;
-  if (after && !/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?$/.test(after.createdAtMicros))
-    throw new ApiError('invalid_field', 'Pagination token is not valid');
   const listFilter = { metadata: filter.metadata, location: filter.location, authorId: filter.authorID, groupId };
-  const [rows, total] = await Promise.all([
-    query.limit === 0 ? Promise.resolve([]) : messagesRepository.listPage(ctx.db, applicationId, listFilter, { after, limit: query.limit }),
+  const [{ rows, token }, total] = await Promise.all([
+    pageCursors.messages.pageWithTokenWhenFull(
+      query.limit,
+      (limit) => messagesRepository.listPage(ctx.db, applicationId, listFilter, { after, limit }),
+      (last) => ({ externalID: last.externalId, createdAtWithMicros: last.cursor }),
+    ),
     messagesRepository.count(ctx.db, applicationId, listFilter),
   ]);
   const threads = await threadsRepository.findByInternalIds(ctx.db, applicationId, rows.map((row) => row.threadId));
   const messages = await messageViews(ctx.db, rows, new Map(threads.map((thread) => [thread.internalId, thread])), view);
-  const last = rows[rows.length - 1];
-  const token =
-    query.limit > 0 && rows.length === query.limit && last
-      ? encodePageToken({ externalID: last.externalId, createdAtWithMicros: last.cursor })
-      : null;
   return { messages, pagination: { token, total } };
 }
 

@@ -1,6 +1,6 @@
 /** Thread use cases (behavior.md §11, decisions.md 1, 16, 18, 25). */
 import { randomUUID } from 'node:crypto';
-import { ApiError, encodePageToken, isIdentifier, type FlatJson, type PageToken } from '@collab/shared';
+import { ApiError, isIdentifier, pageCursors, type CursorOf, type FlatJson } from '@collab/shared';
 import type { ThreadRow } from '../../entities/index.js';
 import { isUniqueViolation, type Db } from '../../repositories/db.js';
 import { participantsRepository } from '../../repositories/participants.repository.js';
@@ -204,7 +204,7 @@ export async function updateThread(
 
 export interface ThreadListQuery {
   limit: number;
-  token: PageToken | null;
+  token: CursorOf<typeof pageCursors.threads> | null;
   filter: {
     location?: { value: FlatJson; partialMatch: boolean };
     metadata?: FlatJson;
@@ -233,18 +233,14 @@ export async function listThreads(ctx: ConversationContext, applicationId: strin
     resolved: filter.resolvedStatus === 'resolved' ? true : filter.resolvedStatus === 'unresolved' ? false : undefined,
   };
   const after = query.token ? { activity: query.token.nextCursorTimestamp, externalId: query.token.externalID } : null;
-  if (after && !/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?$/.test(after.activity))
-    throw new ApiError('invalid_field', 'Pagination token is not valid');
-  const [fetched, total] = await Promise.all([
-    query.limit === 0
-      ? Promise.resolve([])
-      : threadsRepository.listPage(ctx.db, applicationId, listFilter, { after, limit: query.limit + 1 }),
+  // A token, and so a Link header, only when another page exists.
+  const [{ rows, token: nextToken }, total] = await Promise.all([
+    pageCursors.threads.page(
+      query.limit,
+      (limit) => threadsRepository.listPage(ctx.db, applicationId, listFilter, { after, limit }),
+      (last) => ({ externalID: last.externalId, nextCursorTimestamp: last.cursor }),
+    ),
     threadsRepository.count(ctx.db, applicationId, listFilter),
   ]);
-  // One row more than the page tells whether another page exists (decisions.md 1: a Link only then).
-  const rows = fetched.slice(0, query.limit);
-  const last = rows[rows.length - 1];
-  const nextToken =
-    fetched.length > query.limit && last ? encodePageToken({ externalID: last.externalId, nextCursorTimestamp: last.cursor }) : null;
   return { threads: await threadViews(ctx.db, ctx.identity, applicationId, rows, requestId), total, nextToken };
 }

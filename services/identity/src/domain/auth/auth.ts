@@ -14,7 +14,7 @@ import { openSecret } from '../secrets.js';
 
 /** Checks the signed app token, opens a 24-hour session and signs an access token for it. */
 export async function authorize(ctx: IdentityContext, signedAppToken: string) {
-  const payload = unverifiedPayload(signedAppToken, 'invalid_app_token', 'signed_app_token payload');
+  const payload = unverifiedPayload(signedAppToken, 'invalid_app_token', 'signed_app_token');
   const applicationId = authorizeTokenApplicationId(payload);
   const application = await applicationsRepository.findById(ctx.db, applicationId);
   if (!application) throw new ApiError('application_not_found', `Application ${applicationId} not found.`);

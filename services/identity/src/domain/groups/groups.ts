@@ -1,5 +1,5 @@
 /** Group use cases (behavior.md §7), shared by /v1/groups and /v1/organizations. */
-import { ApiError, encodePageToken, type FlatJson, type PageToken } from '@collab/shared';
+import { ApiError, pageCursors, type CursorOf, type FlatJson } from '@collab/shared';
 import type { GroupRow } from '../../entities/index.js';
 import type { Db } from '../../repositories/db.js';
 import { groupsRepository } from '../../repositories/groups.repository.js';
@@ -140,22 +140,20 @@ export async function listGroupMembers(
   ctx: IdentityContext,
   applicationId: string,
   groupId: string,
-  page: { limit: number; token: PageToken | null },
+  page: { limit: number; token: CursorOf<typeof pageCursors.groupMembers> | null },
   notFound: GroupNotFound,
 ) {
   const group = await requireGroup(ctx.db, applicationId, groupId, notFound);
-  if (page.token && !/^\d{1,18}$/.test(page.token.userID))
-    throw new ApiError('invalid_field', 'Pagination token is not valid');
   const afterUserId = page.token?.userID ?? null;
-  const [rows, total] = await Promise.all([
-    groupsRepository.membersPage(ctx.db, applicationId, group.internalId, { afterUserId, limit: page.limit + 1 }),
+  const [{ rows, token }, total] = await Promise.all([
+    pageCursors.groupMembers.page(
+      page.limit,
+      (limit) => groupsRepository.membersPage(ctx.db, applicationId, group.internalId, { afterUserId, limit }),
+      (last) => ({ userID: last.internalId, externalID: last.externalId }),
+    ),
     groupsRepository.countMembers(ctx.db, applicationId, group.internalId),
   ]);
-  const users = rows.slice(0, page.limit);
-  const last = users[users.length - 1];
-  const token =
-    rows.length > page.limit && last ? encodePageToken({ userID: last.internalId, externalID: last.externalId }) : null;
-  return { users: users.map(groupMemberEntry), pagination: { token, total } };
+  return { users: rows.map(groupMemberEntry), pagination: { token, total } };
 }
 
 /**

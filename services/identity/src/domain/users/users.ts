@@ -1,5 +1,5 @@
 /** User use cases (behavior.md §8, decisions.md 10, 11 and 14). */
-import { ApiError, encodePageToken, type FlatJson, type PageToken } from '@collab/shared';
+import { ApiError, pageCursors, type CursorOf, type FlatJson } from '@collab/shared';
 import { groupsRepository } from '../../repositories/groups.repository.js';
 import { usersRepository, type UserFields } from '../../repositories/users.repository.js';
 import type { Db } from '../../repositories/db.js';
@@ -99,19 +99,18 @@ export async function createUser(ctx: IdentityContext, applicationId: string, us
 export async function listUsers(
   ctx: IdentityContext,
   applicationId: string,
-  page: { limit: number; token: PageToken | null; metadata?: FlatJson },
+  page: { limit: number; token: CursorOf<typeof pageCursors.users> | null; metadata?: FlatJson },
 ) {
   const afterExternalId = page.token?.externalID ?? null;
-  const [rows, total] = await Promise.all([
-    page.limit === 0
-      ? Promise.resolve([])
-      : usersRepository.listPage(ctx.db, applicationId, { afterExternalId, limit: page.limit + 1, metadata: page.metadata }),
+  const [{ rows, token }, total] = await Promise.all([
+    pageCursors.users.page(
+      page.limit,
+      (limit) => usersRepository.listPage(ctx.db, applicationId, { afterExternalId, limit, metadata: page.metadata }),
+      (last) => ({ externalID: last.externalId }),
+    ),
     usersRepository.count(ctx.db, applicationId, page.metadata),
   ]);
-  const users = rows.slice(0, page.limit);
-  const last = users[users.length - 1];
-  const token = rows.length > page.limit && last ? encodePageToken({ externalID: last.externalId }) : null;
-  return { users: users.map(userListItem), pagination: { token, total } };
+  return { users: rows.map(userListItem), pagination: { token, total } };
 }
 
 /** The earlier generation's list: every user, a bare array. */

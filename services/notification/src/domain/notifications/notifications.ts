@@ -2,16 +2,16 @@
 import { randomUUID } from 'node:crypto';
 import {
   ApiError,
-  encodePageToken,
   listWords,
   notificationRoutes,
+  pageCursors,
   plural,
   s,
   StringSchema,
+  type CursorOf,
   type DirectoryUser,
   type FlatJson,
   type IdentityDirectory,
-  type PageToken,
   type Path,
 } from '@collab/shared';
 import type { DataSource } from 'typeorm';
@@ -149,53 +149,26 @@ function notificationView(row: NotificationRow, users: Map<string, DirectoryUser
   };
 }
 
-const CURSOR_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?$/;
-
-/**
- * `YYYY-MM-DD HH:MM:SS[.ffffff]` naming a real instant: a well-shaped but impossible value
- * (month 13, 30 February, hour 99, year 0) would otherwise reach PostgreSQL and fail there as a 500.
- */
-function isCursorTimestamp(value: string): boolean {
-  const match = CURSOR_TIMESTAMP.exec(value);
-  if (!match) return false;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number);
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  date.setUTCHours(hour, minute, second);
-  return (
-    year >= 1 &&
-    date.getUTCFullYear() === year &&
-    date.getUTCMonth() === month - 1 &&
-    date.getUTCDate() === day &&
-    date.getUTCHours() === hour &&
-    date.getUTCMinutes() === minute &&
-    date.getUTCSeconds() === second
-  );
-}
-
 export async function listNotifications(
   ctx: NotificationContext,
   applicationId: string,
   userId: string,
-  page: { limit: number; token: PageToken | null },
+  page: { limit: number; token: CursorOf<typeof pageCursors.notifications> | null },
   requestId: string,
 ) {
   const recipient = await ctx.identity.lookup(applicationId, { userIds: [userId] }, requestId);
   if (!recipient.users.has(userId)) throw new ApiError('user_not_found', `Platform user ${userId} not found.`);
   const after = page.token ? { createdAtMicros: page.token.createdAtWithMicros, externalId: page.token.externalID } : null;
-  if (after && !isCursorTimestamp(after.createdAtMicros)) throw new ApiError('invalid_field', 'Pagination token is not valid');
-  const [fetched, total] = await Promise.all([
-    page.limit === 0
-      ? Promise.resolve([])
-      : notificationsRepository.pageForRecipient(ctx.db, applicationId, userId, { after, limit: page.limit + 1 }),
+  const [{ rows, token }, total] = await Promise.all([
+    pageCursors.notifications.page(
+      page.limit,
+      (limit) => notificationsRepository.pageForRecipient(ctx.db, applicationId, userId, { after, limit }),
+      (last) => ({ externalID: last.externalId, createdAtWithMicros: last.cursor }),
+    ),
     notificationsRepository.countForRecipient(ctx.db, applicationId, userId),
   ]);
-  const rows = fetched.slice(0, page.limit);
   const actors = [...new Set(rows.flatMap((row) => [row.actorId, row.recipientId]))];
   const { users } = actors.length > 0 ? await ctx.identity.lookup(applicationId, { userIds: actors }, requestId) : recipient;
-  const last = rows[rows.length - 1];
-  const token =
-    fetched.length > page.limit && last ? encodePageToken({ externalID: last.externalId, createdAtWithMicros: last.cursor }) : null;
   return { notifications: rows.map((row) => notificationView(row, users)), pagination: { token, total } };
 }
 

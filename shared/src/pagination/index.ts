@@ -1,0 +1,2 @@
+export * from './cursor.js';
+export * from './cursors.js';
