@@ -9,7 +9,7 @@
  * a database error.
  */
 import { ApiError } from '../errors.js';
-import { isStorableText } from '../schema/formats.js';
+import { isStorableText, isUuid } from '../schema/formats.js';
 import { isPlainObject } from '../schema/schema.js';
 
 /** A field kind: whether a string from a token is a value of that kind. */
@@ -43,13 +43,15 @@ function isPostgresTimestamp(value: string): boolean {
 }
 
 /** The field kinds a cursor is made of. */
-export const cursorField: Record<'text' | 'timestamp' | 'bigintId', CursorField> = {
+export const cursorField: Record<'text' | 'timestamp' | 'bigintId' | 'uuid', CursorField> = {
   /** An entity's id: non-empty text PostgreSQL can compare (no NUL, no unpaired surrogate). */
   text: (value) => value !== '' && isStorableText(value),
   /** A PostgreSQL `timestamp` with microseconds, as `to_char(…, 'YYYY-MM-DD HH24:MI:SS.US')` writes it. */
   timestamp: isPostgresTimestamp,
   /** An internal `bigint` id: at most 18 digits always fits in a bigint. */
   bigintId: (value) => /^\d{1,18}$/.test(value),
+  /** A row's `uuid` id, compared as one. */
+  uuid: isUuid,
 };
 
 /** The keys of a cursor's token JSON, in the order they are written, with the kind of each. */

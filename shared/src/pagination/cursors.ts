@@ -15,4 +15,6 @@ export const pageCursors = {
   messages: defineCursor({ externalID: cursorField.text, createdAtWithMicros: cursorField.timestamp }),
   /** GET /v1/users/<ID>/notifications: the last notification's id and creation time. */
   notifications: defineCursor({ externalID: cursorField.text, createdAtWithMicros: cursorField.timestamp }),
+  /** GET /v1/webhooks/deliveries: the last delivery's id and creation time (a log of this server's own). */
+  deliveries: defineCursor({ id: cursorField.uuid, createdAtWithMicros: cursorField.timestamp }),
 };

@@ -1,5 +1,6 @@
 /** Public routes owned by the webhooks service: registered webhooks and the delivery log. */
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/signing.js';
+import { pageCursors } from '../pagination/cursors.js';
 import { q, s } from '../schema/index.js';
 import { defineRoute, prefixKeys, type PathParam } from './route.js';
 
@@ -77,7 +78,7 @@ export const webhooksRoutes = {
     summary: 'The delivery log of outgoing webhook events, newest first',
     query: q.object({
       limit: q.limit(),
-      token: q.token(['externalID', 'createdAtWithMicros']),
+      token: q.token(pageCursors.deliveries),
       filter: q.filter({
         status: (value: unknown) => s.enum(DELIVERY_STATUSES).parse(value, ['status']),
         type: (value: unknown) => s.enum(WEBHOOK_EVENT_TYPES).parse(value, ['type']),

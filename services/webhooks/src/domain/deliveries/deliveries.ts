@@ -1,5 +1,5 @@
 /** The delivery log an application reads, and the manual retry. */
-import { ApiError, encodePageToken, ENQUEUE_TIMEOUT_MS, type PageToken } from '@collab/shared';
+import { ApiError, ENQUEUE_TIMEOUT_MS, pageCursors, type CursorOf } from '@collab/shared';
 import type { DeliveryStatus } from '../../entities/index.js';
 import { deliveriesRepository, type DeliveryFilter, type DeliveryListRow } from '../../repositories/deliveries.repository.js';
 import type { WebhooksContext } from '../context.js';
@@ -28,17 +28,22 @@ const notFound = () => new ApiError('not_found', 'Delivery not found.');
 export async function listDeliveries(
   ctx: WebhooksContext,
   applicationId: string,
-  query: { limit: number; token: PageToken | null; filter: { status?: DeliveryStatus; type?: string; url?: string } },
+  query: {
+    limit: number;
+    token: CursorOf<typeof pageCursors.deliveries> | null;
+    filter: { status?: DeliveryStatus; type?: string; url?: string };
+  },
 ) {
   const filter: DeliveryFilter = query.filter;
-  const after = query.token ? { createdAtMicros: query.token.createdAtWithMicros, id: query.token.externalID } : null;
-  const [fetched, total] = await Promise.all([
-    query.limit === 0 ? Promise.resolve([]) : deliveriesRepository.page(ctx.db, applicationId, filter, { after, limit: query.limit + 1 }),
+  const after = query.token ? { createdAtMicros: query.token.createdAtWithMicros, id: query.token.id } : null;
+  const [{ rows, token }, total] = await Promise.all([
+    pageCursors.deliveries.page(
+      query.limit,
+      (limit) => deliveriesRepository.page(ctx.db, applicationId, filter, { after, limit }),
+      (row) => ({ id: row.id, createdAtWithMicros: row.cursor }),
+    ),
     deliveriesRepository.count(ctx.db, applicationId, filter),
   ]);
-  const rows = fetched.slice(0, query.limit);
-  const last = rows[rows.length - 1];
-  const token = fetched.length > query.limit && last ? encodePageToken({ externalID: last.id, createdAtWithMicros: last.cursor }) : null;
   return { deliveries: rows.map(deliveryView), pagination: { token, total } };
 }
 
