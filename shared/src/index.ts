@@ -29,3 +29,4 @@ export * from './crypto/secret-box.js';
 export * from './webhooks/signing.js';
 export * from './contracts/webhooks.js';
 export * from './outbound/index.js';
+export * from './webhooks/client-user.js';

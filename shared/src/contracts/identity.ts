@@ -65,6 +65,9 @@ export const identityLookup = {
         name: s.string().nullable(),
         shortName: s.string().nullable(),
         status: s.enum(['active', 'deleted']),
+        /** For the user objects of outgoing events. */
+        profilePictureURL: s.string().nullable(),
+        metadata: s.flatObject(),
       }),
     ),
     /** null when groupId was not asked for or does not exist. */

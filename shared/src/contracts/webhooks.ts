@@ -2,7 +2,8 @@
  * The webhooks service's internal HTTP API: the relays of the services that record events hand
  * them over here. Producer and consumer both validate against these schemas.
  */
-import { s } from '../schema/index.js';
+import type { InternalClient } from '../http/internal-client.js';
+import { s, type Infer } from '../schema/index.js';
 
 export const webhooksInternal = {
   /**
@@ -26,3 +27,21 @@ export const webhooksInternal = {
     response: s.object({ deliveries: s.integer({ minimum: 0 }) }),
   },
 } as const;
+
+export type WebhookEventInput = Infer<typeof webhooksInternal.recordEvents.request>['events'][number];
+
+/**
+ * Hands events to the webhooks service; returns how many deliveries they made. Any failure throws
+ * (the caller's outbox entry is then retried), and since an event id already recorded adds
+ * nothing, retrying never sends an event twice.
+ */
+export async function recordWebhookEvents(
+  webhooks: InternalClient,
+  applicationId: string,
+  events: WebhookEventInput[],
+  requestId: string,
+): Promise<number> {
+  const contract = webhooksInternal.recordEvents;
+  const answer = await webhooks.call(contract.method, contract.path, { applicationId, requestId, body: { events } });
+  return contract.response.parse(answer).deliveries;
+}

@@ -89,6 +89,15 @@ export const messagesRepository = {
     return rows[0] ?? null;
   },
 
+  /** A message by its internal id, unless it is being purged (events name messages so). */
+  async findByInternalId(db: Db, applicationId: string, internalId: string): Promise<MessageRow | null> {
+    const rows: MessageRow[] = await db.query(
+      `SELECT ${MESSAGE_COLUMNS} FROM conversation.messages m WHERE m.application_id = $1 AND m.internal_id = $2 AND m.purging_at IS NULL`,
+      [applicationId, internalId],
+    );
+    return rows[0] ?? null;
+  },
+
   async exists(db: Db, applicationId: string, externalId: string): Promise<boolean> {
     const rows: unknown[] = await db.query(`SELECT 1 FROM conversation.messages WHERE application_id = $1 AND external_id = $2`, [
       applicationId,

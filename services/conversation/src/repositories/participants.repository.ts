@@ -12,6 +12,15 @@ export const participantsRepository = {
     );
   },
 
+  /** The users subscribed to a thread, in the order they joined it. */
+  async subscribers(db: Db, threadId: string): Promise<string[]> {
+    const rows: { userId: string }[] = await db.query(
+      `SELECT user_id AS "userId" FROM conversation.thread_participants WHERE thread_id = $1 AND subscribed ORDER BY seq`,
+      [threadId],
+    );
+    return rows.map((row) => row.userId);
+  },
+
   /** Creates missing records; `subscribed` true subscribes, false leaves existing records as they are. */
   async subscribe(db: Db, threadId: string, userIds: readonly string[], subscribed: boolean): Promise<void> {
     if (userIds.length === 0) return;

@@ -6,13 +6,16 @@ export interface LookedUpUser {
   name: string | null;
   shortName: string | null;
   status: 'active' | 'deleted';
+  profilePictureURL: string | null;
+  metadata: Record<string, string | number | boolean>;
 }
 
 export const lookupRepository = {
   async users(db: Db, applicationId: string, externalIds: readonly string[]): Promise<LookedUpUser[]> {
     if (externalIds.length === 0) return [];
     return db.query(
-      `SELECT external_id AS id, name, short_name AS "shortName", status FROM identity.users
+      `SELECT external_id AS id, name, short_name AS "shortName", status, profile_picture_url AS "profilePictureURL", metadata
+       FROM identity.users
        WHERE application_id = $1 AND external_id = ANY($2::text[])`,
       [applicationId, [...new Set(externalIds)]],
     );
