@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpServer, createInternalClient, createLogger, startWorker, type HttpServerOptions, type Logger } from '@collab/shared';
+import { createHttpServer, createInternalClient, createLogger, startWorker, workerVars, type HttpServerOptions, type Logger } from '@collab/shared';
 import { ensureDatabase, migrateServiceSchema } from '@collab/shared/storage';
 import type { Express } from 'express';
 import pg from 'pg';
@@ -101,12 +101,14 @@ export async function migrateAll(databaseUrl: string): Promise<void> {
   }
 }
 
-type SystemOptions = { logger?: Logger; workers?: boolean; env?: Record<string, string> };
+type SystemOptions = { logger?: Logger; workers?: boolean; outboxRelay?: boolean; env?: Record<string, string> };
 
 /**
  * `workers: false` starts no in-process worker (tests that run worker processes themselves);
- * `env` adds or overrides variables of every service (e.g. `BATCH_WAIT_MS`). A start that fails
- * half-way removes the database and Redis keys it made before the error goes on.
+ * `outboxRelay: false` starts the queue workers but not identity's outbox relay (tests that run
+ * their own, e.g. one that cannot reach a service); `env` adds or overrides variables of every
+ * service (e.g. `BATCH_WAIT_MS`). A start that fails half-way removes the database and Redis keys
+ * it made before the error goes on.
  */
 export async function startSystem(options: SystemOptions = {}): Promise<TestSystem> {
   const suffix = randomBytes(6).toString('hex');
@@ -154,8 +156,8 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
   servers.identity.serve(identity.app);
   servers.conversation.serve(conversation.app);
   servers.notification.serve(notification.app);
-  // Workers drain the purge and batch queues as the worker processes do (tests that kill workers
-  // start their own processes instead).
+  // Workers drain the purge and batch queues and relay identity's outbox as the worker processes
+  // do (tests that kill workers start their own processes instead).
   const queueConnection = { redisUrl: env.REDIS_URL, prefix: env.REDIS_PREFIX };
   // Purge jobs ask identity whether a deleted application is really gone.
   const identityClient = createInternalClient({ baseUrl: servers.identity.url, internalToken: env.INTERNAL_TOKEN, service: 'identity' });
@@ -173,6 +175,10 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
       logger: logger.child({ service: 'identity-worker' }),
     }),
   ];
+  const outboxRelay =
+    (options.outboxRelay ?? options.workers) === false
+      ? null
+      : identity.ctx.deletions.startRelay({ pollMs: workerVars.OUTBOX_POLL_MS.default! });
   const gatewayEnv = {
     ...env,
     PORT: '0',
@@ -201,7 +207,7 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
       await close(gatewayServer.server);
       for (const { server } of Object.values(servers)) await close(server);
       await gateway.close();
-      await Promise.all(workers.map((worker) => worker.close()));
+      await Promise.all([...workers.map((worker) => worker.close()), outboxRelay?.stop()]);
       await Promise.all([identity.close(), conversation.close(), notification.close()]);
       await sql.end();
       await dropDatabase(env.DATABASE_URL, databaseName);
