@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpServer, createInternalClient, createLogger, startWorker, workerVars, type HttpServerOptions, type Logger } from '@collab/shared';
+import { createHttpServer, createLogger, startWorker, workerVars, type HttpServerOptions, type Logger } from '@collab/shared';
 import { ensureDatabase, migrateServiceSchema } from '@collab/shared/storage';
 import type { Express } from 'express';
 import pg from 'pg';
@@ -159,14 +159,12 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
   // Workers drain the purge and batch queues and relay identity's outbox as the worker processes
   // do (tests that kill workers start their own processes instead).
   const queueConnection = { redisUrl: env.REDIS_URL, prefix: env.REDIS_PREFIX };
-  // Purge jobs ask identity whether a deleted application is really gone.
-  const identityClient = createInternalClient({ baseUrl: servers.identity.url, internalToken: env.INTERNAL_TOKEN, service: 'identity' });
   const workers = options.workers === false ? [] : [
-    startWorker('conversation-purge', conversationPurgeJobs(conversation.ctx.db, conversationConfig.PURGE_BATCH_SIZE, identityClient), {
+    startWorker('conversation-purge', conversationPurgeJobs(conversation.ctx.db, conversationConfig.PURGE_BATCH_SIZE), {
       ...queueConnection,
       logger: logger.child({ service: 'conversation-worker' }),
     }),
-    startWorker('notification-purge', notificationPurgeJobs(notification.ctx.db, notificationConfig.PURGE_BATCH_SIZE, identityClient), {
+    startWorker('notification-purge', notificationPurgeJobs(notification.ctx.db, notificationConfig.PURGE_BATCH_SIZE), {
       ...queueConnection,
       logger: logger.child({ service: 'notification-worker' }),
     }),
