@@ -1,7 +1,7 @@
 /**
  * Prometheus metrics of one process: default Node metrics (event-loop lag, memory, GC, handles),
- * the HTTP request duration histogram, PostgreSQL pool gauges and, in workers, queue depth gauges
- * and job counters. Served as `GET /metrics` on an internal port (METRICS_PORT), never on the
+ * the HTTP request duration histogram, PostgreSQL pool gauges and, in workers, queue depth gauges,
+ * job counters and outbox backlog gauges. Served as `GET /metrics` on an internal port (METRICS_PORT), never on the
  * public or service port.
  */
 import { createServer, type Server } from 'node:http';
@@ -18,6 +18,12 @@ export const UNMATCHED_ROUTE = 'unmatched';
 /** Where an app records the route table's path pattern of the request it is serving. */
 const ROUTE_LOCAL = 'metricsRoute';
 
+/** The slice of an outbox processor the gauges read (see outbox/outbox.ts). */
+interface OutboxBacklog {
+  schema: string;
+  backlog(): Promise<{ entries: number; oldestAgeSeconds: number }>;
+}
+
 /** The slice of pg's Pool the gauges read. */
 interface PgPoolCounts {
   totalCount: number;
@@ -30,6 +36,7 @@ export class ProcessMetrics {
   readonly httpDuration: Histogram<'route' | 'method' | 'status'>;
   private readonly pools = new Map<string, PgPoolCounts>();
   private readonly queues = new Map<string, Queue>();
+  private readonly outboxes = new Map<string, OutboxBacklog>();
   private readonly jobsCompleted: Counter<'queue'>;
   private readonly jobsFailed: Counter<'queue'>;
 
@@ -71,6 +78,23 @@ export class ProcessMetrics {
         }
       },
     });
+    // Read from Postgres at scrape time: entries recorded and not yet handled, and how long the
+    // oldest has waited (one that keeps failing, e.g. a dependent service down, shows here).
+    const outboxes = this.outboxes;
+    type Backlog = Awaited<ReturnType<OutboxBacklog['backlog']>>;
+    const outboxGauge = (name: string, help: string, read: (backlog: Backlog) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['schema'],
+        registers: [this.registry],
+        async collect() {
+          this.reset();
+          for (const [schema, outbox] of outboxes) this.set({ schema }, read(await outbox.backlog()));
+        },
+      });
+    outboxGauge('outbox_entries_pending', 'Outbox entries recorded and not handled yet', (backlog) => backlog.entries);
+    outboxGauge('outbox_oldest_entry_age_seconds', 'Age of the oldest outbox entry not handled yet (0: none)', (backlog) => backlog.oldestAgeSeconds);
     this.jobsCompleted = new Counter({
       name: 'bullmq_jobs_completed_total',
       help: 'Jobs this worker process completed',
@@ -102,6 +126,11 @@ export class ProcessMetrics {
     worker.on('completed', () => this.jobsCompleted.inc({ queue: worker.name }));
     worker.on('failed', () => this.jobsFailed.inc({ queue: worker.name }));
     if (queue) this.queues.set(queue.name, queue);
+  }
+
+  /** Reports the backlog of an outbox this process relays, read on scrape. */
+  watchOutbox(outbox: OutboxBacklog): void {
+    this.outboxes.set(outbox.schema, outbox);
   }
 
   /**

@@ -1,13 +1,15 @@
 /**
  * The body of every worker entry point: connect, drain one queue, re-enqueue the work Postgres
- * records as pending, stop cleanly on SIGTERM.
+ * records as pending, relay the service's outbox, stop cleanly on SIGTERM.
  */
 import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { loadConfig, metricsPortVar, WORKER_METRICS_PORTS } from './config.js';
 import { ProcessLifecycle, runMain } from './lifecycle.js';
-import { createLogger } from './logger.js';
+import { createLogger, type Logger } from './logger.js';
 import { processMetrics, serveMetrics } from './metrics.js';
+// Types only: the outbox's code (pg) comes with the processor the service builds.
+import type { OutboxProcessor } from './outbox/outbox.js';
 import { createProducer, startWorker, type JobHandlers, type PendingJob, type QueueName } from './queues.js';
 import { createRedis } from './redis.js';
 
@@ -19,6 +21,8 @@ interface WorkerConfig {
   DB_POOL_SIZE: number;
   WORKER_CONCURRENCY: number;
   JOB_LOCK_MS: number;
+  /** Required by workers that relay an outbox (workerVars.OUTBOX_POLL_MS). */
+  OUTBOX_POLL_MS?: number;
 }
 
 /** How often a worker re-enqueues pending work, besides at start and whenever Redis comes back. */
@@ -37,9 +41,16 @@ export function runWorkerMain<Q extends QueueName, C extends WorkerConfig>(optio
    * for housekeeping of those records (pruning finished ones), which runs as often.
    */
   pendingJobs?: (db: DataSource, config: C) => Promise<PendingJob<Q>[]>;
+  /**
+   * The service's outbox, with its handlers: this worker runs its relay, so that every entry a
+   * committed transaction recorded is handled, retried until it succeeds.
+   */
+  outbox?: (db: DataSource, config: C, logger: Logger) => OutboxProcessor;
 }): void {
   runMain(options.name, async () => {
     const config = options.loadConfig();
+    if (options.outbox && config.OUTBOX_POLL_MS === undefined)
+      throw new Error(`${options.name}: its config must include OUTBOX_POLL_MS to relay an outbox`);
     // Read apart from the service's config, whose METRICS_PORT default is its API's.
     const { METRICS_PORT } = loadConfig({ METRICS_PORT: metricsPortVar(WORKER_METRICS_PORTS[options.queue]) });
     const logger = createLogger(options.name, config.LOG_LEVEL);
@@ -93,6 +104,13 @@ export function runWorkerMain<Q extends QueueName, C extends WorkerConfig>(optio
     // retried by another worker once its lock expires.
     lifecycle.onShutdown(() => db.destroy());
     lifecycle.onShutdown(() => worker.close());
+    if (options.outbox) {
+      const outbox = options.outbox(db, config, logger);
+      const relay = outbox.startRelay({ pollMs: config.OUTBOX_POLL_MS! });
+      metrics.watchOutbox(outbox);
+      // Registered last, so stopped first: its drain in progress finishes before the pool closes.
+      lifecycle.onShutdown(() => relay.stop());
+    }
     lifecycle.installSignalHandlers();
     logger.info({ queue: options.queue }, 'worker started');
   });

@@ -1,14 +1,19 @@
 /**
  * Deleting a group, a user or an application (decisions.md 23, 31): the DELETE answers once
- * nothing it removes can be read (counts included), and purge jobs then remove the rows.
+ * nothing it removes can be read (counts included), and purge jobs then remove the rows. Identity
+ * records the deletion in its outbox with its own delete: a deletion that fails in identity
+ * leaves everything as it was, and one that cannot reach a service at once finishes by itself.
  */
 import type { AddressInfo } from 'node:net';
-import { createLogger } from '@collab/shared';
+import { createLogger, createRedis } from '@collab/shared';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
 import { createIdentityService } from '../../services/identity/src/service.js';
 import { freePort } from '../support/ports.js';
-import { createApplication, request, type TestApplication } from '../support/client.js';
+import { asCustomer, createApplication, request, type TestApplication } from '../support/client.js';
+import { expectError } from '../support/expect.js';
+import { until } from '../support/processes.js';
 import { waitForQueuesIdle } from '../support/queues.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
@@ -121,7 +126,6 @@ describe('deleting an application', () => {
     const bystander = await createApplication(system, 'bystander');
     await seed(doomed);
     await seed(bystander);
-    const { asCustomer } = await import('../support/client.js');
     const deleted = await asCustomer(system).delete(`/v1/applications/${doomed.id}`, { secret: doomed.secret });
     expect(deleted.status).toBe(200);
     expect((await doomed.client.get('/v1/threads/in-kept')).status).toBe(401);
@@ -134,8 +138,11 @@ describe('deleting an application', () => {
   });
 });
 
+/** Outbox entries of an application that identity has not carried into the other services yet. */
+const outboxEntries = (applicationId: string) => rows('identity.outbox', applicationId);
+
 describe('a deletion whose cascade cannot reach a service', () => {
-  it('answers 503 with nothing deleted, and completes when repeated once the service is back', async () => {
+  it('answers 503, and completes by itself once the service can be reached, without a repeat', async () => {
     const app = await createApplication(system);
     await seed(app);
     // An identity whose conversation service is unreachable (nothing listens on that port).
@@ -158,12 +165,95 @@ describe('a deletion whose cascade cannot reach a service', () => {
       await new Promise((resolve) => server.close(resolve));
       await identity.close();
     }
-    expect((await app.client.get('/v1/groups/doomed')).status).toBe(200);
+    // Identity's part committed: the group is gone, and a repeat finds nothing to delete.
+    expectError(await app.client.get('/v1/groups/doomed'), 404, 'group_not_found');
+    expectError(await app.client.delete('/v1/groups/doomed'), 401, 'group_not_found');
 
-    const repeated = await app.client.delete('/v1/groups/doomed');
-    expect(repeated.status).toBe(200);
-    expect((await app.client.get('/v1/threads/in-doomed')).status).toBe(404);
+    // The system's relay reaches conversation: the deletion finishes without being asked again.
+    await until(async () => (await app.client.get('/v1/threads/in-doomed')).status === 404, "the relay's retry");
+    await until(async () => (await outboxEntries(app.id)) === 0, 'the outbox entry to be handled');
     await waitForQueuesIdle(system);
     expect(await rows('conversation.threads', app.id)).toBe(2);
+  });
+});
+
+/**
+ * Makes identity's transactions that delete the application's rows in `table` fail at their
+ * commit (as a lost connection or a serialization failure could): after everything they do,
+ * including the point where the other services used to be told.
+ */
+async function failingDeleteCommits<T>(table: 'groups' | 'users' | 'applications', applicationId: string, run: () => Promise<T>): Promise<T> {
+  const column = table === 'applications' ? 'id' : 'application_id';
+  await system.sql.query(
+    `CREATE OR REPLACE FUNCTION public.refuse_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN RAISE EXCEPTION 'delete refused by the test'; END $$`,
+  );
+  await system.sql.query(
+    `CREATE CONSTRAINT TRIGGER refuse_delete AFTER DELETE ON identity.${table} DEFERRABLE INITIALLY DEFERRED
+     FOR EACH ROW WHEN (OLD.${column} = '${applicationId}') EXECUTE FUNCTION public.refuse_delete()`,
+  );
+  try {
+    return await run();
+  } finally {
+    await system.sql.query(`DROP TRIGGER refuse_delete ON identity.${table}`);
+  }
+}
+
+/** The conversation purge jobs ever queued for the application (kept in Redis after they complete). */
+async function conversationPurgeJobs(applicationId: string): Promise<string[]> {
+  const connection = createRedis(system.env.REDIS_URL, { maxRetriesPerRequest: null });
+  const queue = new Queue('conversation-purge', { connection, prefix: system.env.REDIS_PREFIX });
+  try {
+    const jobs = await queue.getJobs(['completed', 'failed', 'waiting', 'active', 'delayed']);
+    return jobs.filter((job) => job.data.applicationId === applicationId).map((job) => job.name);
+  } finally {
+    await queue.close();
+    connection.disconnect();
+  }
+}
+
+describe('a deletion whose transaction fails in identity', () => {
+  it('of a group leaves its threads and messages readable, and nothing is left to carry out', async () => {
+    const app = await createApplication(system);
+    await seed(app);
+    const deleted = await failingDeleteCommits('groups', app.id, () => app.client.delete('/v1/groups/doomed'));
+    expectError(deleted, 500, 'error');
+
+    expect((await app.client.get('/v1/groups/doomed')).status).toBe(200);
+    expect((await app.client.get('/v1/threads/in-doomed')).body.total).toBe(5);
+    expect((await app.client.get('/v1/messages')).body.pagination.total).toBe(8);
+    expect(await conversationPurgeJobs(app.id)).toEqual([]);
+    // No relay will ever act on it: nothing was recorded.
+    expect(await outboxEntries(app.id)).toBe(0);
+  });
+
+  it('of a user leaves their messages and notifications readable, and nothing is left to carry out', async () => {
+    const app = await createApplication(system);
+    await seed(app);
+    const deleted = await failingDeleteCommits('users', app.id, () => app.client.delete('/v1/users/ann', { permanently_delete: true }));
+    expectError(deleted, 500, 'error');
+
+    expect((await app.client.get('/v1/users/ann')).status).toBe(200);
+    expect((await app.client.get('/v1/threads/only-ann')).status).toBe(200);
+    expect((await app.client.get('/v1/messages')).body.pagination.total).toBe(8);
+    expect((await app.client.get('/v1/users/bob/notifications')).body.pagination.total).toBe(1);
+    expect(await conversationPurgeJobs(app.id)).toEqual([]);
+    expect(await outboxEntries(app.id)).toBe(0);
+  });
+
+  it('of an application tells no other service: its data stays, and no purge is ever queued', async () => {
+    const app = await createApplication(system);
+    await seed(app);
+    const deleted = await failingDeleteCommits('applications', app.id, () =>
+      asCustomer(system).delete(`/v1/applications/${app.id}`, { secret: app.secret }),
+    );
+    expectError(deleted, 500, 'error');
+
+    expect((await app.client.get('/v1/messages')).body.pagination.total).toBe(8);
+    expect((await app.client.get('/v1/users/bob/notifications')).body.pagination.total).toBe(1);
+    expect(await conversationPurgeJobs(app.id)).toEqual([]);
+    expect(await rows('conversation.application_purges', app.id)).toBe(0);
+    expect(await rows('notification.application_purges', app.id)).toBe(0);
+    expect(await outboxEntries(app.id)).toBe(0);
   });
 });

@@ -8,7 +8,6 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   ApiError,
-  applicationExists,
   cascadeContract,
   createInternalClient,
   createLogger,
@@ -134,15 +133,6 @@ describe('identity internal API (consumer): answers parse with the shared respon
     expect(contract.response.parse(response.body)).toMatchObject({ id: rows[0].id, applicationId: app.id });
   });
 
-  it('application exists: true for an application, false for an unknown id or one that is no UUID', async () => {
-    const contract = identityInternal.applicationExists;
-    for (const [id, exists] of [[app.id, true], [randomUUID(), false], ['not-a-uuid', false]] as const) {
-      const response = await request(system.serviceUrls.identity, contract.method, contract.path(id), { headers: internalHeaders() });
-      expect(response.status, JSON.stringify(response.body)).toBe(200);
-      expect(contract.response.parse(response.body)).toEqual({ exists });
-    }
-  });
-
   it('lookup: a request built with the request schema is answered per the response schema', async () => {
     expect((await app.client.put('/v1/users/ann', { name: 'Ann' })).status).toBe(200);
     expect((await app.client.put('/v1/groups/lookup-group', { name: 'G', members: ['ann'] })).status).toBe(200);
@@ -215,33 +205,6 @@ describe("gateway's CredentialStore (producer of identity's internal calls)", ()
       });
     });
   }
-});
-
-describe('purge jobs (producers of /internal/applications/<id>/exists)', () => {
-  it("call the contract's method and path and accept a contract answer", async () => {
-    await withFake(async (fake) => {
-      const applicationId = randomUUID();
-      fake.answer = () => ({ status: 200, body: identityInternal.applicationExists.response.parse({ exists: false }) });
-      expect(await applicationExists(clientFor(fake), applicationId, 'req-6')).toBe(false);
-      expect(fake.calls.map(({ method, path }) => ({ method, path }))).toEqual([
-        { method: identityInternal.applicationExists.method, path: identityInternal.applicationExists.path(applicationId) },
-      ]);
-    });
-  });
-
-  it('an answer violating the response schema, or a 4xx, is bad_gateway: retried, never taken for the client', async () => {
-    await withFake(async (fake) => {
-      for (const answer of [
-        { status: 200, body: { exists: 'no' } },
-        { status: 404, body: { error: 'not_found', message: 'no' } },
-      ]) {
-        fake.answer = () => answer;
-        const error = await rejection(applicationExists(clientFor(fake), randomUUID(), 'req-7'));
-        expect(error).toBeInstanceOf(ApiError);
-        expect({ code: (error as ApiError).code, status: (error as ApiError).status }).toEqual({ code: 'bad_gateway', status: 502 });
-      }
-    });
-  });
 });
 
 describe('identity directory (producer of /internal/lookup)', () => {

@@ -6,17 +6,17 @@
  *   again the same gateway serves its routes again, without a restart.
  * - Connections reset in the middle of requests: 503 in the envelope, never a hang.
  * - Slower than UPSTREAM_TIMEOUT_MS: 504 `gateway_timeout` in the envelope.
- * - Notification unreachable while an application is deleted: the DELETE answers 503 and rolls
- *   back, and the purge conversation had already queued finds the application still there and
- *   removes nothing: the application and all its conversation data stay readable; the DELETE
- *   repeated once notification is back completes, and then everything of it is purged.
+ * - Notification unreachable from identity (its API and its worker) while a user or an
+ *   application is deleted: the DELETE answers 503 with Retry-After, the user or application is
+ *   gone at once, and the deletion waits in identity's outbox; once notification is reachable
+ *   again, the identity worker's relay finishes it without the DELETE being repeated: nothing of
+ *   it can be read any more, and everything is purged.
  * Prints the latencies and the time to recover (`[fault figures]`). Needs the build.
  */
 import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger, createRedis } from '@collab/shared';
-import { Queue } from 'bullmq';
+import { createLogger } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadGatewayConfig } from '../../services/gateway/src/config.js';
 import { createGateway } from '../../services/gateway/src/gateway.js';
@@ -28,7 +28,7 @@ import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
 import { freePort } from '../support/ports.js';
 import { killAll, spawnServiceProcess, stopProcess, until } from '../support/processes.js';
 import { waitForQueuesIdle } from '../support/queues.js';
-import { applicationRows } from '../support/rows.js';
+import { applicationRows, count } from '../support/rows.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 
@@ -44,7 +44,10 @@ let link: FaultProxy;
 let gateway: Awaited<ReturnType<typeof createGateway>>;
 let gatewayServer: Server;
 let gatewayUrl: string;
-/** Between the gateway's identity service and the notification service (its deletion cascade). */
+/**
+ * Between identity and the notification service (its deletion cascade): both the gateway's
+ * identity service and the identity worker process, whose relay finishes the deletions.
+ */
 let notificationLink: FaultProxy;
 let identity: Awaited<ReturnType<typeof createIdentityService>>;
 let identityServer: Server;
@@ -78,7 +81,9 @@ function expectUnavailable(response: ApiResponse & { ms: number }) {
 const threadRead = () => call('GET', '/v1/threads/t1');
 
 beforeAll(async () => {
-  system = await startSystem();
+  // Identity's outbox relay runs in the identity worker process below, which reaches
+  // notification through the fault proxy too.
+  system = await startSystem({ outboxRelay: false });
   app = await createApplication(system, 'downstream faults');
   conversationPort = await freePort();
   link = await startFaultProxy({ port: conversationPort });
@@ -91,6 +96,12 @@ beforeAll(async () => {
     createLogger('identity', 'silent'),
   );
   identityServer = await listen(identity.app);
+  spawnServiceProcess('identity', 'main-worker', {
+    ...system.env,
+    NOTIFICATION_URL: `http://127.0.0.1:${notificationLink.port}`,
+    METRICS_PORT: '0',
+    LOG_LEVEL: 'silent',
+  });
   // A gateway of its own, whose conversation service is the process behind the fault proxy.
   const env = {
     ...system.env,
@@ -194,31 +205,17 @@ describe('a downstream service killed', () => {
   }, 30_000);
 });
 
-describe('a dependent service unreachable while an application is deleted', () => {
+describe('a dependent service unreachable while a user or an application is deleted', () => {
   /** Rows of the application in conversation and notification, and its purge requests. */
   const rowsOf = (applicationId: string) => applicationRows(system, applicationId);
+  /** Deletions of the application recorded in identity and not carried into every service yet. */
+  const pendingDeletions = (applicationId: string) =>
+    count(system, `SELECT count(*)::int AS n FROM identity.outbox WHERE application_id = $1 AND attempts > 0`, [applicationId]);
+  const asCustomer = async () => customerToken(system.customer.id, system.customer.secret);
 
-  /** The `application.purge` jobs of conversation that completed for this application. */
-  async function completedApplicationPurges(applicationId: string): Promise<unknown[]> {
-    const connection = createRedis(system.env.REDIS_URL, { maxRetriesPerRequest: null });
-    const queue = new Queue('conversation-purge', { connection, prefix: system.env.REDIS_PREFIX });
-    try {
-      const completed = await queue.getCompleted();
-      return completed.filter((job) => job.name === 'application.purge' && job.data.applicationId === applicationId).map((job) => job.returnvalue);
-    } finally {
-      await queue.close();
-      connection.disconnect();
-    }
-  }
-
-  const deleteApplication = async (victim: TestApplication) =>
-    request(gatewayUrl, 'DELETE', `/v1/applications/${victim.id}`, {
-      token: await customerToken(system.customer.id, system.customer.secret),
-      body: { secret: victim.secret },
-    });
-
-  it('answers 503, purges nothing of the application that still exists, and completes when repeated', async () => {
-    const victim = await createApplication(system, 'deleted while notification is down');
+  /** An application with Ann and Bob in g1, three messages of Ann in thread vt, and a notification from Ann to Bob. */
+  async function seededApplication(name: string): Promise<TestApplication> {
+    const victim = await createApplication(system, name);
     expect((await call('PUT', '/v1/users/ann', { name: 'Ann' }, victim)).status).toBe(200);
     expect((await call('PUT', '/v1/users/bob', { name: 'Bob' }, victim)).status).toBe(200);
     expect((await call('PUT', '/v1/groups/g1', { name: 'G1', members: ['ann', 'bob'] }, victim)).status).toBe(200);
@@ -233,29 +230,50 @@ describe('a dependent service unreachable while an application is deleted', () =
     }
     const notified = await call('POST', '/v1/notifications', { actor_id: 'ann', recipient_id: 'bob', template: '{{actor}} wrote', url: 'https://example.com', type: 'url' }, victim);
     expect(notified.status, JSON.stringify(notified.body)).toBe(200);
-    const before = await rowsOf(victim.id);
-    expect(before).toEqual({ threads: 1, messages: 3, notifications: 1, purgeRequests: 0 });
+    expect(await rowsOf(victim.id)).toEqual({ threads: 1, messages: 3, notifications: 1, purgeRequests: 0 });
+    return victim;
+  }
+
+  it('of a user: answers 503, and finishes by itself once the service is back, without a repeat', async () => {
+    const victim = await seededApplication('user deleted while notification is down');
+    const notificationsOfBob = async () => (await call('GET', '/v1/users/bob/notifications', undefined, victim)).body.pagination.total;
 
     notificationLink.down();
-    const failed = await deleteApplication(victim);
-    expectError(failed, 503, 'service_unavailable');
-    // Conversation was told before notification failed: its purge job ran, and found the
-    // application still there.
-    await until(async () => (await completedApplicationPurges(victim.id)).length > 0, "conversation's purge job", WAIT_MS);
-    expect(await completedApplicationPurges(victim.id)).toEqual([{ purged: false }]);
-    expect(await rowsOf(victim.id)).toEqual(before);
-    expect((await request(gatewayUrl, 'GET', `/v1/applications/${victim.id}`, { token: await customerToken(system.customer.id, system.customer.secret) })).status).toBe(200);
-    const thread = await call('GET', '/v1/threads/vt', undefined, victim);
-    expect(thread.status).toBe(200);
-    expect(thread.body.total).toBe(3);
-    expect((await call('GET', '/v1/users/bob/notifications', undefined, victim)).body.notifications).toHaveLength(1);
+    const failed = await call('DELETE', '/v1/users/ann', { permanently_delete: true }, victim);
+    expectUnavailable(failed);
+    // Identity's part committed: Ann is gone; notification has not been told yet, and the
+    // deletion waits in identity's outbox (the worker's relay fails to reach notification too).
+    expectError(await call('GET', '/v1/users/ann', undefined, victim), 401, 'user_not_found');
+    expect(await pendingDeletions(victim.id)).toBe(1);
+    expect(await notificationsOfBob()).toBe(1);
 
     await notificationLink.accept();
-    const repeated = await deleteApplication(victim);
-    expect(repeated.status, JSON.stringify(repeated.body)).toBe(200);
-    await until(async () => (await rowsOf(victim.id)).messages === 0, 'the purge', WAIT_MS);
+    const finishedMs = await until(async () => (await notificationsOfBob()) === 0, "the relay to reach notification", WAIT_MS);
+    await until(async () => (await pendingDeletions(victim.id)) === 0, 'the outbox entry to be handled', WAIT_MS);
     await waitForQueuesIdle(system);
     expect(await rowsOf(victim.id)).toEqual({ threads: 0, messages: 0, notifications: 0, purgeRequests: 0 });
+    expect((await call('GET', '/v1/threads/vt', undefined, victim)).status).toBe(404);
+    console.log('[fault figures]', JSON.stringify({ fault: 'notification unreachable while a user was deleted', finishedAfterServiceBackMs: finishedMs }));
+  }, 60_000);
+
+  it('of an application: answers 503, refuses it at once, and purges everything once the service is back, without a repeat', async () => {
+    const victim = await seededApplication('application deleted while notification is down');
+
+    notificationLink.down();
+    const failed = await request(gatewayUrl, 'DELETE', `/v1/applications/${victim.id}`, { token: await asCustomer(), body: { secret: victim.secret } });
+    expectError(failed, 503, 'service_unavailable');
+    expect(failed.headers.get('retry-after')).toBe('1');
+    // Gone for its customer and its tokens at once; its notification is not purged yet.
+    expectError(await request(gatewayUrl, 'GET', `/v1/applications/${victim.id}`, { token: await asCustomer() }), 401, 'application_not_found');
     expect((await call('GET', '/v1/threads/vt', undefined, victim)).status).toBe(401);
+    expect(await pendingDeletions(victim.id)).toBe(1);
+    expect((await rowsOf(victim.id)).notifications).toBe(1);
+
+    await notificationLink.accept();
+    const purgedMs = await until(async () => (await rowsOf(victim.id)).notifications === 0, 'the relay and the purge', WAIT_MS);
+    await until(async () => (await pendingDeletions(victim.id)) === 0, 'the outbox entry to be handled', WAIT_MS);
+    await waitForQueuesIdle(system);
+    expect(await rowsOf(victim.id)).toEqual({ threads: 0, messages: 0, notifications: 0, purgeRequests: 0 });
+    console.log('[fault figures]', JSON.stringify({ fault: 'notification unreachable while an application was deleted', purgedAfterServiceBackMs: purgedMs }));
   }, 60_000);
 });

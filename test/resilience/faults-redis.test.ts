@@ -3,7 +3,8 @@
  * - Redis unreachable in the middle of a batch and of a purge (its data kept, as after a restart
  *   with its append-only file): requests that need Redis answer 503 `service_unavailable` at once,
  *   requests that do not keep working, and when Redis is back the batch and the purge complete,
- *   once each, to the same state as a run without the fault.
+ *   once each, to the same state as a run without the fault; a group DELETE that answered 503
+ *   (conversation could not queue its purge) is finished by identity's outbox relay.
  * - Redis restarted empty (no persistence) with work queued: a group's purge, a batch answered
  *   202 and an application's purge. The jobs are gone; the workers queue them again from what
  *   Postgres records (rows still marked, the batch's record, the application's deletion) when
@@ -105,6 +106,7 @@ afterAll(async () => {
 describe('Redis unreachable during a batch and a purge', () => {
   it('answers 503 at once where Redis is needed, serves the rest, and completes both once when it returns', async () => {
     await seedGroup('doomed', MESSAGES);
+    await seedGroup('refused', 1);
     const ids = Array.from({ length: BATCH_USERS }, (_, index) => `batch-${index}`);
     const accepted = await app.client.post('/v1/batch', { users: ids.map((id) => ({ id, name: id })) });
     expect(accepted.status).toBe(202);
@@ -114,7 +116,7 @@ describe('Redis unreachable during a batch and a purge', () => {
 
     const needRedis = {
       batch: await timed(() => app.client.post('/v1/batch', { users: [{ id: 'late', name: 'Late' }] })),
-      groupDelete: await timed(() => app.client.delete('/v1/groups/kept')),
+      groupDelete: await timed(() => app.client.delete('/v1/groups/refused')),
     };
     for (const response of Object.values(needRedis)) {
       expectError(response, 503, 'service_unavailable');
@@ -135,10 +137,12 @@ describe('Redis unreachable during a batch and a purge', () => {
     const upAt = Date.now();
     const batchDoneMs = await until(async () => (await app.client.get(`/v1/batch/${accepted.body.jobID}`)).body?.status === 'completed', 'the batch');
     const purgeDoneMs = await until(async () => (await threadMessages('doomed-thread')) === 0, 'the purge');
+    // The identity worker's relay carries the deletion that answered 503 into conversation.
+    const refusedDoneMs = await until(async () => (await threadMessages('refused-thread')) === 0, 'the deletion that answered 503');
     await waitForQueuesIdle(system, ['identity-batch', 'conversation-purge'], 30_000);
 
-    // The state of a run without the fault: every batch user once, the deleted group's messages
-    // gone, the group whose DELETE answered 503 untouched (and deletable now).
+    // The state of a run without the fault: every batch user once, both deleted groups' messages
+    // gone, the other group's kept.
     expect(await users()).toBe(1 + BATCH_USERS + 1);
     expect(await threadMessages('doomed-thread')).toBe(0);
     expect(await threadMessages('kept-thread')).toBe(1);
@@ -150,7 +154,7 @@ describe('Redis unreachable during a batch and a purge', () => {
       JSON.stringify({
         fault: 'redis unreachable (connections reset, new ones refused) for ' + (upAt - downAt) + ' ms',
         latencyMsWhileDown: Object.fromEntries(Object.entries({ ...needRedis, ...withoutRedis }).map(([name, r]) => [name, `${r.status} in ${r.ms} ms`])),
-        afterRedisBackMs: { batchCompleted: batchDoneMs, purgeCompleted: batchDoneMs + purgeDoneMs },
+        afterRedisBackMs: { batchCompleted: batchDoneMs, purgeCompleted: batchDoneMs + purgeDoneMs, deletionAnswered503Completed: batchDoneMs + purgeDoneMs + refusedDoneMs },
       }),
     );
   }, 60_000);

@@ -3,7 +3,7 @@
  * purging 50,000 messages, another one picks the job up once its lock expires, and the purge
  * completes with nothing left behind and nothing else removed. Needs the build (`npm test` builds).
  */
-import { createInternalClient, createLogger } from '@collab/shared';
+import { createLogger } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
 import { purgeJobs } from '../../services/conversation/src/jobs/purge.jobs.js';
@@ -93,8 +93,7 @@ describe('a purge whose worker is killed', () => {
     await db.initialize();
     try {
       const before = await count(`SELECT count(*)::int AS n FROM conversation.messages`, []);
-      const identity = createInternalClient({ baseUrl: system.env.IDENTITY_URL, internalToken: system.env.INTERNAL_TOKEN, service: 'identity' });
-      const handlers = purgeJobs(db, 500, identity);
+      const handlers = purgeJobs(db, 500);
       const result = await handlers['marked.purge'](
         { applicationId: doomed.id, requestId: 'rerun' },
         undefined as never,

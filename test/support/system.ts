@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpServer, createInternalClient, createLogger, createOutboundClient, createProducer, startWorker, type HttpServerOptions, type Logger } from '@collab/shared';
+import { createHttpServer, createLogger, createOutboundClient, createProducer, startWorker, workerVars, type HttpServerOptions, type Logger } from '@collab/shared';
 import { ensureDatabase, migrateServiceSchema } from '@collab/shared/storage';
 import type { Express } from 'express';
 import pg from 'pg';
@@ -107,7 +107,7 @@ export async function migrateAll(databaseUrl: string): Promise<void> {
   }
 }
 
-type SystemOptions = { logger?: Logger; workers?: boolean; env?: Record<string, string> };
+type SystemOptions = { logger?: Logger; workers?: boolean; outboxRelay?: boolean; env?: Record<string, string> };
 
 /**
  * Webhook retries in test systems: the decided schedule (5 s, 30 s, 2 min…) with every delay cut
@@ -118,8 +118,10 @@ const TEST_RETRY_SCHEDULE = { delaysMs: [150, 300, 600, 900, 1200, 1500], laterD
 
 /**
  * `workers: false` starts no in-process worker (tests that run worker processes themselves);
- * `env` adds or overrides variables of every service (e.g. `BATCH_WAIT_MS`). A start that fails
- * half-way removes the database and Redis keys it made before the error goes on.
+ * `outboxRelay: false` starts the queue workers but not identity's outbox relay (tests that run
+ * their own, e.g. one that cannot reach a service); `env` adds or overrides variables of every
+ * service (e.g. `BATCH_WAIT_MS`). A start that fails half-way removes the database and Redis keys
+ * it made before the error goes on.
  */
 export async function startSystem(options: SystemOptions = {}): Promise<TestSystem> {
   const suffix = randomBytes(6).toString('hex');
@@ -176,18 +178,16 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
   servers.conversation.serve(conversation.app);
   servers.notification.serve(notification.app);
   servers.webhooks.serve(webhooks.app);
-  // Workers drain the purge and batch queues as the worker processes do (tests that kill workers
-  // start their own processes instead).
+  // Workers drain the purge, batch and delivery queues and relay identity's outbox as the worker
+  // processes do (tests that kill workers start their own processes instead).
   const queueConnection = { redisUrl: env.REDIS_URL, prefix: env.REDIS_PREFIX };
-  // Purge jobs ask identity whether a deleted application is really gone.
-  const identityClient = createInternalClient({ baseUrl: servers.identity.url, internalToken: env.INTERNAL_TOKEN, service: 'identity' });
   const deliveryQueue = createProducer('webhooks-delivery', queueConnection);
   const workers = options.workers === false ? [] : [
-    startWorker('conversation-purge', conversationPurgeJobs(conversation.ctx.db, conversationConfig.PURGE_BATCH_SIZE, identityClient), {
+    startWorker('conversation-purge', conversationPurgeJobs(conversation.ctx.db, conversationConfig.PURGE_BATCH_SIZE), {
       ...queueConnection,
       logger: logger.child({ service: 'conversation-worker' }),
     }),
-    startWorker('notification-purge', notificationPurgeJobs(notification.ctx.db, notificationConfig.PURGE_BATCH_SIZE, identityClient), {
+    startWorker('notification-purge', notificationPurgeJobs(notification.ctx.db, notificationConfig.PURGE_BATCH_SIZE), {
       ...queueConnection,
       logger: logger.child({ service: 'notification-worker' }),
     }),
@@ -208,6 +208,10 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
       { ...queueConnection, logger: logger.child({ service: 'webhooks-worker' }), concurrency: webhooksConfig.WORKER_CONCURRENCY },
     ),
   ];
+  const outboxRelay =
+    (options.outboxRelay ?? options.workers) === false
+      ? null
+      : identity.ctx.deletions.startRelay({ pollMs: workerVars.OUTBOX_POLL_MS.default! });
   const gatewayEnv = {
     ...env,
     PORT: '0',
@@ -238,7 +242,7 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
       await close(gatewayServer.server);
       for (const { server } of Object.values(servers)) await close(server);
       await gateway.close();
-      await Promise.all(workers.map((worker) => worker.close()));
+      await Promise.all([...workers.map((worker) => worker.close()), outboxRelay?.stop()]);
       await deliveryQueue.close();
       await Promise.all([identity.close(), conversation.close(), notification.close(), webhooks.close()]);
       await sql.end();

@@ -1,5 +1,5 @@
 /** Conversation worker: drains the conversation-purge queue. Scaled separately from the API. */
-import { createInternalClient, runWorkerMain } from '@collab/shared';
+import { runWorkerMain } from '@collab/shared';
 import { loadConversationConfig } from './config.js';
 import { createConversationDataSource } from './data-source.js';
 import { pendingPurges, purgeJobs } from './jobs/purge.jobs.js';
@@ -9,12 +9,6 @@ runWorkerMain({
   queue: 'conversation-purge',
   loadConfig: () => loadConversationConfig(),
   createDataSource: createConversationDataSource,
-  jobs: (db, config) =>
-    purgeJobs(
-      db,
-      config.PURGE_BATCH_SIZE,
-      // Asked before an application's data is purged: is it really gone?
-      createInternalClient({ baseUrl: config.IDENTITY_URL, internalToken: config.INTERNAL_TOKEN, service: 'identity' }),
-    ),
+  jobs: (db, config) => purgeJobs(db, config.PURGE_BATCH_SIZE),
   pendingJobs: pendingPurges,
 });

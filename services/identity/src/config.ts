@@ -24,12 +24,19 @@ export function loadIdentityConfig(env: NodeJS.ProcessEnv = process.env) {
   return config;
 }
 
-/** The identity worker (identity-batch queue) needs the database and Redis, not the API's secrets. */
+/**
+ * The identity worker (identity-batch queue, and the relay of the deletion outbox into the other
+ * services) needs the database, Redis and the other services' URLs, not the API's secrets.
+ */
 export const identityWorkerConfigSpec = {
   ...commonVars,
   WORKER_CONCURRENCY: workerVars.WORKER_CONCURRENCY,
   JOB_LOCK_MS: workerVars.JOB_LOCK_MS,
+  OUTBOX_POLL_MS: workerVars.OUTBOX_POLL_MS,
   DB_POOL_SIZE: identityConfigSpec.DB_POOL_SIZE,
+  CONVERSATION_URL: identityConfigSpec.CONVERSATION_URL,
+  NOTIFICATION_URL: identityConfigSpec.NOTIFICATION_URL,
+  WEBHOOKS_URL: identityConfigSpec.WEBHOOKS_URL,
   METRICS_PORT: metricsPortVar(WORKER_METRICS_PORTS['identity-batch']),
   BATCH_RETENTION_HOURS: vars.integer('How long GET /v1/batch/<jobID> reports a completed batch, in hours', 24),
   BATCH_FAILED_RETENTION_HOURS: vars.integer('How long GET /v1/batch/<jobID> reports a failed batch, in hours', 7 * 24),

@@ -1,8 +1,8 @@
-/** Wires identity's dependencies (database, Redis, cascade) for the API process and the CLIs. */
-import { createInternalClient, createRedis, invalidationChannel, SecretBox, type Logger } from '@collab/shared';
+/** Wires identity's dependencies (database, Redis, deletion cascade) for the API process and the CLIs. */
+import { createRedis, invalidationChannel, SecretBox, type Logger } from '@collab/shared';
 import type { IdentityConfig } from './config.js';
 import { createIdentityDataSource } from './data-source.js';
-import { dependentServicesCascade } from './domain/cascade/deletion-cascade.js';
+import { deletionProcessor } from './domain/cascade/deletion-cascade.js';
 import type { IdentityContext } from './domain/context.js';
 
 /** Everything but the batch settings, which only the API process uses (service.ts). */
@@ -17,22 +17,7 @@ export async function createIdentityContext(config: Omit<IdentityConfig, 'BATCH_
     db,
     secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY),
     logger,
-    cascade: dependentServicesCascade(
-      (
-        [
-          ['conversation', config.CONVERSATION_URL],
-          ['notification', config.NOTIFICATION_URL],
-          ['webhooks', config.WEBHOOKS_URL],
-        ] as const
-      ).map(([service, baseUrl]) =>
-        createInternalClient({
-          baseUrl,
-          internalToken: config.INTERNAL_TOKEN,
-          service,
-          timeoutMs: 10_000,
-        }),
-      ),
-    ),
+    deletions: deletionProcessor(db, config, logger),
     accessTokenSecret: config.ACCESS_TOKEN_SECRET,
     async publishInvalidation(message) {
       try {

@@ -1,10 +1,12 @@
 /**
  * Identity worker: drains the identity-batch queue (POST /v1/batch), queues again the recorded
- * batches whose job Redis lost, and prunes old batch records. Scaled separately from the API.
+ * batches whose job Redis lost, prunes old batch records, and relays the deletion outbox into the
+ * other services. Scaled separately from the API.
  */
 import { runWorkerMain } from '@collab/shared';
 import { loadIdentityWorkerConfig } from './config.js';
 import { createIdentityDataSource } from './data-source.js';
+import { deletionProcessor } from './domain/cascade/deletion-cascade.js';
 import { batchJobs, pendingBatches } from './jobs/batch.jobs.js';
 
 runWorkerMain({
@@ -15,4 +17,5 @@ runWorkerMain({
   jobs: (db) => batchJobs(db),
   pendingJobs: (db, config) =>
     pendingBatches(db, { completedHours: config.BATCH_RETENTION_HOURS, failedHours: config.BATCH_FAILED_RETENTION_HOURS }),
+  outbox: deletionProcessor,
 });

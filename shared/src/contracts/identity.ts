@@ -1,9 +1,7 @@
 /**
- * The identity service's internal HTTP API: what the gateway and the other services' workers may
- * ask it. Producer and consumer both validate against these schemas.
+ * The identity service's internal HTTP API: what the gateway and the other services may ask it.
+ * Producer and consumer both validate against these schemas.
  */
-import { ApiError } from '../errors.js';
-import type { InternalClient } from '../http/internal-client.js';
 import { s } from '../schema/index.js';
 
 export const identityInternal = {
@@ -24,16 +22,6 @@ export const identityInternal = {
     method: 'GET',
     path: (customerId: string) => `/internal/customers/${encodeURIComponent(customerId)}/credentials`,
     response: s.object({ id: s.uuid(), secret: s.string({ minLength: 1 }) }),
-  },
-  /**
-   * Whether the application exists, asked by purge jobs before they remove an application's data.
-   * The answer is definitive: while a DELETE of the application has not committed or rolled back,
-   * it waits for that outcome (a 503 when that takes too long: ask again later).
-   */
-  applicationExists: {
-    method: 'GET',
-    path: (applicationId: string) => `/internal/applications/${encodeURIComponent(applicationId)}/exists`,
-    response: s.object({ exists: s.boolean() }),
   },
   session: {
     method: 'GET',
@@ -81,18 +69,3 @@ export const identityLookup = {
       .nullable(),
   }),
 } as const;
-
-/**
- * Asks identity whether an application exists (identityInternal.applicationExists). Any failure
- * is a 5xx (503 when identity cannot tell yet or is unreachable, 502 for an answer outside the
- * contract), never a 4xx that a job would take for its client's fault and not retry.
- */
-export async function applicationExists(identity: InternalClient, applicationId: string, requestId: string): Promise<boolean> {
-  const contract = identityInternal.applicationExists;
-  try {
-    return contract.response.parse(await identity.call(contract.method, contract.path(applicationId), { requestId })).exists;
-  } catch (error) {
-    if (error instanceof ApiError && error.status >= 500) throw error;
-    throw new ApiError('bad_gateway', 'The identity service answered with an invalid response.');
-  }
-}

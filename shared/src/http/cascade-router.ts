@@ -18,7 +18,7 @@ export function cascadeRouter(
       await apply(applicationId, target, req.ctx.requestId);
     } catch (error) {
       if (error instanceof ApiError) throw error;
-      // Postgres or Redis (the queue) down: the caller answers 503 and its client retries.
+      // Postgres or Redis (the queue) down: identity's outbox calls again later.
       req.log.warn({ err: (error as Error).message }, 'cascade not applied');
       throw new ApiError('service_unavailable', 'The deletion could not be applied. Try again.', {
         headers: { 'Retry-After': '1' },

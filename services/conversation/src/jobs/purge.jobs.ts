@@ -1,16 +1,15 @@
 /**
  * Purge jobs of the conversation-purge queue. Each reads what is left to delete and deletes it in
  * batches until nothing is left, so running one twice, or again after a crash, ends the same way.
- * An application's purge first asks identity whether the application is really gone: its deletion
- * may have rolled back after this service was told (another service failed it), and then its data
- * must stay.
+ * Identity tells this service of a deletion only once it has committed, so what a job purges is
+ * gone for good.
  */
-import { applicationExists, drainBatches, type InternalClient, type JobHandlers, type Logger, type PendingJob } from '@collab/shared';
+import { drainBatches, type JobHandlers, type Logger, type PendingJob } from '@collab/shared';
 import { purgeOrder } from '@collab/shared/storage';
 import type { DataSource } from 'typeorm';
 import { purgeRepository } from '../repositories/purge.repository.js';
 
-export function purgeJobs(db: DataSource, batchSize: number, identity: InternalClient): JobHandlers<'conversation-purge'> {
+export function purgeJobs(db: DataSource, batchSize: number): JobHandlers<'conversation-purge'> {
   const report = (log: Logger, counts: Record<string, number>) => {
     log.info(counts, 'purged');
     return counts;
@@ -25,15 +24,9 @@ export function purgeJobs(db: DataSource, batchSize: number, identity: InternalC
         files: await drainBatches(() => purgeRepository.deleteMarkedFiles(db, applicationId, Math.max(1, batchSize / 100))),
       });
     },
-    'application.purge': async ({ applicationId, requestId }, _job, log) => {
+    'application.purge': async ({ applicationId }, _job, log) => {
       await purgeOrder.afterMarkings(db, 'conversation', applicationId);
       const request = await purgeRepository.applicationPurgeRequest(db, applicationId);
-      // Waits for identity's DELETE to commit or roll back; a 503 (undecided, unreachable) retries the job.
-      if (await applicationExists(identity, applicationId, requestId)) {
-        if (request) await purgeRepository.forgetApplicationPurge(db, applicationId, request);
-        log.info('the application exists (its deletion rolled back): nothing purged');
-        return { purged: false };
-      }
       const counts = report(log, {
         messages: await drainBatches(() => purgeRepository.deleteApplicationRows(db, 'messages', applicationId, batchSize)),
         threads: await drainBatches(() => purgeRepository.deleteApplicationRows(db, 'threads', applicationId, batchSize)),

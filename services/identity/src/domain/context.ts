@@ -1,14 +1,15 @@
 import type { InvalidationMessage, Logger, SecretBox } from '@collab/shared';
+import type { OutboxProcessor } from '@collab/shared/storage';
 import type { DataSource } from 'typeorm';
-import type { DeletionCascade } from './cascade/deletion-cascade.js';
 
-/** What identity's use cases need: the database, cache invalidation, the cascade and the keys. */
+/** What identity's use cases need: the database, cache invalidation, the deletion outbox and the keys. */
 export interface IdentityContext {
   db: DataSource;
   /** Encrypts and decrypts the stored customer and application secrets. */
   secretBox: SecretBox;
   logger: Logger;
   publishInvalidation(message: InvalidationMessage): Promise<void>;
-  cascade: DeletionCascade;
+  /** Runs the deletions recorded in identity's outbox (cascade/deletion-cascade.ts). */
+  deletions: OutboxProcessor;
   accessTokenSecret: string;
 }

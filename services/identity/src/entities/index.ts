@@ -3,6 +3,7 @@
  * checks that generating a migration from them yields nothing); queries live in repositories.
  */
 import type { ErrorBody } from '@collab/shared';
+import { outboxEntity } from '@collab/shared/storage';
 import { EntitySchema } from 'typeorm';
 
 export const IDENTITY_SCHEMA = 'identity';
@@ -233,6 +234,9 @@ export const BatchEntity = new EntitySchema<BatchRow>({
   foreignKeys: [{ target: 'Application', columnNames: ['applicationId'], referencedColumnNames: ['id'], onDelete: 'CASCADE' }],
 });
 
+/** Deletions of groups, users and applications, recorded with them for the other services (domain/cascade). */
+export const OutboxEntity = outboxEntity(IDENTITY_SCHEMA);
+
 export const identityEntities = [
   CustomerEntity,
   ApplicationEntity,
@@ -241,4 +245,5 @@ export const identityEntities = [
   GroupMemberEntity,
   SessionEntity,
   BatchEntity,
+  OutboxEntity,
 ];

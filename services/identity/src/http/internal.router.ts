@@ -6,7 +6,6 @@ import { ApiError, identityLookup, isUuid, MAX_JSON_BODY_BYTES } from '@collab/s
 import express, { type Router } from 'express';
 import type { IdentityContext } from '../domain/context.js';
 import { openSecret } from '../domain/secrets.js';
-import { applicationExistenceRepository } from '../repositories/application-existence.repository.js';
 import { applicationsRepository, customersRepository, sessionsRepository } from '../repositories/applications.repository.js';
 import { lookupRepository } from '../repositories/lookup.repository.js';
 
@@ -31,13 +30,6 @@ export function internalRouter(ctx: IdentityContext): Router {
       eventWebhookURL: application.eventWebhookUrl,
       eventWebhookSubscriptions: null,
     });
-  });
-
-  // Asked by purge jobs before they remove an application's data; an id that is no UUID names none.
-  router.get('/applications/:applicationId/exists', async (req, res) => {
-    const { applicationId } = req.params;
-    const exists = isUuid(applicationId) && (await applicationExistenceRepository.exists(ctx.db, applicationId.toLowerCase()));
-    res.json({ exists });
   });
 
   router.get('/customers/:customerId/credentials', async (req, res) => {

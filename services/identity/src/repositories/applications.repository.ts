@@ -94,9 +94,12 @@ export const applicationsRepository = {
     );
   },
 
-  /** Deletes the application; its users, groups, memberships and sessions go with it (FK cascade). */
-  async delete(db: Db, customerId: string, applicationId: string): Promise<void> {
-    await db.query(`DELETE FROM identity.applications WHERE customer_id = $1 AND id = $2`, [customerId, applicationId]);
+  /**
+   * Deletes the application; its users, groups, memberships and sessions go with it (FK cascade).
+   * False when there was none (a concurrent DELETE won).
+   */
+  async delete(db: Db, customerId: string, applicationId: string): Promise<boolean> {
+    return (await countAffected(db, `DELETE FROM identity.applications WHERE customer_id = $1 AND id = $2`, [customerId, applicationId])) > 0;
   },
 };
 

@@ -1,29 +1,22 @@
 /**
  * Purge jobs of the notification-purge queue: bounded batches until nothing is left (idempotent).
- * An application's purge first asks identity whether the application is really gone: its deletion
- * may have rolled back after this service was told (another service failed it), and then its
- * notifications must stay.
+ * Identity tells this service of a deletion only once it has committed, so what a job purges is
+ * gone for good.
  */
-import { applicationExists, drainBatches, type InternalClient, type JobHandlers, type PendingJob } from '@collab/shared';
+import { drainBatches, type JobHandlers, type PendingJob } from '@collab/shared';
 import { purgeOrder } from '@collab/shared/storage';
 import type { DataSource } from 'typeorm';
 import { notificationPurgeRepository as purges } from '../repositories/notifications.repository.js';
 
-export function purgeJobs(db: DataSource, batchSize: number, identity: InternalClient): JobHandlers<'notification-purge'> {
+export function purgeJobs(db: DataSource, batchSize: number): JobHandlers<'notification-purge'> {
   return {
     'marked.purge': async ({ applicationId }) => {
       await purgeOrder.afterMarkings(db, 'notification', applicationId);
       return { notifications: await drainBatches(() => purges.deleteMarked(db, applicationId, batchSize)) };
     },
-    'application.purge': async ({ applicationId, requestId }, _job, log) => {
+    'application.purge': async ({ applicationId }) => {
       await purgeOrder.afterMarkings(db, 'notification', applicationId);
       const request = await purges.applicationPurgeRequest(db, applicationId);
-      // Waits for identity's DELETE to commit or roll back; a 503 (undecided, unreachable) retries the job.
-      if (await applicationExists(identity, applicationId, requestId)) {
-        if (request) await purges.forgetApplicationPurge(db, applicationId, request);
-        log.info('the application exists (its deletion rolled back): nothing purged');
-        return { purged: false };
-      }
       const notifications = await drainBatches(() => purges.deleteOfApplication(db, applicationId, batchSize));
       if (request) await purges.forgetApplicationPurge(db, applicationId, request);
       return { notifications };

@@ -24,8 +24,7 @@ export async function applyCascade(
   await ctx.db.transaction(async (tx) => {
     await purgeOrder.whileMarking(tx, 'conversation', applicationId);
     // An application's data is unreachable as soon as identity forgets it (no token verifies), so
-    // it needs no marking: its deletion is recorded until the purge removed everything it owns
-    // (the job checks with identity that the deletion did commit).
+    // it needs no marking: its deletion is recorded until the purge removed everything it owns.
     if (target.kind === 'application') {
       await purgeRepository.requestApplicationPurge(tx, applicationId, requestId);
       await ctx.purgeQueue.add('application.purge', { applicationId, requestId }, {}, enqueueLimits);

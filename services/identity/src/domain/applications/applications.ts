@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '@collab/shared';
 import type { ApplicationRow } from '../../entities/index.js';
 import { applicationsRepository, type ApplicationFields } from '../../repositories/applications.repository.js';
+import { recordDeletion } from '../cascade/deletion-cascade.js';
 import type { IdentityContext } from '../context.js';
 import { generateSecret, openSecret, sealSecret, secretsEqual } from '../secrets.js';
 
@@ -75,7 +76,12 @@ export async function updateApplication(
   await ctx.publishInvalidation({ kind: 'application', id });
 }
 
-/** Deletes the application when the secret matches; identity's rows go at once, the rest by cascade. */
+/**
+ * Deletes the application when the secret matches. Identity's rows go at once, and the deletion
+ * is recorded in the same transaction for the other services, which purge the rest (their data
+ * cannot be read once no token of the application verifies); then it is carried into them at
+ * once, a 503 when one cannot be reached (the identity worker's relay finishes it later).
+ */
 export async function deleteApplication(
   ctx: IdentityContext,
   customerId: string,
@@ -88,13 +94,12 @@ export async function deleteApplication(
     throw applicationNotFound(applicationId);
   // Caches are keyed by the stored (lower-case) id, whatever case the path used.
   const id = application.id;
-  // The cascade (purging the application's data in the other services) is asked inside the
-  // transaction that deletes it here: if it cannot be queued the delete rolls back and answers 503,
-  // so a retry completes it; once it commits no token of the application verifies any more.
-  await ctx.db.transaction(async (tx) => {
-    await applicationsRepository.delete(tx, customerId, id);
-    await ctx.cascade.applicationDeleted(id, requestId);
+  const deletion = await ctx.db.transaction(async (tx) => {
+    if (!(await applicationsRepository.delete(tx, customerId, id))) throw applicationNotFound(applicationId);
+    return recordDeletion(tx, { topic: 'application.deleted', applicationId: id, requestId, payload: {} });
   });
+  // Committed: no token of the application verifies any more, whatever the other services answer.
   await ctx.publishInvalidation({ kind: 'application', id });
   await ctx.publishInvalidation({ kind: 'sessions-of-application', id });
+  await ctx.deletions.processNow(deletion);
 }

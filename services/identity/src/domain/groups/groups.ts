@@ -2,6 +2,7 @@
 import { ApiError, pageCursors, type CursorOf, type FlatJson } from '@collab/shared';
 import type { GroupRow } from '../../entities/index.js';
 import type { Db } from '../../repositories/db.js';
+import { recordDeletion } from '../cascade/deletion-cascade.js';
 import { groupsRepository } from '../../repositories/groups.repository.js';
 import type { IdentityContext } from '../context.js';
 import { usersNotFound, type GroupNotFound } from '../not-found.js';
@@ -157,9 +158,10 @@ export async function listGroupMembers(
 }
 
 /**
- * Deletes the group: first the cascade makes its threads and messages unreadable in the other
- * services (if that fails the DELETE answers 503 and nothing here has changed, so a retry
- * completes it), then the group and its memberships go.
+ * Deletes the group and its memberships, and records the deletion for the other services in the
+ * same transaction; then carries it into them at once, so that the answer comes once its threads
+ * and messages cannot be read. A service that cannot be reached makes it a 503; the identity
+ * worker's relay finishes the deletion once the service is back.
  */
 export async function deleteGroup(
   ctx: IdentityContext,
@@ -168,10 +170,10 @@ export async function deleteGroup(
   notFound: GroupNotFound,
   requestId: string,
 ): Promise<void> {
-  await requireGroup(ctx.db, applicationId, groupId, notFound);
-  await ctx.cascade.groupDeleted(applicationId, groupId, requestId);
-  await ctx.db.transaction(async (tx) => {
+  const deletion = await ctx.db.transaction(async (tx) => {
     const group = await requireGroup(tx, applicationId, groupId, notFound, true);
     await groupsRepository.delete(tx, applicationId, group.internalId);
+    return recordDeletion(tx, { topic: 'group.deleted', applicationId, requestId, payload: { groupId } });
   });
+  await ctx.deletions.processNow(deletion);
 }

@@ -3,6 +3,7 @@ import { ApiError, pageCursors, type CursorOf, type FlatJson } from '@collab/sha
 import { groupsRepository } from '../../repositories/groups.repository.js';
 import { usersRepository, type UserFields } from '../../repositories/users.repository.js';
 import type { Db } from '../../repositories/db.js';
+import { recordDeletion } from '../cascade/deletion-cascade.js';
 import type { IdentityContext } from '../context.js';
 import { legacyUser, userDetails, userListItem } from './user-views.js';
 
@@ -136,15 +137,18 @@ export async function getUser(ctx: IdentityContext, applicationId: string, userI
   return userDetails(user, groupIds);
 }
 
-/** Removes the user and their memberships, then hands their data to the deletion cascade. */
-/** Deletes the user: the cascade first (see deleteGroup for why), then the user and memberships. */
-export async function deleteUser(ctx: IdentityContext, applicationId: string, userId: string, requestId: string) {
-  if (!(await usersRepository.find(ctx.db, applicationId, userId))) throw userNotFound(userId);
-  const { failedFileIds } = await ctx.cascade.userDeleted(applicationId, userId, requestId);
-  await ctx.db.transaction(async (tx) => {
+/**
+ * Deletes the user and their memberships, and carries the deletion into the other services as
+ * deleteGroup does (same transaction, then at once). Returns the ids of the user's files that
+ * could not be deleted: none, since files are purged by jobs of their own.
+ */
+export async function deleteUser(ctx: IdentityContext, applicationId: string, userId: string, requestId: string): Promise<string[]> {
+  const deletion = await ctx.db.transaction(async (tx) => {
     const user = await usersRepository.find(tx, applicationId, userId, true);
     if (!user) throw userNotFound(userId);
     await usersRepository.delete(tx, applicationId, user.internalId);
+    return recordDeletion(tx, { topic: 'user.deleted', applicationId, requestId, payload: { userId } });
   });
-  return failedFileIds;
+  await ctx.deletions.processNow(deletion);
+  return [];
 }

@@ -25,7 +25,7 @@ export async function applyCascade(
   await ctx.db.transaction(async (tx) => {
     await purgeOrder.whileMarking(tx, 'notification', applicationId);
     // A deleted application's notifications need no marking (no token of it verifies): its
-    // deletion is recorded until the purge removed them (once identity confirms it committed).
+    // deletion is recorded until the purge removed them.
     if (target.kind === 'application') {
       await notificationPurgeRepository.requestApplicationPurge(tx, applicationId, requestId);
       await ctx.purgeQueue.add('application.purge', { applicationId, requestId }, {}, enqueueLimits);

@@ -1,0 +1,3 @@
+export * from './outbox.js';
+export * from './relay.js';
+export * from './table.js';

@@ -1,0 +1,223 @@
+/**
+ * A transactional outbox. A service records work for others (a deletion to cascade into the
+ * services that depend on it, an event to deliver) in the same transaction as the change that
+ * causes it: the work exists exactly when the change committed. A relay then runs each entry's
+ * handler until it succeeds, and the request that recorded an entry may run it at once
+ * (`processNow`). Handlers must be idempotent: an entry whose handler succeeded is run again when
+ * the process dies before deleting it.
+ *
+ * Each service declares its topics with their payload schemas (`defineOutbox`); a payload is
+ * validated when recorded and again before its handler runs.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Logger } from '../logger.js';
+import type { Infer, ObjectSchema, Shape } from '../schema/index.js';
+import type { Queryable } from '../sql.js';
+import { outboxChannel, startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './relay.js';
+
+export type OutboxTopics = Record<string, ObjectSchema<Shape>>;
+type TopicName<T extends OutboxTopics> = keyof T & string;
+
+/** An entry to record: its topic, the tenant, the request that causes it and the topic's payload. */
+export type NewOutboxEntry<T extends OutboxTopics> = {
+  [K in TopicName<T>]: { topic: K; applicationId: string; requestId: string; payload: Infer<T[K]> };
+}[TopicName<T>];
+
+/** An entry as its handler gets it. */
+export interface OutboxEntry<Payload> {
+  id: string;
+  applicationId: string;
+  requestId: string;
+  payload: Payload;
+  /** Failed runs before this one. */
+  attempts: number;
+}
+
+/**
+ * One handler per topic; a handler that throws is retried later (with backoff), forever. A
+ * handler must end in bounded time (time its calls out): a relay runs one entry at a time.
+ */
+export type OutboxHandlers<T extends OutboxTopics> = {
+  [K in TopicName<T>]: (entry: OutboxEntry<Infer<T[K]>>, log: Logger) => Promise<void>;
+};
+
+/** Runs the entries of one outbox: what the request path and the relay use. */
+export interface OutboxProcessor {
+  readonly schema: string;
+  /**
+   * Runs the entry now, unless it has already run: takes its row lock (waiting while the relay
+   * runs it), runs its handler and deletes it. When the handler fails, schedules its retry and
+   * throws the handler's error.
+   */
+  processNow(id: string): Promise<void>;
+  /** Runs every due entry, oldest first; returns the milliseconds until the next one is due (null: none left). */
+  drain(): Promise<number | null>;
+  /** Entries waiting and the age of the oldest, for the metrics. */
+  backlog(): Promise<{ entries: number; oldestAgeSeconds: number }>;
+  /** Starts a relay that drains this outbox whenever an entry is recorded or falls due. */
+  startRelay(options: OutboxRelayOptions): OutboxRelay;
+}
+
+export interface Outbox<T extends OutboxTopics> {
+  readonly schema: string;
+  readonly topics: T;
+  /**
+   * Records entries in the caller's transaction (in this order) and wakes the relays at its
+   * commit; returns their ids. Nothing is recorded if the transaction rolls back. With
+   * `relayAfterMs`, the relays leave the entries to the caller for that long: it runs them itself
+   * after its commit (processNow), and a relay runs them only if it did not (it died meanwhile).
+   */
+  record(tx: Queryable, entries: readonly NewOutboxEntry<T>[], options?: { relayAfterMs?: number }): Promise<string[]>;
+  /** What runs this outbox's entries with these handlers, on this data source. */
+  processor(db: DataSource, handlers: OutboxHandlers<T>, logger: Logger): OutboxProcessor;
+}
+
+/** The first retry waits this long; each further one twice as long as the previous, up to RETRY_MAX_MS. */
+const RETRY_FIRST_MS = 1000;
+const RETRY_MAX_MS = 5 * 60_000;
+
+/** How long an entry that has failed `attempts` times waits before its next run. */
+export function outboxRetryDelayMs(attempts: number): number {
+  return Math.min(RETRY_FIRST_MS * 2 ** Math.max(0, attempts - 1), RETRY_MAX_MS);
+}
+
+interface StoredEntry {
+  id: string;
+  applicationId: string;
+  topic: string;
+  payload: unknown;
+  requestId: string;
+  attempts: number;
+}
+
+const ENTRY_COLUMNS = `id, application_id AS "applicationId", topic, payload, request_id AS "requestId", attempts`;
+
+export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T): Outbox<T> {
+  const table = `"${schema}"."outbox"`;
+
+  /** The payload as its topic's schema reads it; an invalid one is a bug (a 500), never the client's fault. */
+  function parsePayload(topic: string, payload: unknown): unknown {
+    const schemaOfTopic = (topics as OutboxTopics)[topic];
+    if (!schemaOfTopic) throw new Error(`${schema} outbox: no topic ${topic}`);
+    try {
+      return schemaOfTopic.parse(payload);
+    } catch (error) {
+      throw new Error(`${schema} outbox: invalid ${topic} payload: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  async function record(tx: Queryable, entries: readonly NewOutboxEntry<T>[], options: { relayAfterMs?: number } = {}): Promise<string[]> {
+    const ids: string[] = [];
+    // One statement per entry: each gets its own clock_timestamp(), so they run in this order.
+    for (const entry of entries) {
+      const payload = parsePayload(entry.topic, entry.payload);
+      const id = randomUUID();
+      await tx.query(
+        `INSERT INTO ${table} (id, application_id, topic, payload, request_id, available_at)
+         VALUES ($1, $2, $3, $4, $5, clock_timestamp() + make_interval(secs => $6))`,
+        [id, entry.applicationId, entry.topic, JSON.stringify(payload), entry.requestId, (options.relayAfterMs ?? 0) / 1000],
+      );
+      ids.push(id);
+    }
+    // Delivered at commit, never if the transaction rolls back.
+    if (ids.length > 0) await tx.query('SELECT pg_notify($1, $2)', [outboxChannel(schema), '']);
+    return ids;
+  }
+
+  function processor(db: DataSource, handlers: OutboxHandlers<T>, logger: Logger): OutboxProcessor {
+    /**
+     * Runs a locked entry's handler and deletes it; when the handler fails, schedules the next
+     * try and returns the error (the caller commits either way).
+     */
+    async function runLocked(tx: EntityManager, entry: StoredEntry): Promise<Error | null> {
+      const attempt = entry.attempts + 1;
+      const log = logger.child({
+        outboxId: entry.id,
+        topic: entry.topic,
+        attempt,
+        requestId: entry.requestId,
+        applicationId: entry.applicationId,
+      });
+      try {
+        const payload = parsePayload(entry.topic, entry.payload) as never;
+        const handler = (handlers as Record<string, OutboxHandlers<T>[TopicName<T>]>)[entry.topic];
+        await handler({ id: entry.id, applicationId: entry.applicationId, requestId: entry.requestId, payload, attempts: entry.attempts }, log);
+      } catch (caught) {
+        const error = caught instanceof Error ? caught : new Error(String(caught));
+        const retryInMs = outboxRetryDelayMs(attempt);
+        await tx.query(
+          `UPDATE ${table} SET attempts = $2, last_error = $3, available_at = clock_timestamp() + make_interval(secs => $4) WHERE id = $1`,
+          [entry.id, attempt, error.message, retryInMs / 1000],
+        );
+        // Never given up: the work was committed and must happen; the backlog metric shows it waiting.
+        log.warn({ err: error.message, retryInMs }, 'outbox entry failed; retrying later');
+        return error;
+      }
+      await tx.query(`DELETE FROM ${table} WHERE id = $1`, [entry.id]);
+      log.info('outbox entry handled');
+      return null;
+    }
+
+    /**
+     * Runs the oldest due entry, in a transaction that holds the schema's relay lock: relays
+     * run one entry at a time, in order, whichever process they are in. Returns false when no
+     * entry is due.
+     */
+    async function runOldestDue(): Promise<boolean> {
+      return db.transaction(async (tx) => {
+        await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`outbox:${schema}`]);
+        // Not SKIP LOCKED: an entry a request is running (processNow) is waited for, not overtaken.
+        const [entry]: StoredEntry[] = await tx.query(
+          `SELECT ${ENTRY_COLUMNS} FROM ${table} WHERE available_at <= clock_timestamp()
+           ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
+        );
+        if (!entry) return false;
+        await runLocked(tx, entry);
+        return true;
+      });
+    }
+
+    const outboxProcessor: OutboxProcessor = {
+      schema,
+
+      async processNow(id) {
+        const failure = await db.transaction(async (tx) => {
+          const [entry]: StoredEntry[] = await tx.query(`SELECT ${ENTRY_COLUMNS} FROM ${table} WHERE id = $1 FOR UPDATE`, [id]);
+          // Gone: a relay ran it meanwhile.
+          if (!entry) return null;
+          const error = await runLocked(tx, entry);
+          // The relays planned their next look before this retry was scheduled: let them look again.
+          if (error) await tx.query('SELECT pg_notify($1, $2)', [outboxChannel(schema), '']);
+          return error;
+        });
+        if (failure) throw failure;
+      },
+
+      async drain() {
+        while (await runOldestDue());
+        // Measured by Postgres's clock, which also set available_at.
+        const [next]: { ms: number | null }[] = await db.query(
+          `SELECT (extract(epoch FROM min(available_at) - clock_timestamp()) * 1000)::float8 AS ms FROM ${table}`,
+        );
+        return next.ms === null ? null : Math.max(0, next.ms);
+      },
+
+      async backlog() {
+        const [row]: { entries: number; age: number | null }[] = await db.query(
+          `SELECT count(*)::int AS entries, extract(epoch FROM clock_timestamp() - min(created_at))::float8 AS age FROM ${table}`,
+        );
+        return { entries: row.entries, oldestAgeSeconds: row.age ?? 0 };
+      },
+
+      startRelay(options) {
+        const { url } = db.options as { url?: string };
+        if (!url) throw new Error(`the ${schema} outbox relay needs a data source configured with a url`);
+        return startOutboxRelay(outboxProcessor, url, logger, options);
+      },
+    };
+    return outboxProcessor;
+  }
+
+  return { schema, topics, record, processor };
+}
