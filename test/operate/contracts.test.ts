@@ -210,7 +210,7 @@ describe("gateway's CredentialStore (producer of identity's internal calls)", ()
 describe('identity directory (producer of /internal/lookup)', () => {
   it('sends a body that parses with the request schema, and accepts a contract answer', async () => {
     await withFake(async (fake) => {
-      const answer = { users: [{ id: 'ann', name: 'Ann', shortName: null, status: 'active' }], group: { id: 'g', status: 'active', memberIds: ['ann'] } };
+      const answer = { users: [{ id: 'ann', name: 'Ann', shortName: null, status: 'active', profilePictureURL: null, metadata: {} }], group: { id: 'g', status: 'active', memberIds: ['ann'] } };
       expect(identityLookup.response.parse(answer)).toEqual(answer);
       fake.answer = () => ({ status: 200, body: answer });
       const applicationId = randomUUID();
@@ -227,7 +227,7 @@ describe('identity directory (producer of /internal/lookup)', () => {
 
   it('an answer violating the response schema is bad_gateway', async () => {
     await withFake(async (fake) => {
-      const answer = { users: [{ id: 'ann', name: 'Ann', shortName: null, status: 'gone' }], group: null };
+      const answer = { users: [{ id: 'ann', name: 'Ann', shortName: null, status: 'gone', profilePictureURL: null, metadata: {} }], group: null };
       expect(() => identityLookup.response.parse(answer)).toThrow();
       fake.answer = () => ({ status: 200, body: answer });
       const error = await rejection(identityDirectory(clientFor(fake)).lookup(randomUUID(), { userIds: ['ann'] }, 'req-3'));
