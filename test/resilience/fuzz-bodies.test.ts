@@ -9,6 +9,7 @@
  */
 import http from 'node:http';
 import net from 'node:net';
+import zlib from 'node:zlib';
 import { INTERNAL_HEADERS, MAX_JSON_BODY_BYTES, ROUTES, type RouteDef } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApplication } from '../support/client.js';
@@ -326,6 +327,27 @@ describe('content types', () => {
     const answer = await call(system.url, { method: 'PUT', path: '/v1/users/typed', token: tokens.app, headers, body });
     if (body === json) expectEnvelope(answer, 200);
     else expectEnvelope(answer, 400, 'invalid_request');
+  });
+
+  it('a compressed body (Content-Encoding gzip, deflate, br) is read as the JSON it holds', async () => {
+    const json = (name: string) => Buffer.from(JSON.stringify({ name }));
+    const encodings: [string, (data: Buffer) => Buffer][] = [['gzip', zlib.gzipSync], ['deflate', zlib.deflateSync], ['br', zlib.brotliCompressSync]];
+    for (const [encoding, compress] of encodings) {
+      const path = `/v1/users/compressed-${encoding}`;
+      expectEnvelope(await call(system.url, { method: 'PUT', path, token: tokens.app, headers: { 'content-type': 'application/json', 'content-encoding': encoding }, body: compress(json(encoding)) }), 200);
+      const read = await call(system.url, { method: 'GET', path, token: tokens.app });
+      expect((read.body as { name: string }).name).toBe(encoding);
+    }
+  });
+
+  it('a body that is not the compression it names, or an unknown one: 400 invalid_request; over 10 MB once decompressed: 413', async () => {
+    const before = await snapshotDatabase(system.sql);
+    const put = (encoding: string, body: Buffer) =>
+      call(system.url, { method: 'PUT', path: '/v1/users/compressed', token: tokens.app, headers: { 'content-type': 'application/json', 'content-encoding': encoding }, body });
+    expectEnvelope(await put('gzip', Buffer.from('{"name":"not gzip"}')), 400, 'invalid_request');
+    expectEnvelope(await put('compress', Buffer.from('{"name":"lzw"}')), 400, 'invalid_request');
+    expectEnvelope(await put('gzip', zlib.gzipSync(Buffer.from(`{"name":"${'x'.repeat(MAX_JSON_BODY_BYTES)}"}`))), 413, 'payload_too_large');
+    expect(await snapshotDatabase(system.sql)).toEqual(before);
   });
 
   it('JSON, a form or nothing on the multipart upload route: 4xx with the envelope', async () => {
