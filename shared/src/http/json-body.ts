@@ -1,8 +1,9 @@
 /**
- * JSON request bodies: at most 10 MB, nested at most 100 levels, and always a JSON object
- * (behavior.md §1, decisions.md 4 and 30). Parsed from raw bytes so that every failure gets the
- * API's own error instead of the framework's.
+ * JSON request bodies: at most 10 MB, valid UTF-8, nested at most 100 levels, and always a JSON
+ * object (behavior.md §1, decisions.md 4 and 30). Parsed from raw bytes so that every failure gets
+ * the API's own error instead of the framework's.
  */
+import { isUtf8 } from 'node:buffer';
 import type { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import type { RequestHandler } from 'express';
@@ -31,6 +32,8 @@ export function jsonDepthExceeds(text: string, maxDepth: number): boolean {
 }
 
 export function parseJsonObject(raw: Buffer | undefined): Record<string, unknown> {
+  // Decoding would turn invalid bytes into U+FFFD and store that in place of what the client sent.
+  if (raw && !isUtf8(raw)) throw new ApiError('invalid_request', 'Request body is not valid UTF-8.');
   // A leading byte-order mark is dropped, as Express's JSON parser (iconv-lite) does.
   const text = raw && raw.length > 0 ? raw.toString('utf8').replace(/^\uFEFF/, '') : '';
   if (text.trim() === '') throw new ApiError('invalid_request', 'Request body is empty; expected a JSON object.');
