@@ -1,6 +1,9 @@
 // `npm start`: migrate, then supervise every service and worker as a separate process.
 // Ctrl-C or SIGTERM stops them all, also while the migrations run; a process that crashes is
 // restarted with backoff. Exits 0 when everything stopped cleanly, 1 otherwise.
+// npm passes a SIGTERM it gets on to its script's shell, which would die without passing it on
+// and leave this process and all it started running: so `npm start` execs this script once the
+// build is done (`exec node scripts/start.mjs`), and the signal reaches the supervisor itself.
 import { spawn } from 'node:child_process';
 import { MIGRATIONS, processes, root, withDevSecrets } from './processes.mjs';
 

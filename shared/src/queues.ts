@@ -8,7 +8,6 @@ import { Queue, QueueEvents, UnrecoverableError, Worker, type Job, type JobsOpti
 import { ApiError, isErrorBody } from './errors.js';
 import type { Logger } from './logger.js';
 import { createRedis } from './redis.js';
-import { batchBody } from './routes/identity.routes.js';
 import { s, type Infer, type ObjectSchema, type Shape } from './schema/index.js';
 
 const tenantJob = { applicationId: s.uuid(), requestId: s.string() };
@@ -30,12 +29,12 @@ export const QUEUES = {
   },
   'identity-batch': {
     /**
-     * Applies one POST /v1/batch body, validated by the request, in one transaction
-     * (decisions.md 24). The body is the payload because it is the work itself; it holds no secret.
-     * `batchId` names the identity.batches row that records the batch durably and its outcome (the
-     * job's id too); jobs queued before that row existed carry none and only apply the body.
+     * Applies one POST /v1/batch, validated by the request, in one transaction. `batchId` (the
+     * job's id too) names the identity.batches row that holds the batch and records its outcome:
+     * the body itself (up to 10 MB of users' names and e-mails) is never put in Redis, where a
+     * finished job is kept for a day.
      */
-    'batch.apply': s.object({ ...tenantJob, batch: batchBody, batchId: s.uuid().optional() }),
+    'batch.apply': s.object({ ...tenantJob, batchId: s.uuid() }),
   },
 } as const satisfies Record<string, Record<string, ObjectSchema<Shape>>>;
 
@@ -52,10 +51,9 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
 };
 
 /**
- * Options of one queue on top of DEFAULT_JOB_OPTIONS. A batch's payload can be megabytes, so at
- * most the latest 1000 of each are kept. GET /v1/batch/<jobID> reads the outcome identity records
- * in Postgres; a job queued before that record existed stays readable here for a day after it
- * completes and a week after it fails.
+ * Options of one queue on top of DEFAULT_JOB_OPTIONS. GET /v1/batch/<jobID> reads a batch's
+ * outcome from its record in Postgres; its job stays in Redis, for operators, a day after it
+ * completes and a week after it fails, at most the latest 1000 of each.
  */
 export const QUEUE_JOB_OPTIONS: Partial<Record<QueueName, JobsOptions>> = {
   'identity-batch': {

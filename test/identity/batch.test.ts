@@ -416,7 +416,7 @@ describe('a large batch', () => {
 });
 
 describe('applying the same job twice', () => {
-  it('running the same payload through the handler twice ends in the same database state', async () => {
+  it('running the same job through the handler twice ends in the same database state', async () => {
     const db = createIdentityDataSource(system.env.DATABASE_URL, 2);
     await db.initialize();
     try {
@@ -425,17 +425,19 @@ describe('applying the same job twice', () => {
       const [g1, g2] = ids('twice-group', 2);
       await putUsers(app.client, [u3]);
       await app.client.put(groupPath(g2), { name: 'Existing', members: [u3] });
-      const payload: JobData<'identity-batch', 'batch.apply'> = {
-        applicationId: app.id,
-        requestId: randomUUID(),
-        batch: {
+      // Recorded as the request records it; the job names the record.
+      const payload: JobData<'identity-batch', 'batch.apply'> = { applicationId: app.id, requestId: randomUUID(), batchId: randomUUID() };
+      await system.sql.query(`INSERT INTO identity.batches (job_id, application_id, payload) VALUES ($1, $2, $3)`, [
+        payload.batchId,
+        app.id,
+        {
           users: [{ id: u1, name: 'One', metadata: { n: 1 } }, { id: u2, email: 'two@example.com' }, { id: u3, name: null, status: 'deleted' }],
           groups: [
             { id: g1, name: 'New', members: [u2, u1] },
             { id: g2, metadata: { updated: true }, members: [u1, u3] },
           ],
         },
-      };
+      ]);
       const snapshot = async () => {
         const users = await system.sql.query(
           `SELECT internal_id, external_id, name, email, short_name, profile_picture_url, status, metadata, created_at
@@ -458,7 +460,7 @@ describe('applying the same job twice', () => {
 
       const first = await handlers['batch.apply'](payload, undefined as never, logger);
       const afterFirst = await snapshot();
-      expect(first).toEqual({ message: message(3, 2), users: 3, groups: 2 });
+      expect(first).toEqual({ message: message(3, 2) });
       expect(afterFirst.users.map((row) => [row.external_id, row.name, row.status])).toEqual([
         [u1, 'One', 'active'],
         [u2, null, 'active'],
@@ -620,10 +622,14 @@ describe('Redis unreachable', () => {
     expect(await groupExists(g)).toBe(false);
   });
 
-  it('GET /v1/batch/<jobID> answers 503 too, never a 404 it cannot know', async () => {
-    const response = await direct('GET', `/v1/batch/${randomUUID()}`);
-    expect(response.status).toBe(503);
-    expect(response.body.error).toBe('service_unavailable');
+  it('GET /v1/batch/<jobID> needs no Redis: it answers from the batch\'s record, and an unknown job is 404', async () => {
+    const applied = await batch({ users: [{ id: uniqueId('recorded') }] });
+    expectApplied(applied, 1, 0);
+    const { rows } = await system.sql.query(`SELECT job_id FROM identity.batches WHERE application_id = $1 ORDER BY created_at DESC LIMIT 1`, [app.id]);
+    const response = await direct('GET', `/v1/batch/${rows[0].job_id}`);
+    expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: { status: 'completed', message: message(1, 0) } });
+    const unknown = await direct('GET', `/v1/batch/${randomUUID()}`);
+    expect({ status: unknown.status, error: unknown.body.error }).toEqual({ status: 404, error: 'not_found' });
   });
 
   it('validation errors are still answered: they need no Redis', async () => {

@@ -2,13 +2,14 @@
  * Bad input never breaks the API (issue #7, point 3), the targeted cases beside the random ones of
  * fuzz-routes.test.ts: bodies nested 100,000 levels deep (through the gateway and straight into
  * each service), bodies of 10 MB + 1 byte and of 50 MB, malformed JSON, wrong content types, empty
- * bodies, non-object JSON, invalid UTF-8, huge headers and methods the route table does not know.
+ * bodies, non-object JSON, invalid UTF-8 (refused, never stored as U+FFFD), huge headers and methods the route table does not know.
  * Each answer is below 500 and, where the API answers, exactly the error envelope with an
  * `X-Request-Id`; afterwards every process still answers a health check and a normal request, and
  * a connection whose body was refused unread does not stall the next request on it.
  */
 import http from 'node:http';
 import net from 'node:net';
+import zlib from 'node:zlib';
 import { INTERNAL_HEADERS, MAX_JSON_BODY_BYTES, ROUTES, type RouteDef } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApplication } from '../support/client.js';
@@ -297,19 +298,46 @@ describe('malformed and non-object bodies', () => {
     expect((read.body as { name: string }).name).toBe('Last');
   });
 
-  it('invalid UTF-8 bytes are read as U+FFFD, never a 5xx', async () => {
-    const invalid = [[0xff, 0xfe], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0x80]];
-    for (const bytes of invalid) {
+  describe('bytes that are not valid UTF-8', () => {
+    const invalid: [string, number[]][] = [
+      ['a lead byte followed by no continuation (C3 28)', [0xc3, 0x28]],
+      ['a lone surrogate encoded in UTF-8 (ED A0 80)', [0xed, 0xa0, 0x80]],
+      ['an overlong encoding (C0 AF)', [0xc0, 0xaf]],
+      ['bytes that never occur in UTF-8 (FF FE)', [0xff, 0xfe]],
+      ['a stray continuation byte (80)', [0x80]],
+    ];
+    const put = (path: string, body: Buffer) =>
+      call(system.url, { method: 'PUT', path, token: tokens.app, headers: { 'content-type': 'application/json' }, body });
+
+    it.each(invalid)('%s in a string: 400 invalid_request on every JSON route, nothing stored', async (_, bytes) => {
+      const before = await snapshotDatabase(system.sql);
       const body = Buffer.concat([Buffer.from('{"name":"a'), Buffer.from(bytes), Buffer.from('b"}')]);
       for (const route of jsonRoutes) {
         const answer = await call(system.url, { method: route.method, path: pathOf(route), token: tokens[route.auth], headers: { 'content-type': 'application/json' }, body });
         expectEnvelope(answer);
+        if (answer.status === 400) expect((answer.body as { error: string }).error, route.id).toBe('invalid_request');
       }
-      // Outside a string they make the JSON invalid.
-      const outside = Buffer.concat([Buffer.from('{"name":"a"'), Buffer.from(bytes), Buffer.from('}')]);
-      expectEnvelope(await call(system.url, { method: 'PUT', path: '/v1/users/utf8', token: tokens.app, headers: { 'content-type': 'application/json' }, body: outside }), 400, 'invalid_request');
-    }
-  }, 30_000);
+      const answer = await put('/v1/users/utf8', body);
+      expectEnvelope(answer, 400, 'invalid_request');
+      expect((answer.body as { message: string }).message).toBe('Request body is not valid UTF-8.');
+      expectEnvelope(await call(system.url, { method: 'GET', path: '/v1/users/utf8', token: tokens.app }), 401, 'user_not_found');
+      expect(await snapshotDatabase(system.sql)).toEqual(before);
+    }, 30_000);
+
+    it('a multi-byte sequence cut short at the end of the body: 400 invalid_request, nothing stored', async () => {
+      const answer = await put('/v1/users/utf8-cut', Buffer.concat([Buffer.from('{"name":"Cut"}'), Buffer.from([0xe2, 0x82])]));
+      expectEnvelope(answer, 400, 'invalid_request');
+      expect((answer.body as { message: string }).message).toBe('Request body is not valid UTF-8.');
+      expectEnvelope(await call(system.url, { method: 'GET', path: '/v1/users/utf8-cut', token: tokens.app }), 401, 'user_not_found');
+    });
+
+    it('valid UTF-8 (emoji, CJK, accents, no byte-order mark) is stored as sent', async () => {
+      const name = 'Zoë 😀 漢字 Ελένη';
+      expectEnvelope(await put('/v1/users/utf8-valid', Buffer.from(JSON.stringify({ name }), 'utf8')), 200);
+      const read = await call(system.url, { method: 'GET', path: '/v1/users/utf8-valid', token: tokens.app });
+      expect((read.body as { name: string }).name).toBe(name);
+    });
+  });
 });
 
 describe('content types', () => {
@@ -326,6 +354,27 @@ describe('content types', () => {
     const answer = await call(system.url, { method: 'PUT', path: '/v1/users/typed', token: tokens.app, headers, body });
     if (body === json) expectEnvelope(answer, 200);
     else expectEnvelope(answer, 400, 'invalid_request');
+  });
+
+  it('a compressed body (Content-Encoding gzip, deflate, br) is read as the JSON it holds', async () => {
+    const json = (name: string) => Buffer.from(JSON.stringify({ name }));
+    const encodings: [string, (data: Buffer) => Buffer][] = [['gzip', zlib.gzipSync], ['deflate', zlib.deflateSync], ['br', zlib.brotliCompressSync]];
+    for (const [encoding, compress] of encodings) {
+      const path = `/v1/users/compressed-${encoding}`;
+      expectEnvelope(await call(system.url, { method: 'PUT', path, token: tokens.app, headers: { 'content-type': 'application/json', 'content-encoding': encoding }, body: compress(json(encoding)) }), 200);
+      const read = await call(system.url, { method: 'GET', path, token: tokens.app });
+      expect((read.body as { name: string }).name).toBe(encoding);
+    }
+  });
+
+  it('a body that is not the compression it names, or an unknown one: 400 invalid_request; over 10 MB once decompressed: 413', async () => {
+    const before = await snapshotDatabase(system.sql);
+    const put = (encoding: string, body: Buffer) =>
+      call(system.url, { method: 'PUT', path: '/v1/users/compressed', token: tokens.app, headers: { 'content-type': 'application/json', 'content-encoding': encoding }, body });
+    expectEnvelope(await put('gzip', Buffer.from('{"name":"not gzip"}')), 400, 'invalid_request');
+    expectEnvelope(await put('compress', Buffer.from('{"name":"lzw"}')), 400, 'invalid_request');
+    expectEnvelope(await put('gzip', zlib.gzipSync(Buffer.from(`{"name":"${'x'.repeat(MAX_JSON_BODY_BYTES)}"}`))), 413, 'payload_too_large');
+    expect(await snapshotDatabase(system.sql)).toEqual(before);
   });
 
   it('JSON, a form or nothing on the multipart upload route: 4xx with the envelope', async () => {

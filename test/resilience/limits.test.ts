@@ -4,7 +4,8 @@
  * 429 with Retry-After, refused requests never reach a service, and a Redis outage lets requests
  * through instead of failing them. Bodies: over 10 MB refused at the gateway from Content-Length
  * before anything is forwarded, chunked ones refused by the service, uploads held to their own
- * limit only; never a 500 or a hang. Slow clients: dribbled headers or bodies are cut off with 408
+ * limit only; never a 500 or a hang. A client still sending a refused body reads the whole 413:
+ * the rest is read and thrown away, for at most 5 s or 4× the limit, then the connection is cut. Slow clients: dribbled headers or bodies are cut off with 408
  * while others are served, and a slow service is not mistaken for a slow client.
  */
 import { randomBytes } from 'node:crypto';
@@ -21,6 +22,7 @@ import { expectError } from '../support/expect.js';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-server.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
+import { chunked, repeatedBytes, sendWholeBody } from '../support/whole-body-client.js';
 
 const TEN_MB = 10 * 1024 * 1024;
 
@@ -249,6 +251,61 @@ describe('request bodies', () => {
     expectError({ status, headers: new Headers(), body: JSON.parse(text) }, 413, 'payload_too_large');
     expect(await snapshotDatabase(system.sql)).toEqual(before);
   });
+
+  /** The head of a PUT of a user, as a client writing on a raw socket sends it. */
+  const putUserHead = async (userId: string, framing: string) =>
+    `PUT /v1/users/${userId} HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer ${await serverToken(app.id, app.secret)}\r\n` +
+    `Content-Type: application/json\r\n${framing}\r\n\r\n`;
+
+  it.each([
+    ['with a Content-Length, refused by the gateway', `Content-Length: ${12 * 1024 * 1024}`, () => repeatedBytes(12 * 1024 * 1024)],
+    ['chunked, refused by the service', 'Transfer-Encoding: chunked', () => chunked(repeatedBytes(12 * 1024 * 1024))],
+  ])('12 MB %s, written whole before the answer is read: the client reads the complete 413, no broken pipe', async (_, framing, body) => {
+    const before = await snapshotDatabase(system.sql);
+    const exchange = await sendWholeBody(system.url, await putUserHead('whole', framing), body());
+    // The server read the whole body: no write failed.
+    expect(exchange.writeError).toBeNull();
+    expect(exchange.bytesWritten).toBeGreaterThan(12 * 1024 * 1024);
+    expect(exchange.answer).not.toBeNull();
+    const { status, headers, body: answer } = exchange.answer!;
+    // The connection closes once the body has been read.
+    expect(headers.connection).toBe('close');
+    expectError({ status, headers: new Headers(), body: answer }, 413, 'payload_too_large', 'Request body is larger than 10 MB.');
+    expect(await snapshotDatabase(system.sql)).toEqual(before);
+  }, 30_000);
+
+  it.each([
+    ['with a Content-Length, refused by the gateway', `Content-Length: ${200 * 1024 * 1024}`, () => repeatedBytes(200 * 1024 * 1024)],
+    ['chunked, refused by the service', 'Transfer-Encoding: chunked', () => chunked(repeatedBytes(200 * 1024 * 1024))],
+  ])('200 MB %s: after the 413 the server reads and discards 4× the limit, then closes instead of reading on', async (_, framing, body) => {
+    const size = 200 * 1024 * 1024;
+    const exchange = await sendWholeBody(system.url, await putUserHead('endless', framing), body());
+    expect(exchange.answer?.status).toBe(413);
+    expect(exchange.answer?.body).toEqual({ error: 'payload_too_large', message: 'Request body is larger than 10 MB.' });
+    // Read past the limit (the 413 is not followed by closing at once)…
+    expect(exchange.bytesWritten).toBeGreaterThan(4 * TEN_MB);
+    // …but not to the end: what socket buffers took is far less than the other half.
+    expect(exchange.bytesWritten).toBeLessThan(size / 2);
+    expect(exchange.writeError).not.toBeNull();
+  }, 60_000);
+
+  it('a client that keeps sending slowly is read for a while after the 413, then cut off', async () => {
+    const size = 20 * 1024 * 1024;
+    const piece = Buffer.alloc(16 * 1024, 'x');
+    // 16 KB every 20 ms: the whole body would take 25 s.
+    async function* slowly(): AsyncGenerator<Buffer> {
+      for (let sent = 0; sent < size; sent += piece.length) {
+        yield piece;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+    const exchange = await sendWholeBody(system.url, await putUserHead('slow', `Content-Length: ${size}`), slowly());
+    expect(exchange.answer?.status).toBe(413);
+    // The server kept reading once it had answered (more than socket buffers hold)…
+    expect(exchange.bytesWritten - exchange.bytesWrittenAtAnswer!).toBeGreaterThan(1024 * 1024);
+    // …and closed the connection before the client was done.
+    expect(exchange.bytesWritten).toBeLessThan(size);
+  }, 60_000);
 
   it('file uploads are not held to 10 MB: an 11 MB file is stored', async () => {
     const data = randomBytes(11 * 1024 * 1024);

@@ -1,11 +1,12 @@
 /**
  * `npm start` as an operator runs it: scripts/start.mjs as a real process that migrates its own
  * database and supervises identity, conversation, notification and the gateway as separate node
- * processes on free ports, then stops them all on SIGTERM.
+ * processes on free ports, then stops them all on SIGTERM, also when the signal goes to the npm
+ * process that `npm start` is.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer, connect, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -143,6 +144,72 @@ function within<T>(what: string, timeoutMs: number, promise: Promise<T>, describ
   });
 }
 
+/** A process's parent and state from /proc/<pid>/stat, or null once it is gone. */
+function procStat(pid: number): { ppid: number; state: string } | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // "pid (comm) state ppid …": the command may hold spaces and parentheses.
+  const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { ppid: Number(ppid), state };
+}
+
+/** Every process descended from `pid` (children, their children, …), as they are now. */
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procStat(Number(entry));
+    if (stat) children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), Number(entry)]);
+  }
+  const found: number[] = [];
+  for (let queue = [pid]; queue.length > 0; ) {
+    const next = children.get(queue.shift()!) ?? [];
+    found.push(...next);
+    queue.push(...next);
+  }
+  return found;
+}
+
+/** Whether the process still runs (a zombie, ended but not yet reaped, does not). */
+const running = (pid: number) => {
+  const stat = procStat(pid);
+  return stat !== null && stat.state !== 'Z';
+};
+
+/** The TCP ports the given processes listen on, from their sockets and /proc/net/tcp{,6}. */
+function listeningPorts(pids: number[]): number[] {
+  const inodes = new Set<string>();
+  for (const pid of pids) {
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue; // ended meanwhile
+    }
+    for (const fd of fds) {
+      try {
+        const socket = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (socket) inodes.add(socket[1]);
+      } catch {
+        // closed meanwhile
+      }
+    }
+  }
+  const ports = new Set<number>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').trim().split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // st 0A is LISTEN; the local address ends in :<port in hex>.
+      if (fields[3] === '0A' && inodes.has(fields[9])) ports.add(parseInt(fields[1].split(':')[1], 16));
+    }
+  }
+  return [...ports];
+}
+
 interface Spawned {
   child: ChildProcess;
   output: { stdout: string; stderr: string };
@@ -158,7 +225,12 @@ const spawned: Spawned[] = [];
 
 /** Spawns `node <args>` at the repository root in its own process group, capturing its output. */
 function spawnNode(args: string[], env: NodeJS.ProcessEnv): Spawned {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  return spawnCommand(process.execPath, args, env);
+}
+
+/** Spawns `command <args>` at the repository root in its own process group, capturing its output. */
+function spawnCommand(command: string, args: string[], env: NodeJS.ProcessEnv): Spawned {
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const output = { stdout: '', stderr: '' };
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
@@ -216,10 +288,11 @@ async function systemEnv(databaseName: string, extra: Record<string, string> = {
   return { env, ports: { gateway, identity, conversation, notification } };
 }
 
-async function startSupervisor(extra: Record<string, string> = {}): Promise<StartedSystem> {
+/** Starts the system with `node scripts/start.mjs`, or with `npm start` (the supervisor is then npm's child). */
+async function startSupervisor(extra: Record<string, string> = {}, how: 'node' | 'npm' = 'node'): Promise<StartedSystem> {
   const databaseName = newDatabaseName();
   const { env, ports } = await systemEnv(databaseName, extra);
-  const supervisor = spawnNode(['scripts/start.mjs'], env);
+  const supervisor = how === 'npm' ? spawnCommand('npm', ['start'], env) : spawnNode(['scripts/start.mjs'], env);
   const url = `http://127.0.0.1:${ports.gateway}`;
   await pollUntil(
     'GET /readyz on the gateway to answer 200',
@@ -365,6 +438,32 @@ describe('npm start (scripts/start.mjs)', () => {
     expect(system.supervisor.output.stdout).not.toContain('CUSTOMER_SECRET=');
     expect(system.supervisor.output.stdout + system.supervisor.output.stderr).not.toContain(customer.secret);
     expect(devSecretsSnapshot(), '.data/dev-secrets.json was written').toBe(devSecrets);
+
+    await dropDatabase(system.databaseName);
+  }, 120_000);
+
+  it('started with `npm start`, stops everything when the npm process gets SIGTERM', async () => {
+    // No /metrics ports: nothing shared with other runs; the processes are found by their pids.
+    const shutdownTimeoutMs = 10_000;
+    const system = await startSupervisor({ METRICS_PORT: '0', SHUTDOWN_TIMEOUT_MS: String(shutdownTimeoutMs) }, 'npm');
+    const npm = system.supervisor.child.pid!;
+    const pids = descendants(npm);
+    // The supervisor and its seven processes (four services, three workers), whatever runs between.
+    expect(pids.length, system.supervisor.dump()).toBeGreaterThanOrEqual(8);
+    const ports = listeningPorts(pids);
+    expect(ports.sort()).toEqual(expect.arrayContaining(Object.values(system.ports)));
+
+    // To npm alone, as a process manager or `kill <pid>` sends it; not to its process group.
+    process.kill(npm, 'SIGTERM');
+    await within('npm to exit after SIGTERM', shutdownTimeoutMs + 10_000, system.supervisor.exited, system.supervisor.dump);
+    await pollUntil(
+      'every process started by npm to end',
+      shutdownTimeoutMs + 10_000,
+      () => (pids.some(running) ? undefined : true),
+      () => ` (still running: ${pids.filter(running).join(', ')})${system.supervisor.dump()}`,
+    );
+    for (const port of ports) expect(await accepts(port), `port ${port} still accepts connections`).toBe(false);
+    expect(system.supervisor.output.stdout).toContain('[supervisor] all processes stopped');
 
     await dropDatabase(system.databaseName);
   }, 120_000);

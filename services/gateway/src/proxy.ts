@@ -41,6 +41,14 @@ export function createServiceProxies(options: {
           proxyReq.once('timeout', () => {
             (req as ProxiedRequest).upstreamTimedOut = true;
           });
+          // A service that refuses a body for its size answers before it has read it. Node's client
+          // sends no more of a request body once the response is complete, so the gateway drops the
+          // upstream request there; its server reads and throws away the rest (createHttpServer).
+          proxyReq.once('response', (proxyRes) =>
+            proxyRes.once('end', () => {
+              if (!req.complete) proxyReq.destroy();
+            }),
+          );
         },
         error: (error, req, res) => {
           const timedOut = (req as ProxiedRequest).upstreamTimedOut === true;

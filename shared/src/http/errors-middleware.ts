@@ -47,8 +47,9 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
  * Answers once the request body is read to its end. An error may come before it was (a check that
  * comes first, a route that takes no body), and Node stops reading a keep-alive connection whose
  * body is left unread after the response: the client's upload, or the gateway's proxying of it,
- * would stall until the keep-alive timeout. A body refused for its size is not read: that
- * connection is closed after the answer instead.
+ * would stall until the keep-alive timeout. A body refused for its size is answered at once,
+ * and its connection closed: the server ends that answer once it has read and thrown away the rest
+ * of the body (bounded, see createHttpServer), so that a client still sending it reads the 413.
  */
 function whenBodyRead(req: Request, res: Response, tooLarge: boolean, answer: () => void): void {
   if (req.complete || req.destroyed) answer();

@@ -31,6 +31,18 @@ describe('parseJsonObject (behavior.md §1, decisions.md 4 and 30)', () => {
     expectInvalidRequest(body('{"a":1}\ufeff'));
   });
 
+  it('rejects bytes that are not valid UTF-8 instead of reading them as U+FFFD', () => {
+    const inside = (bytes: number[]) => Buffer.concat([body('{"name":"a'), Buffer.from(bytes), body('b"}')]);
+    for (const bytes of [[0xc3, 0x28], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xff], [0x80]])
+      expect(expectInvalidRequest(inside(bytes)).message).toBe('Request body is not valid UTF-8.');
+    // A multi-byte sequence cut short at the end of the body.
+    expect(expectInvalidRequest(Buffer.concat([body('{"name":"a"}'), Buffer.from([0xe2, 0x82])])).message).toBe('Request body is not valid UTF-8.');
+  });
+
+  it('reads valid UTF-8 of every length as sent', () => {
+    expect(parseJsonObject(body('{"name":"é 漢字 😀 \u00e9"}'))).toEqual({ name: 'é 漢字 😀 é' });
+  });
+
   it('rejects an absent, empty or whitespace-only body', () => {
     expectInvalidRequest(undefined);
     expectInvalidRequest(Buffer.alloc(0));

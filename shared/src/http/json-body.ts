@@ -1,9 +1,13 @@
 /**
- * JSON request bodies: at most 10 MB, nested at most 100 levels, and always a JSON object
- * (behavior.md §1, decisions.md 4 and 30). Parsed from raw bytes so that every failure gets the
- * API's own error instead of the framework's.
+ * JSON request bodies: at most 10 MB, valid UTF-8, nested at most 100 levels, and always a JSON
+ * object (behavior.md §1, decisions.md 4 and 30). Parsed from raw bytes so that every failure gets
+ * the API's own error instead of the framework's.
  */
-import express, { type RequestHandler } from 'express';
+import { isUtf8 } from 'node:buffer';
+import type { Transform } from 'node:stream';
+import zlib from 'node:zlib';
+import type { RequestHandler } from 'express';
+import getRawBody from 'raw-body';
 import { ApiError } from '../errors.js';
 import { isPlainObject } from '../schema/schema.js';
 
@@ -28,6 +32,8 @@ export function jsonDepthExceeds(text: string, maxDepth: number): boolean {
 }
 
 export function parseJsonObject(raw: Buffer | undefined): Record<string, unknown> {
+  // Decoding would turn invalid bytes into U+FFFD and store that in place of what the client sent.
+  if (raw && !isUtf8(raw)) throw new ApiError('invalid_request', 'Request body is not valid UTF-8.');
   // A leading byte-order mark is dropped, as Express's JSON parser (iconv-lite) does.
   const text = raw && raw.length > 0 ? raw.toString('utf8').replace(/^\uFEFF/, '') : '';
   if (text.trim() === '') throw new ApiError('invalid_request', 'Request body is empty; expected a JSON object.');
@@ -43,9 +49,44 @@ export function parseJsonObject(raw: Buffer | undefined): Record<string, unknown
   return value;
 }
 
+/** Request bodies may come compressed, as Express's body parsers accept them. */
+const DECOMPRESSORS: Record<string, () => Transform> = {
+  gzip: zlib.createGunzip,
+  deflate: zlib.createInflate,
+  br: zlib.createBrotliDecompress,
+};
+
 /**
- * Reads the raw body (at most 10 MB) into `req.body` as a Buffer. It is parsed when the handler
- * asks for it (`routeBody`), so that checks the API orders before the body (path ids, existence)
- * come first.
+ * Reads the raw body (at most 10 MB, once decompressed) into `req.body` as a Buffer. It is parsed
+ * when the handler asks for it (`routeBody`), so that checks the API orders before the body (path
+ * ids, existence) come first. A body over the limit is refused as soon as it is known to be (from
+ * its Content-Length, or once 10 MB have arrived): the rest is left to the error middleware, which
+ * answers 413 at once and discards it.
  */
-export const rawJsonBody: RequestHandler = express.raw({ type: () => true, limit: MAX_JSON_BODY_BYTES });
+export const rawJsonBody: RequestHandler = (req, _res, next) => {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  const decompress = encoding === 'identity' ? null : DECOMPRESSORS[encoding];
+  if (decompress === undefined) {
+    next(new ApiError('invalid_request', `Unsupported Content-Encoding "${encoding}".`));
+    return;
+  }
+  const decompressor = decompress?.();
+  getRawBody(decompressor ? req.pipe(decompressor) : req, {
+    // A compressed body's Content-Length says nothing about its decompressed size.
+    length: decompressor ? undefined : req.headers['content-length'],
+    limit: MAX_JSON_BODY_BYTES,
+  }).then(
+    (body) => {
+      req.body = body;
+      next();
+    },
+    (error: Error & { type?: string }) => {
+      if (decompressor) {
+        req.unpipe(decompressor);
+        decompressor.destroy();
+      }
+      // raw-body's own failures carry a type the error middleware maps; the decompressor's do not.
+      next(error.type ? error : new ApiError('invalid_request', `Request body could not be decompressed: ${error.message}`));
+    },
+  );
+};

@@ -1,6 +1,7 @@
 /**
  * Request bodies over 10 MB are refused at the gateway from their Content-Length, before a byte
- * of them is read or forwarded, and the connection is closed rather than read to its end. File
+ * of them is forwarded, and the connection closed once the rest has been read and thrown away
+ * (within bounds: see createHttpServer), so that a client still sending reads the 413. File
  * uploads (multipart) are exempt: the conversation service holds them to MAX_FILE_BYTES while it
  * stores the stream. A body without a Content-Length (chunked) is counted by the service that
  * reads it, which answers the same 413.

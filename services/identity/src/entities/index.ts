@@ -196,8 +196,11 @@ export interface BatchRow {
   /** The job's id, the `jobID` of a 202. */
   jobId: string;
   applicationId: string;
-  /** The validated request body. */
-  payload: Record<string, unknown>;
+  /**
+   * The validated request body, until the batch is finished: it holds users' names and e-mails,
+   * which must not outlive their deletion in a batch kept for its outcome.
+   */
+  payload: Record<string, unknown> | null;
   state: BatchState;
   /** The batch message, once completed. */
   message: string | null;
@@ -215,7 +218,7 @@ export const BatchEntity = new EntitySchema<BatchRow>({
   columns: {
     jobId: { name: 'job_id', type: 'uuid', primary: true },
     applicationId: { name: 'application_id', type: 'uuid' },
-    payload: { type: 'jsonb' },
+    payload: { type: 'jsonb', nullable: true },
     state: { type: 'text', default: 'waiting' },
     message: { type: 'text', nullable: true },
     error: { type: 'jsonb', nullable: true },
@@ -230,6 +233,7 @@ export const BatchEntity = new EntitySchema<BatchRow>({
   checks: [
     { name: 'batches_state_check', expression: `state IN ('waiting', 'active', 'completed', 'failed')` },
     { name: 'batches_finished_check', expression: `(finished_at IS NULL) = (state IN ('waiting', 'active'))` },
+    { name: 'batches_payload_check', expression: `(payload IS NULL) = (finished_at IS NOT NULL)` },
   ],
   foreignKeys: [{ target: 'Application', columnNames: ['applicationId'], referencedColumnNames: ['id'], onDelete: 'CASCADE' }],
 });

@@ -1,16 +1,16 @@
 /**
- * Jobs of the identity-batch queue. `batch.apply` writes one POST /v1/batch in one transaction;
- * an API error it raises (unknown members, a new group without a name) is the client's fault and
- * fails the job without retries (startWorker turns it into a JobRejectedError); anything else
- * (database unreachable, a deadlock) is retried with backoff, which is safe because applying a
- * batch twice ends in the same state. The batch's record (identity.batches) keeps its outcome; a
- * batch whose last attempt failed for another reason is recorded failed with an internal error.
+ * Jobs of the identity-batch queue. `batch.apply` writes one POST /v1/batch, read from its record
+ * (the job carries only its id), in one transaction; an API error it raises (unknown members, a
+ * new group without a name) is the client's fault and fails the job without retries (startWorker
+ * turns it into a JobRejectedError); anything else (database unreachable, a deadlock) is retried
+ * with backoff, which is safe because applying a batch twice ends in the same state. The batch's
+ * record (identity.batches) keeps its outcome; a batch whose last attempt failed for another
+ * reason is recorded failed with an internal error.
  */
 import { ApiError, drainBatches, type JobHandlers, type PendingJob } from '@collab/shared';
 import type { Job } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { applyBatch } from '../domain/batch/apply-batch.js';
-import type { BatchInput } from '../domain/batch/batch-plan.js';
 import { batchRepository } from '../repositories/batch.repository.js';
 
 /** Finished batch records deleted per statement when pruning. */
@@ -20,15 +20,15 @@ const isLastAttempt = (job: Job) => job.attemptsMade + 1 >= (job.opts.attempts ?
 
 export function batchJobs(db: DataSource): JobHandlers<'identity-batch'> {
   return {
-    'batch.apply': async ({ applicationId, batch, batchId }, job, log) => {
+    'batch.apply': async ({ applicationId, batchId }, job, log) => {
       try {
-        const result = await applyBatch(db, applicationId, batch, batchId);
-        log.info({ users: result.users, groups: result.groups }, 'batch applied');
+        const result = await applyBatch(db, applicationId, batchId);
+        log.info({ batchId }, result.message);
         return result;
       } catch (error) {
         const rejected = error instanceof ApiError && error.status < 500;
         // Should the database be what fails, the record stays unfinished and is queued again later.
-        if (batchId && !rejected && isLastAttempt(job))
+        if (!rejected && isLastAttempt(job))
           await batchRepository.fail(db, batchId, new ApiError('error').toBody()).catch(() => undefined);
         throw error;
       }
@@ -48,9 +48,9 @@ export async function pendingBatches(
   await drainBatches(() => batchRepository.prune(db, 'completed', retention.completedHours, PRUNE_BATCH_SIZE));
   await drainBatches(() => batchRepository.prune(db, 'failed', retention.failedHours, PRUNE_BATCH_SIZE));
   const unfinished = await batchRepository.unfinished(db);
-  return unfinished.map(({ jobId, applicationId, payload }) => ({
+  return unfinished.map(({ jobId, applicationId }) => ({
     name: 'batch.apply',
-    data: { applicationId, requestId: 'pending-work', batch: payload as BatchInput, batchId: jobId },
+    data: { applicationId, requestId: 'pending-work', batchId: jobId },
     key: `batch-${jobId}`,
     jobId,
   }));

@@ -2,6 +2,7 @@ import { CreateIdentitySchema1763700000000 } from './1763700000000-create-identi
 import { EncryptSecrets1795300000000 } from './1795300000000-encrypt-secrets.js';
 import { RecordBatches1795310436605 } from './1795310436605-record-batches.js';
 import { RecordDeletionsInOutbox1795320000000 } from './1795320000000-record-deletions-in-outbox.js';
+import { ClearBatchPayloads1795320000001 } from './1795320000001-clear-batch-payloads.js';
 
 /** Every identity migration, oldest first. */
 export const identityMigrations = [
@@ -9,4 +10,5 @@ export const identityMigrations = [
   EncryptSecrets1795300000000,
   RecordBatches1795310436605,
   RecordDeletionsInOutbox1795320000000,
+  ClearBatchPayloads1795320000001,
 ];

@@ -124,33 +124,43 @@ export const batchRepository = {
   },
 
   /**
-   * The record, locked FOR UPDATE until the transaction ends: two runs of the same batch (a retry
-   * while a stalled run still goes on, a job queued again) apply it one after the other, and the
-   * second finds it finished. Null when there is none (its application was deleted).
+   * The record with its body (null once finished), locked FOR UPDATE until the transaction ends:
+   * two runs of the same batch (a retry while a stalled run still goes on, a job queued again)
+   * apply it one after the other, and the second finds it finished. Null when there is none (its
+   * application was deleted).
    */
-  async lock(db: Db, jobId: string): Promise<BatchRecord | null> {
-    const rows: BatchRecord[] = await db.query(`SELECT ${RECORD_COLUMNS} FROM identity.batches WHERE job_id = $1 FOR UPDATE`, [jobId]);
+  async lock(db: Db, jobId: string): Promise<(BatchRecord & Pick<BatchRow, 'payload'>) | null> {
+    const rows: (BatchRecord & Pick<BatchRow, 'payload'>)[] = await db.query(
+      `SELECT ${RECORD_COLUMNS}, payload FROM identity.batches WHERE job_id = $1 FOR UPDATE`,
+      [jobId],
+    );
     return rows[0] ?? null;
   },
 
-  /** Completed with its message, in the transaction that applied it. */
+  /**
+   * Completed with its message, in the transaction that applied it. A finished batch's body is
+   * cleared: only its outcome is read afterwards, and the users' names and e-mails it holds must
+   * not outlive their deletion.
+   */
   async complete(db: Db, jobId: string, message: string): Promise<void> {
-    await db.query(`UPDATE identity.batches SET state = 'completed', message = $2, finished_at = now() WHERE job_id = $1`, [jobId, message]);
-  },
-
-  /** Failed for good with `{error, message}`, unless it already finished. */
-  async fail(db: Db, jobId: string, error: ErrorBody): Promise<void> {
-    await db.query(`UPDATE identity.batches SET state = 'failed', error = $2::jsonb, finished_at = now() WHERE job_id = $1 AND finished_at IS NULL`, [
+    await db.query(`UPDATE identity.batches SET state = 'completed', message = $2, payload = NULL, finished_at = now() WHERE job_id = $1`, [
       jobId,
-      JSON.stringify(error),
+      message,
     ]);
   },
 
-  /** Batches not finished yet (waiting, or active when their job was lost), oldest first. */
-  async unfinished(db: Db): Promise<Pick<BatchRow, 'jobId' | 'applicationId' | 'payload'>[]> {
-    return db.query(
-      `SELECT job_id AS "jobId", application_id AS "applicationId", payload FROM identity.batches WHERE finished_at IS NULL ORDER BY created_at`,
+  /** Failed for good with `{error, message}`, its body cleared, unless it already finished. */
+  async fail(db: Db, jobId: string, error: ErrorBody): Promise<void> {
+    await db.query(
+      `UPDATE identity.batches SET state = 'failed', error = $2::jsonb, payload = NULL, finished_at = now()
+       WHERE job_id = $1 AND finished_at IS NULL`,
+      [jobId, JSON.stringify(error)],
     );
+  },
+
+  /** Batches not finished yet (waiting, or active when their job was lost), oldest first. */
+  async unfinished(db: Db): Promise<Pick<BatchRow, 'jobId' | 'applicationId'>[]> {
+    return db.query(`SELECT job_id AS "jobId", application_id AS "applicationId" FROM identity.batches WHERE finished_at IS NULL ORDER BY created_at`);
   },
 
   /** Deletes up to `limit` records in `state` that finished more than `hours` ago; returns how many. */

@@ -1,10 +1,10 @@
 /**
- * Applies a batch, all or nothing, in one transaction (behavior.md §10.2, decisions.md 24): users
- * first, then groups, then memberships, so that members may be users of the same batch. Reads the
- * current state and writes the batch's values, so running it twice ends in the same state. A
- * recorded batch (identity.batches) is marked finished with its outcome: completed in the same
- * transaction, so it is applied once however often its job runs; failed when the client's error
- * (an ApiError 4xx) rejects it.
+ * Applies a recorded batch, all or nothing, in one transaction (behavior.md §10.2, decisions.md
+ * 24): users first, then groups, then memberships, so that members may be users of the same
+ * batch. Reads the current state and writes the batch's values, so running it twice ends in the
+ * same state. The batch's body is read from its record (identity.batches), which is marked
+ * finished with its outcome: completed in the same transaction, so it is applied once however
+ * often its job runs; failed when the client's error (an ApiError 4xx) rejects it.
  */
 import { ApiError } from '@collab/shared';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -22,35 +22,28 @@ import {
   type BatchPlan,
 } from './batch-plan.js';
 
-export interface BatchResult {
-  message: string;
-  users: number;
-  groups: number;
-}
-
-/** Applies a recorded batch (`batchId`), or, for a job queued before batches were recorded, just its body. */
-export async function applyBatch(db: DataSource, applicationId: string, batch: BatchInput, batchId?: string): Promise<BatchResult> {
-  const plan = planBatch(batch);
-  const result = { message: batchMessage(plan.counts), ...plan.counts };
-  if (!batchId) {
-    await db.transaction((tx) => writeBatch(tx, applicationId, plan));
-    return result;
-  }
+/** Applies the batch recorded as `batchId`; returns its message. */
+export async function applyBatch(db: DataSource, applicationId: string, batchId: string): Promise<{ message: string }> {
   await batchRepository.start(db, batchId);
   try {
-    await db.transaction(async (tx) => {
+    return await db.transaction(async (tx) => {
       const recorded = await batchRepository.lock(tx, batchId);
+      // Records go with their application.
+      if (!recorded) throw new ApiError('application_not_found', 'The application of this batch no longer exists.');
       // Finished by an earlier run: report its outcome again.
-      if (recorded?.state === 'completed') return;
-      if (recorded?.state === 'failed') throw new ApiError(recorded.error!.error, recorded.error!.message);
+      if (recorded.state === 'completed') return { message: recorded.message! };
+      if (recorded.state === 'failed') throw new ApiError(recorded.error!.error, recorded.error!.message);
+      // The body the request validated before it recorded it; an unfinished record always has one.
+      const plan = planBatch(recorded.payload as BatchInput);
+      const message = batchMessage(plan.counts);
       await writeBatch(tx, applicationId, plan);
-      await batchRepository.complete(tx, batchId, result.message);
+      await batchRepository.complete(tx, batchId, message);
+      return { message };
     });
   } catch (error) {
     if (error instanceof ApiError && error.status < 500) await batchRepository.fail(db, batchId, error.toBody());
     throw error;
   }
-  return result;
 }
 
 async function writeBatch(tx: EntityManager, applicationId: string, plan: BatchPlan): Promise<void> {

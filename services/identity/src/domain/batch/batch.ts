@@ -10,12 +10,12 @@
  * failure does, and a rejection (the client's fault) is final at once.
  */
 import { randomUUID } from 'node:crypto';
-import { ApiError, apiErrorOfFailure, ENQUEUE_TIMEOUT_MS, withTimeout, type Logger, type Producer } from '@collab/shared';
+import { ApiError, apiErrorOfFailure, ENQUEUE_TIMEOUT_MS, type Logger, type Producer } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import { batchRepository } from '../../repositories/batch.repository.js';
 import { batchMessage, missingGroupName, namelessGroups, planBatch, type BatchInput } from './batch-plan.js';
 
-export type BatchQueue = Pick<Producer<'identity-batch'>, 'add' | 'waitForOutcome' | 'getJob'>;
+export type BatchQueue = Pick<Producer<'identity-batch'>, 'add' | 'waitForOutcome'>;
 
 export interface BatchContext {
   db: DataSource;
@@ -62,7 +62,7 @@ export async function submitBatch(
   const jobId = randomUUID();
   await batchRepository.record(ctx.db, jobId, applicationId, batch);
   try {
-    await ctx.queue.add('batch.apply', { applicationId, requestId, batch, batchId: jobId }, { jobId }, { timeoutMs: ENQUEUE_TIMEOUT_MS });
+    await ctx.queue.add('batch.apply', { applicationId, requestId, batchId: jobId }, { jobId }, { timeoutMs: ENQUEUE_TIMEOUT_MS });
   } catch (error) {
     ctx.logger.warn({ err: (error as Error).message, requestId, applicationId }, 'batch not queued');
     // Answered 503: it must not be applied later. Should this fail too, the worker applies it
@@ -83,41 +83,18 @@ export type BatchStatus =
   | { status: 'failed'; error: { error: string; message: string } };
 
 /**
- * The state of one of the application's batches, from its record; another application's or an
- * unknown job is not found. A job without a record (queued before batches were recorded) is read
- * from Redis, so that while Redis is unreachable an unknown id is a 503, never a 404 it cannot know.
+ * The state of one of the application's batches, from its record (Postgres only: Redis may be
+ * away); another application's or an unknown job is not found.
  */
 export async function batchStatus(ctx: BatchContext, applicationId: string, jobId: string): Promise<BatchStatus> {
-  const id = jobId.toLowerCase();
-  const recorded = await batchRepository.find(ctx.db, applicationId, id);
-  if (recorded) {
-    switch (recorded.state) {
-      case 'completed':
-        return { status: 'completed', message: recorded.message! };
-      case 'failed':
-        return { status: 'failed', error: recorded.error! };
-      default:
-        return { status: recorded.state };
-    }
-  }
-  let job: Awaited<ReturnType<BatchQueue['getJob']>>;
-  try {
-    job = await withTimeout(ctx.queue.getJob(id), ENQUEUE_TIMEOUT_MS);
-  } catch (error) {
-    ctx.logger.warn({ err: (error as Error).message, applicationId }, 'batch status not read');
-    throw unavailable('The batch status could not be read. Try again.');
-  }
-  // A job with a batchId had a record: gone with its application, or pruned after its retention.
-  if (!job || job.data.applicationId !== applicationId || job.data.batchId) throw new ApiError('not_found', 'Batch job not found.');
-  switch (job.state) {
+  const recorded = await batchRepository.find(ctx.db, applicationId, jobId.toLowerCase());
+  if (!recorded) throw new ApiError('not_found', 'Batch job not found.');
+  switch (recorded.state) {
     case 'completed':
-      return { status: 'completed', message: batchMessage(planBatch(job.data.batch).counts) };
+      return { status: 'completed', message: recorded.message! };
     case 'failed':
-      return { status: 'failed', error: failureError(job.failedReason).toBody() };
-    case 'active':
-      return { status: 'active' };
+      return { status: 'failed', error: recorded.error! };
     default:
-      // waiting, prioritized, or delayed before a retry: it will run.
-      return { status: 'waiting' };
+      return { status: recorded.state };
   }
 }
