@@ -1,6 +1,6 @@
 /** Application use cases (behavior.md §13); every call is scoped to the calling customer. */
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '@collab/shared';
+import { ApiError, type WebhookEventType } from '@collab/shared';
 import type { ApplicationRow } from '../../entities/index.js';
 import { applicationsRepository, type ApplicationFields } from '../../repositories/applications.repository.js';
 import type { IdentityContext } from '../context.js';
@@ -10,6 +10,7 @@ export interface ApplicationInput {
   name?: string;
   iconURL?: string | null;
   eventWebhookURL?: string | null;
+  eventWebhookSubscriptions?: WebhookEventType[] | null;
   redirectURI?: string | null;
   emailSettings?: Record<string, unknown>;
 }
@@ -19,6 +20,7 @@ function fieldsFrom(input: ApplicationInput): ApplicationFields {
   if (input.name !== undefined) fields.name = input.name;
   if (input.iconURL !== undefined) fields.iconUrl = input.iconURL;
   if (input.eventWebhookURL !== undefined) fields.eventWebhookUrl = input.eventWebhookURL;
+  if (input.eventWebhookSubscriptions !== undefined) fields.eventWebhookSubscriptions = input.eventWebhookSubscriptions;
   if (input.redirectURI !== undefined) fields.redirectUri = input.redirectURI;
   if (input.emailSettings !== undefined) fields.emailSettings = input.emailSettings;
   return fields;
@@ -31,6 +33,7 @@ export function applicationView(application: ApplicationRow) {
     name: application.name,
     iconURL: application.iconUrl,
     eventWebhookURL: application.eventWebhookUrl,
+    eventWebhookSubscriptions: application.eventWebhookSubscriptions,
     redirectURI: application.redirectUri,
     emailSettings: application.emailSettings,
     createdTimestamp: application.createdAt.toISOString(),
@@ -72,6 +75,7 @@ export async function updateApplication(
 ) {
   const id = applicationId.toLowerCase();
   await applicationsRepository.update(ctx.db, customerId, id, fieldsFrom(input));
+  // The webhooks service caches the URL and its subscriptions with the secret.
   await ctx.publishInvalidation({ kind: 'application', id });
 }
 
