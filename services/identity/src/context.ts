@@ -1,5 +1,5 @@
-/** Wires identity's dependencies (database, Redis, cascade) for the API process and the CLIs. */
-import { createInternalClient, createRedis, invalidationChannel, SecretBox, type Logger } from '@collab/shared';
+/** Wires identity's dependencies (database, Redis, cascade, outbound calls) for the API process and the CLIs. */
+import { createInternalClient, createOutboundClient, createRedis, invalidationChannel, SecretBox, type Logger } from '@collab/shared';
 import type { IdentityConfig } from './config.js';
 import { createIdentityDataSource } from './data-source.js';
 import { dependentServicesCascade } from './domain/cascade/deletion-cascade.js';
@@ -34,6 +34,7 @@ export async function createIdentityContext(config: Omit<IdentityConfig, 'BATCH_
       ),
     ),
     accessTokenSecret: config.ACCESS_TOKEN_SECRET,
+    outbound: createOutboundClient({ allowedCidrs: config.OUTBOUND_ALLOWED_CIDRS }),
     async publishInvalidation(message) {
       try {
         await redis.publish(channel, JSON.stringify(message));

@@ -1,8 +1,8 @@
-import type { InvalidationMessage, Logger, SecretBox } from '@collab/shared';
+import type { InvalidationMessage, Logger, OutboundClient, SecretBox } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import type { DeletionCascade } from './cascade/deletion-cascade.js';
 
-/** What identity's use cases need: the database, cache invalidation, the cascade and the keys. */
+/** What identity's use cases need: the database, cache invalidation, the cascade, the keys and outbound calls. */
 export interface IdentityContext {
   db: DataSource;
   /** Encrypts and decrypts the stored customer and application secrets. */
@@ -11,4 +11,6 @@ export interface IdentityContext {
   publishInvalidation(message: InvalidationMessage): Promise<void>;
   cascade: DeletionCascade;
   accessTokenSecret: string;
+  /** Calls customer-given URLs (the webhook URL-verification handshake). */
+  outbound: OutboundClient;
 }
