@@ -37,6 +37,7 @@ export const ERROR_CATALOG = {
     status: 403,
     message: 'Cannot attach files owned by another user',
   },
+  webhook_url_not_verified: { status: 400, message: 'The webhook URL could not be verified.' },
   not_found: { status: 404, message: 'Not found.' },
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
   request_timeout: { status: 408, message: 'The request was not received in time.' },

@@ -27,6 +27,7 @@ export * from './openapi.js';
 export * from './metrics.js';
 export * from './crypto/secret-box.js';
 export * from './webhooks/signing.js';
+export * from './webhooks/webhook-url.js';
 export * from './contracts/webhooks.js';
 export * from './outbound/index.js';
 export * from './webhooks/client-user.js';

@@ -17,7 +17,7 @@ import { customerToken, serverToken } from '../support/tokens.js';
 import { expectError } from '../support/expect.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const OPTIONAL_FIELDS = 'iconURL, eventWebhookURL, redirectURI and emailSettings';
+const OPTIONAL_FIELDS = 'iconURL, eventWebhookURL, eventWebhookSubscriptions, redirectURI and emailSettings';
 
 let system: TestSystem;
 let customer: ApiClient;
@@ -116,7 +116,7 @@ describe.each(['applications', 'projects'] as const)('/v1/%s', (prefix) => {
       const response = await customer.post(base, { name: 'x', colour: 'blue' });
       expectError(response, 400, 'unexpected_field');
       expect(response.body.message).toBe(
-        `colour is not a valid field name for this request. Expected 1 required field: name. 4 optional fields: ${OPTIONAL_FIELDS}.`,
+        `colour is not a valid field name for this request. Expected 1 required field: name. 5 optional fields: ${OPTIONAL_FIELDS}.`,
       );
     });
 
@@ -295,7 +295,7 @@ describe.each(['applications', 'projects'] as const)('/v1/%s', (prefix) => {
       const created = await create('message', prefix);
       const response = await customer.put(`${base}/${created.id}`, { colour: 'blue' });
       expect(response.body.message).toBe(
-        `colour is not a valid field name for this request. Expected 5 optional fields: name, ${OPTIONAL_FIELDS}.`,
+        `colour is not a valid field name for this request. Expected 6 optional fields: name, ${OPTIONAL_FIELDS}.`,
       );
     });
   });

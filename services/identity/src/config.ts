@@ -1,7 +1,9 @@
-import { commonVars, encryptionKeyVar, loadConfig, metricsPortVar, vars, WORKER_METRICS_PORTS, workerVars } from '@collab/shared';
+import { commonVars, encryptionKeyVar, loadConfig, metricsPortVar, outboundVars, vars, WORKER_METRICS_PORTS, workerVars } from '@collab/shared';
 
 export const identityConfigSpec = {
   ...commonVars,
+  // PUT /v1/applications/<ID> verifies a new eventWebhookURL by calling it.
+  ...outboundVars,
   PORT: vars.port('Port of the identity HTTP API (internal)', 8081),
   METRICS_PORT: metricsPortVar(9081),
   ACCESS_TOKEN_SECRET: vars.secret('Key that signs the access tokens of POST /v1/authorize'),

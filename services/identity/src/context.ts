@@ -1,5 +1,5 @@
-/** Wires identity's dependencies (database, Redis, deletion cascade) for the API process and the CLIs. */
-import { createRedis, invalidationChannel, SecretBox, type Logger } from '@collab/shared';
+/** Wires identity's dependencies (database, Redis, deletion outbox, outbound calls) for the API process and the CLIs. */
+import { createOutboundClient, createRedis, invalidationChannel, SecretBox, type Logger } from '@collab/shared';
 import type { IdentityConfig } from './config.js';
 import { createIdentityDataSource } from './data-source.js';
 import { deletionProcessor } from './domain/cascade/deletion-cascade.js';
@@ -19,6 +19,7 @@ export async function createIdentityContext(config: Omit<IdentityConfig, 'BATCH_
     logger,
     deletions: deletionProcessor(db, config, logger),
     accessTokenSecret: config.ACCESS_TOKEN_SECRET,
+    outbound: createOutboundClient({ allowedCidrs: config.OUTBOUND_ALLOWED_CIDRS }),
     async publishInvalidation(message) {
       try {
         await redis.publish(channel, JSON.stringify(message));

@@ -1,6 +1,7 @@
 /** Public routes owned by the identity service: groups, users, organizations, applications. */
 import { pageCursors } from '../pagination/index.js';
 import { filterMetadata, q, s } from '../schema/index.js';
+import { WEBHOOK_EVENT_TYPES } from '../webhooks/signing.js';
 import { defineRoute, param, prefixKeys } from './route.js';
 
 const userStatus = s.enum(['active', 'deleted']);
@@ -69,6 +70,11 @@ const membersQuery = q.object({ limit: q.limit(), token: q.token(pageCursors.gro
 const applicationFields = {
   iconURL: s.uri().nullable().optional(),
   eventWebhookURL: s.uri().nullable().optional(),
+  eventWebhookSubscriptions: s
+    .array(s.enum(WEBHOOK_EVENT_TYPES))
+    .nullable()
+    .optional()
+    .describe('Event types eventWebhookURL receives; null (never set) means thread-message-added and notification-created.'),
   redirectURI: s.string().nullable().optional(),
   emailSettings: s
     .object({

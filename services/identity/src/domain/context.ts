@@ -1,8 +1,8 @@
-import type { InvalidationMessage, Logger, SecretBox } from '@collab/shared';
+import type { InvalidationMessage, Logger, OutboundClient, SecretBox } from '@collab/shared';
 import type { OutboxProcessor } from '@collab/shared/storage';
 import type { DataSource } from 'typeorm';
 
-/** What identity's use cases need: the database, cache invalidation, the deletion outbox and the keys. */
+/** What identity's use cases need: the database, cache invalidation, the deletion outbox, the keys and outbound calls. */
 export interface IdentityContext {
   db: DataSource;
   /** Encrypts and decrypts the stored customer and application secrets. */
@@ -12,4 +12,6 @@ export interface IdentityContext {
   /** Runs the deletions recorded in identity's outbox (cascade/deletion-cascade.ts). */
   deletions: OutboxProcessor;
   accessTokenSecret: string;
+  /** Calls customer-given URLs (the webhook URL-verification handshake). */
+  outbound: OutboundClient;
 }

@@ -51,6 +51,8 @@ export interface ApplicationRow extends StoredSecret {
   name: string;
   iconUrl: string | null;
   eventWebhookUrl: string | null;
+  /** Event types eventWebhookUrl receives; null when never set (the default types then). */
+  eventWebhookSubscriptions: string[] | null;
   redirectUri: string | null;
   emailSettings: Record<string, unknown>;
   createdAt: Date;
@@ -67,6 +69,7 @@ export const ApplicationEntity = new EntitySchema<ApplicationRow>({
     ...storedSecretColumns,
     iconUrl: { name: 'icon_url', type: 'text', nullable: true },
     eventWebhookUrl: { name: 'event_webhook_url', type: 'text', nullable: true },
+    eventWebhookSubscriptions: { name: 'event_webhook_subscriptions', type: 'text', array: true, nullable: true },
     redirectUri: { name: 'redirect_uri', type: 'text', nullable: true },
     emailSettings: { name: 'email_settings', type: 'jsonb', default: () => "'{}'" },
     createdAt: { name: 'created_at', type: 'timestamptz', default: () => 'now()' },

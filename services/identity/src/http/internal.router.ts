@@ -28,7 +28,7 @@ export function internalRouter(ctx: IdentityContext): Router {
       customerId: application.customerId,
       secret,
       eventWebhookURL: application.eventWebhookUrl,
-      eventWebhookSubscriptions: null,
+      eventWebhookSubscriptions: application.eventWebhookSubscriptions,
     });
   });
 

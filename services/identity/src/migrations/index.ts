@@ -3,6 +3,7 @@ import { EncryptSecrets1795300000000 } from './1795300000000-encrypt-secrets.js'
 import { RecordBatches1795310436605 } from './1795310436605-record-batches.js';
 import { RecordDeletionsInOutbox1795320000000 } from './1795320000000-record-deletions-in-outbox.js';
 import { ClearBatchPayloads1795320000001 } from './1795320000001-clear-batch-payloads.js';
+import { AddEventWebhookSubscriptions1795420000000 } from './1795420000000-add-event-webhook-subscriptions.js';
 
 /** Every identity migration, oldest first. */
 export const identityMigrations = [
@@ -11,4 +12,5 @@ export const identityMigrations = [
   RecordBatches1795310436605,
   RecordDeletionsInOutbox1795320000000,
   ClearBatchPayloads1795320000001,
+  AddEventWebhookSubscriptions1795420000000,
 ];

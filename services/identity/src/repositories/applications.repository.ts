@@ -7,16 +7,17 @@ import type { Db } from './db.js';
 const secretColumns = (table: string) =>
   `${table}.secret_encrypted AS "secretEncrypted", ${table}.plaintext_secret AS "plaintextSecret"`;
 const APPLICATION_COLUMNS = `a.id, a.customer_id AS "customerId", a.name, ${secretColumns('a')}, a.icon_url AS "iconUrl",
-  a.event_webhook_url AS "eventWebhookUrl", a.redirect_uri AS "redirectUri", a.email_settings AS "emailSettings",
+  a.event_webhook_url AS "eventWebhookUrl", a.event_webhook_subscriptions AS "eventWebhookSubscriptions", a.redirect_uri AS "redirectUri", a.email_settings AS "emailSettings",
   a.created_at AS "createdAt"`;
 
 export type ApplicationFields = Partial<
-  Pick<ApplicationRow, 'name' | 'iconUrl' | 'eventWebhookUrl' | 'redirectUri' | 'emailSettings'>
+  Pick<ApplicationRow, 'name' | 'iconUrl' | 'eventWebhookUrl' | 'eventWebhookSubscriptions' | 'redirectUri' | 'emailSettings'>
 >;
 const APPLICATION_FIELD_COLUMNS: Record<keyof ApplicationFields, string> = {
   name: 'name',
   iconUrl: 'icon_url',
   eventWebhookUrl: 'event_webhook_url',
+  eventWebhookSubscriptions: 'event_webhook_subscriptions',
   redirectUri: 'redirect_uri',
   emailSettings: 'email_settings',
 };

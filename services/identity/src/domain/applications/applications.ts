@@ -1,16 +1,18 @@
 /** Application use cases (behavior.md §13); every call is scoped to the calling customer. */
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '@collab/shared';
+import { ApiError, requireHttpUrl, type WebhookEventType } from '@collab/shared';
 import type { ApplicationRow } from '../../entities/index.js';
 import { applicationsRepository, type ApplicationFields } from '../../repositories/applications.repository.js';
 import { recordDeletion } from '../cascade/deletion-cascade.js';
 import type { IdentityContext } from '../context.js';
 import { generateSecret, openSecret, sealSecret, secretsEqual } from '../secrets.js';
+import { verifyWebhookUrl } from './url-verification.js';
 
 export interface ApplicationInput {
   name?: string;
   iconURL?: string | null;
   eventWebhookURL?: string | null;
+  eventWebhookSubscriptions?: WebhookEventType[] | null;
   redirectURI?: string | null;
   emailSettings?: Record<string, unknown>;
 }
@@ -20,6 +22,7 @@ function fieldsFrom(input: ApplicationInput): ApplicationFields {
   if (input.name !== undefined) fields.name = input.name;
   if (input.iconURL !== undefined) fields.iconUrl = input.iconURL;
   if (input.eventWebhookURL !== undefined) fields.eventWebhookUrl = input.eventWebhookURL;
+  if (input.eventWebhookSubscriptions !== undefined) fields.eventWebhookSubscriptions = input.eventWebhookSubscriptions;
   if (input.redirectURI !== undefined) fields.redirectUri = input.redirectURI;
   if (input.emailSettings !== undefined) fields.emailSettings = input.emailSettings;
   return fields;
@@ -32,6 +35,7 @@ export function applicationView(application: ApplicationRow) {
     name: application.name,
     iconURL: application.iconUrl,
     eventWebhookURL: application.eventWebhookUrl,
+    eventWebhookSubscriptions: application.eventWebhookSubscriptions,
     redirectURI: application.redirectUri,
     emailSettings: application.emailSettings,
     createdTimestamp: application.createdAt.toISOString(),
@@ -42,7 +46,14 @@ function applicationNotFound(applicationId: string): ApiError {
   return new ApiError('application_not_found', `Application ${applicationId} not found.`);
 }
 
+/** Checks what the request schema cannot: the webhook URL's scheme. */
+function validateInput(input: ApplicationInput): void {
+  if (input.eventWebhookURL) requireHttpUrl(input.eventWebhookURL, 'eventWebhookURL');
+}
+
+/** Creates the application; its eventWebhookURL is stored without a handshake, as in the original service. */
 export async function createApplication(ctx: IdentityContext, customerId: string, input: ApplicationInput & { name: string }) {
+  validateInput(input);
   const id = randomUUID();
   const secret = generateSecret();
   const secretEncrypted = sealSecret(ctx.secretBox, 'application', id, secret);
@@ -71,9 +82,17 @@ export async function updateApplication(
   applicationId: string,
   input: ApplicationInput,
 ) {
-  const id = applicationId.toLowerCase();
-  await applicationsRepository.update(ctx.db, customerId, id, fieldsFrom(input));
-  await ctx.publishInvalidation({ kind: 'application', id });
+  validateInput(input);
+  const application = await applicationsRepository.find(ctx.db, customerId, applicationId);
+  if (!application) throw applicationNotFound(applicationId);
+  // A new URL must pass the handshake before anything of the request is written, so a URL
+  // that fails it leaves every field as it was. The same URL, or null, is not called.
+  const url = input.eventWebhookURL;
+  if (url && url !== application.eventWebhookUrl)
+    await verifyWebhookUrl(ctx.outbound, application.id, openSecret(ctx.secretBox, 'application', application), url);
+  await applicationsRepository.update(ctx.db, customerId, application.id, fieldsFrom(input));
+  // The webhooks service caches the URL and its subscriptions with the secret.
+  await ctx.publishInvalidation({ kind: 'application', id: application.id });
 }
 
 /**

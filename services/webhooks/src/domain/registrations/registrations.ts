@@ -3,24 +3,12 @@
  * the token, whatever application id the path names (as in the original service).
  */
 import { randomUUID } from 'node:crypto';
-import { ApiError, isUuid } from '@collab/shared';
+import { ApiError, isUuid, requireHttpUrl } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import { registrationsRepository } from '../../repositories/registrations.repository.js';
 
 /** Registrations are named `cord:<uuid>` outside, as the original service names them. */
 const EXTERNAL_PREFIX = 'cord:';
-
-/** Webhooks reach only http and https URLs: other schemes would never touch the network. */
-export function requireHttpUrl(url: string, field: string): void {
-  let protocol: string;
-  try {
-    protocol = new URL(url).protocol;
-  } catch {
-    protocol = '';
-  }
-  if (protocol !== 'http:' && protocol !== 'https:')
-    throw new ApiError('invalid_field', `${field} must be an http or https URL.`);
-}
 
 export async function registerWebhook(db: DataSource, applicationId: string, input: { url: string; events: string[] }) {
   requireHttpUrl(input.url, 'url');
