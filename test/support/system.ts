@@ -12,7 +12,7 @@ import pg from 'pg';
 import { loadConversationConfig } from '../../services/conversation/src/config.js';
 import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
 import { purgeJobs as conversationPurgeJobs } from '../../services/conversation/src/jobs/purge.jobs.js';
-import { createConversationService } from '../../services/conversation/src/service.js';
+import { conversationEvents, createConversationService } from '../../services/conversation/src/service.js';
 import { loadGatewayConfig } from '../../services/gateway/src/config.js';
 import { createGateway } from '../../services/gateway/src/gateway.js';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
@@ -118,7 +118,7 @@ const TEST_RETRY_SCHEDULE = { delaysMs: [150, 300, 600, 900, 1200, 1500], laterD
 
 /**
  * `workers: false` starts no in-process worker (tests that run worker processes themselves);
- * `outboxRelay: false` starts the queue workers but not identity's outbox relay (tests that run
+ * `outboxRelay: false` starts the queue workers but not the outbox relays (tests that run
  * their own, e.g. one that cannot reach a service); `env` adds or overrides variables of every
  * service (e.g. `BATCH_WAIT_MS`). A start that fails half-way removes the database and Redis keys
  * it made before the error goes on.
@@ -208,10 +208,14 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
       { ...queueConnection, logger: logger.child({ service: 'webhooks-worker' }), concurrency: webhooksConfig.WORKER_CONCURRENCY },
     ),
   ];
-  const outboxRelay =
+  // The outbox relays of the identity and conversation workers: deletions and events.
+  const outboxRelays =
     (options.outboxRelay ?? options.workers) === false
-      ? null
-      : identity.ctx.deletions.startRelay({ pollMs: workerVars.OUTBOX_POLL_MS.default! });
+      ? []
+      : [
+          identity.ctx.deletions,
+          conversationEvents(conversation.ctx, conversationConfig, logger.child({ service: 'conversation-worker' })),
+        ].map((outbox) => outbox.startRelay({ pollMs: workerVars.OUTBOX_POLL_MS.default! }));
   const gatewayEnv = {
     ...env,
     PORT: '0',
@@ -242,7 +246,7 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
       await close(gatewayServer.server);
       for (const { server } of Object.values(servers)) await close(server);
       await gateway.close();
-      await Promise.all([...workers.map((worker) => worker.close()), outboxRelay?.stop()]);
+      await Promise.all([...workers.map((worker) => worker.close()), ...outboxRelays.map((relay) => relay.stop())]);
       await deliveryQueue.close();
       await Promise.all([identity.close(), conversation.close(), notification.close(), webhooks.close()]);
       await sql.end();

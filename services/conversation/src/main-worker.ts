@@ -1,8 +1,12 @@
-/** Conversation worker: drains the conversation-purge queue. Scaled separately from the API. */
+/**
+ * Conversation worker: drains the conversation-purge queue and relays the recorded events to the
+ * webhooks service. Scaled separately from the API.
+ */
 import { runWorkerMain } from '@collab/shared';
 import { loadConversationConfig } from './config.js';
 import { createConversationDataSource } from './data-source.js';
 import { pendingPurges, purgeJobs } from './jobs/purge.jobs.js';
+import { conversationContext, conversationEvents } from './service.js';
 
 runWorkerMain({
   name: 'conversation-worker',
@@ -11,4 +15,5 @@ runWorkerMain({
   createDataSource: createConversationDataSource,
   jobs: (db, config) => purgeJobs(db, config.PURGE_BATCH_SIZE),
   pendingJobs: pendingPurges,
+  outbox: (db, config, logger) => conversationEvents(conversationContext(db, config, logger), config, logger),
 });

@@ -7,24 +7,37 @@ import { createConversationDataSource } from './data-source.js';
 import type { ConversationContext } from './domain/context.js';
 import { identityDirectory } from './domain/identity-directory.js';
 import { applyCascade } from './domain/cascade/cascade.js';
+import { eventsProcessor } from './domain/events/relay.js';
+import type { DataSource } from 'typeorm';
 
-export async function createConversationService(config: ConversationConfig, logger: Logger, isDraining?: () => boolean) {
-  const db = createConversationDataSource(config.DATABASE_URL, config.DB_POOL_SIZE);
-  await db.initialize();
-  const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
-  redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
+/** What the use cases need, for the API process and the worker alike. */
+export function conversationContext(db: DataSource, config: ConversationConfig, logger: Logger): ConversationContext {
   const identityClient = createInternalClient({
     baseUrl: config.IDENTITY_URL,
     internalToken: config.INTERNAL_TOKEN,
     service: 'identity',
     timeoutMs: 3000,
   });
-  const ctx: ConversationContext = {
+  return {
     db,
     logger,
     identity: identityDirectory(identityClient),
     files: { urlSecret: config.FILE_URL_SECRET, maxBytes: config.MAX_FILE_BYTES, publicUrl: config.PUBLIC_URL },
   };
+}
+
+/** The relay of recorded events into the webhooks service (run by the worker). */
+export function conversationEvents(ctx: ConversationContext, config: ConversationConfig, logger: Logger) {
+  const webhooks = createInternalClient({ baseUrl: config.WEBHOOKS_URL, internalToken: config.INTERNAL_TOKEN, service: 'webhooks', timeoutMs: 10_000 });
+  return eventsProcessor(ctx, webhooks, logger);
+}
+
+export async function createConversationService(config: ConversationConfig, logger: Logger, isDraining?: () => boolean) {
+  const db = createConversationDataSource(config.DATABASE_URL, config.DB_POOL_SIZE);
+  await db.initialize();
+  const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
+  redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
+  const ctx = conversationContext(db, config, logger);
   const purgeQueue = createProducer('conversation-purge', { redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
   const app = createConversationApp(ctx, {
     logger,

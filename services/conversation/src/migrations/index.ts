@@ -2,6 +2,7 @@ import { CreateConversationSchema1795299835831 } from './1795299835831-create-co
 import { AddFilterIndexes1795301400000 } from './1795301400000-add-filter-indexes.js';
 import { MarkForPurge1795303284448 } from './1795303284448-mark-for-purge.js';
 import { RecordApplicationPurges1795310439236 } from './1795310439236-record-application-purges.js';
+import { RecordEventsInOutbox1795400000001 } from './1795400000001-record-events-in-outbox.js';
 
 /** Every conversation migration, oldest first. */
 export const conversationMigrations = [
@@ -9,4 +10,5 @@ export const conversationMigrations = [
   AddFilterIndexes1795301400000,
   MarkForPurge1795303284448,
   RecordApplicationPurges1795310439236,
+  RecordEventsInOutbox1795400000001,
 ];

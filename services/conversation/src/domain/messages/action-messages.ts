@@ -1,12 +1,13 @@
 /** Messages the service writes itself when a thread is resolved or reopened (behavior.md §11.4, §12.7). */
 import { randomUUID } from 'node:crypto';
+import type { MessageRow } from '../../entities/index.js';
 import type { Db } from '../../repositories/db.js';
 import { messagesRepository } from '../../repositories/messages.repository.js';
 import type { DirectoryUser } from '../identity-directory.js';
 
 const TRANSLATION_KEYS = { resolved: 'cord.thread_resolved', reopened: 'cord.thread_unresolved' } as const;
 
-/** Inserts `<mention> resolved|reopened this thread` by `user`; returns its timestamp. */
+/** Inserts `<mention> resolved|reopened this thread` by `user`; returns the new message. */
 export async function insertActionMessage(
   db: Db,
   applicationId: string,
@@ -14,8 +15,8 @@ export async function insertActionMessage(
   user: DirectoryUser,
   verb: 'resolved' | 'reopened',
   at = new Date(),
-): Promise<Date> {
-  await messagesRepository.insert(db, applicationId, {
+): Promise<MessageRow> {
+  return messagesRepository.insert(db, applicationId, {
     externalId: `cord:${randomUUID()}`,
     threadId,
     authorId: user.id,
@@ -39,5 +40,4 @@ export async function insertActionMessage(
     updatedAt: null,
     deletedAt: null,
   });
-  return at;
 }

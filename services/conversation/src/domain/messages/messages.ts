@@ -21,6 +21,8 @@ import { threadsRepository } from '../../repositories/threads.repository.js';
 import type { ConversationContext } from '../context.js';
 import type { Lookup } from '../identity-directory.js';
 import { creationGroupId, insertThread, requireThread, threadNotFound, type ThreadCreation } from '../threads/threads.js';
+import { eventsOutbox, type MessageAdded } from '../events/outbox.js';
+import { replyRecipients, threadActionRecipients } from '../events/recipients.js';
 import { insertActionMessage } from './action-messages.js';
 import { messageViews, type ViewOptions } from './message-views.js';
 
@@ -153,6 +155,7 @@ export async function createMessage(
   threadId: string,
   input: MessageCreation,
   requestId: string,
+  linkBase: string,
 ): Promise<string> {
   const existing = await threadsRepository.find(ctx.db, applicationId, threadId);
   if (!existing && !input.createThread) throw threadNotFound(threadId);
@@ -198,10 +201,21 @@ export async function createMessage(
           [...creatorSubscribes, ...subscribers.filter(lookup.isMember)],
         ));
       }
+      // Who the message notifies is decided by the subscribers before it subscribes anyone.
+      const subscribedBefore = await participantsRepository.subscribers(tx, thread.internalId);
+      const startsThread = createdThread || !(await messagesRepository.anyInThread(tx, thread.internalId));
+      const events: MessageAdded[] = [];
+      const added = (messageInternalId: string, recipients: MessageAdded['payload']['recipients']): MessageAdded => ({
+        topic: 'message.added',
+        applicationId,
+        requestId,
+        payload: { messageId: messageInternalId, linkBase, recipients },
+      });
       // A new message reopens a resolved thread, with an action message just before it (§12.7).
       if (thread.resolvedAt !== null && !createdThread) {
         await threadsRepository.update(tx, applicationId, thread.internalId, { resolvedAt: null });
-        await insertActionMessage(tx, applicationId, thread.internalId, author, 'reopened', new Date(createdAt.getTime() - 1));
+        const action = await insertActionMessage(tx, applicationId, thread.internalId, author, 'reopened', new Date(createdAt.getTime() - 1));
+        events.push(added(action.internalId, threadActionRecipients(input.authorID, subscribedBefore)));
       }
       const message = await messagesRepository.insertWithActivity(tx, applicationId, {
         externalId: messageId,
@@ -225,6 +239,14 @@ export async function createMessage(
       await participantsRepository.subscribe(tx, thread.internalId, mentioned.filter(lookup.isMember), true);
       // The author has seen the thread and is subscribed; `subscribeToThread: false` leaves the subscription as it was.
       await participantsRepository.markSeen(tx, thread.internalId, [input.authorID], input.subscribeToThread !== false);
+      events.push(
+        added(
+          message.internalId,
+          replyRecipients({ authorId: input.authorID, mentioned, subscribers: subscribedBefore, hasFiles: fileIds.length > 0, startsThread }),
+        ),
+      );
+      // The reopen's event first: receivers get a thread's events in the order of its messages.
+      await eventsOutbox.record(tx, events);
     });
   } catch (error) {
     // A concurrent create took the id between the check and the write (decisions.md 25).

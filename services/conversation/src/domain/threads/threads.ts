@@ -7,6 +7,8 @@ import { participantsRepository } from '../../repositories/participants.reposito
 import { threadsRepository, type ThreadListFilter } from '../../repositories/threads.repository.js';
 import type { ConversationContext } from '../context.js';
 import type { Lookup } from '../identity-directory.js';
+import { eventsOutbox } from '../events/outbox.js';
+import { threadActionRecipients } from '../events/recipients.js';
 import { insertActionMessage } from '../messages/action-messages.js';
 import { threadViews } from './thread-views.js';
 
@@ -126,6 +128,7 @@ export async function updateThread(
   threadId: string,
   input: ThreadUpdate,
   requestId: string,
+  linkBase: string,
 ): Promise<void> {
   const current = await requireThread(ctx.db, applicationId, threadId);
   if (input.id !== undefined && input.id !== current.externalId) {
@@ -184,8 +187,12 @@ export async function updateThread(
         ...(resolvedAt !== undefined && { resolvedAt }),
       });
       if (user) {
-        await insertActionMessage(tx, applicationId, thread.internalId, user, resolvedAt ? 'resolved' : 'reopened');
+        const action = await insertActionMessage(tx, applicationId, thread.internalId, user, resolvedAt ? 'resolved' : 'reopened');
         await threadsRepository.refreshActivity(tx, applicationId, thread.internalId);
+        const recipients = threadActionRecipients(user.id, await participantsRepository.subscribers(tx, thread.internalId));
+        await eventsOutbox.record(tx, [
+          { topic: 'message.added', applicationId, requestId, payload: { messageId: action.internalId, linkBase, recipients } },
+        ]);
       }
       const members = (ids: readonly string[] | undefined) => (ids ?? []).filter(lookup.isMember);
       await participantsRepository.subscribe(tx, thread.internalId, members(input.addSubscribers), true);

@@ -15,7 +15,7 @@ export function messageHandlers(ctx: ConversationContext): HandlerMap {
     [routes.createMessage.id]: async (req) => {
       const body = routeBody(routes.createMessage, req);
       const { threadID } = routeParams(routes.createMessage, req);
-      const messageID = await messages.createMessage(ctx, applicationOf(req), threadID, body, req.ctx.requestId);
+      const messageID = await messages.createMessage(ctx, applicationOf(req), threadID, body, req.ctx.requestId, viewOptions(ctx, req).linkBase);
       return { success: true, message: 'Message created.', messageID };
     },
 

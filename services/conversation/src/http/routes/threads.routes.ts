@@ -1,6 +1,7 @@
 /** /v1/threads handlers: parse, call one use case, shape the response. */
 import { applicationOf, conversationRoutes as routes, routeBody, routeParams, routeQuery, type HandlerMap } from '@collab/shared';
 import type { ConversationContext } from '../../domain/context.js';
+import { viewOptions } from './view-options.js';
 import * as threads from '../../domain/threads/threads.js';
 
 export function threadHandlers(ctx: ConversationContext): HandlerMap {
@@ -32,7 +33,7 @@ export function threadHandlers(ctx: ConversationContext): HandlerMap {
     [routes.updateThread.id]: async (req) => {
       const { threadID } = routeParams(routes.updateThread, req);
       const body = routeBody(routes.updateThread, req);
-      await threads.updateThread(ctx, applicationOf(req), threadID, body, req.ctx.requestId);
+      await threads.updateThread(ctx, applicationOf(req), threadID, body, req.ctx.requestId, viewOptions(ctx, req).linkBase);
       return { success: true, message: `You successfully updated thread ${threadID}` };
     },
 
