@@ -18,11 +18,14 @@ let app: TestApplication;
 const SEED: Record<string, string> = { userID: 'alice', groupID: 'team', orgID: 'team' };
 
 beforeAll(async () => {
-  system = await startSystem();
+  system = await startSystem({ env: { WEBHOOK_RETRY_HOURS: '0' } });
   app = await createApplication(system, 'pagination tokens');
   const ok = async (response: Promise<{ status: number; body: unknown }>) => expect((await response).status).toBe(200);
   for (const id of ['alice', 'bob']) await ok(app.client.put(`/v1/users/${id}`, { name: id }));
   await ok(app.client.put('/v1/groups/team', { name: 'Team', members: ['alice', 'bob'] }));
+  // A webhook, so that the messages leave deliveries in the log (to an address the outbound guard
+  // refuses: WEBHOOK_RETRY_HOURS=0 makes each fail once, for good).
+  await expect((await app.client.post(`/v1/applications/${app.id}/webhooks`, { url: 'http://192.0.2.10/hook', events: ['thread-message-added'] })).status).toBe(201);
   for (const thread of ['t1', 't2'])
     await ok(
       app.client.post(`/v1/threads/${thread}/messages`, {
@@ -36,6 +39,11 @@ beforeAll(async () => {
     await ok(
       app.client.post('/v1/notifications', { actor_id: 'bob', recipient_id: 'alice', template: '{{actor}} waves', url: 'https://example.com', type: 'url' }),
     );
+  // The events reach the delivery log through the outbox relay.
+  for (const deadline = Date.now() + 20_000; (await app.client.get('/v1/webhooks/deliveries?limit=0')).body.pagination.total < 2; ) {
+    if (Date.now() > deadline) throw new Error('seeding: the message events did not reach the delivery log');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 });
 afterAll(() => system?.stop());
 
@@ -44,6 +52,7 @@ const REFUSED = new Map<CursorField, { what: string; value: string }>([
   [cursorField.timestamp, { what: 'an impossible date', value: '2024-13-45 99:99:99' }],
   [cursorField.bigintId, { what: 'a number beyond bigint', value: '9223372036854775808' }],
   [cursorField.text, { what: 'text with NUL', value: 'a\u0000' }],
+  [cursorField.uuid, { what: 'a string that is no UUID', value: 'not-a-uuid' }],
 ]);
 
 const cases = pagedRoutes().flatMap(({ route, param, codec }) =>
@@ -60,6 +69,7 @@ describe('a real token with one field the database would refuse', () => {
         'GET /v1/threads',
         'GET /v1/messages',
         'GET /v1/users/:userID/notifications',
+        'GET /v1/webhooks/deliveries',
       ]),
     );
   });

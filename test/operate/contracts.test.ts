@@ -300,7 +300,8 @@ describe('cascade endpoint (consumer) of conversation and notification', () => {
 /** A payload that the job's schema accepts, and one it refuses. */
 function payloads(queue: QueueName, job: string): { valid: Record<string, unknown>; invalid: Record<string, unknown> } {
   const valid: Record<string, unknown> = { applicationId: randomUUID(), requestId: randomUUID() };
-  if (queue === 'identity-batch') valid.batch = { users: [{ id: 'ann', name: 'Ann' }] };
+  // Jobs carry ids, never the work itself.
+  if (queue === 'identity-batch') valid.batchId = randomUUID();
   if (queue === 'webhooks-delivery') valid.deliveryId = randomUUID();
   const schema = (QUEUES[queue] as Record<string, { parse(value: unknown): unknown }>)[job];
   schema.parse(valid);

@@ -25,7 +25,7 @@ import type { TestApplication } from '../support/client.js';
 import { snapshotDatabase, type DatabaseSnapshot } from '../support/db-snapshot.js';
 import { expectEnvelope, forgedPageTokens, nastyString, parseJson, startFuzzSystem, type Answer, type RouteTokens } from '../support/fuzz.js';
 import { nextPageToken, pagedRoutes } from '../support/pages.js';
-import { waitForQueuesIdle } from '../support/queues.js';
+import { waitForBackgroundWork } from '../support/queues.js';
 import type { TestSystem } from '../support/system.js';
 
 let system: TestSystem;
@@ -410,9 +410,13 @@ function buildPath(route: RouteDef, values: Record<string, string | null>, raw: 
 let baseline: DatabaseSnapshot;
 
 async function resetBaseline(restoreSeeds: boolean): Promise<void> {
-  // Batches are done when answered (a batch its job rejected leaves a failed job, by design).
-  await waitForQueuesIdle(system);
-  if (restoreSeeds) await ensureSeeds();
+  // Relayed events and queued work change rows in the background: let them finish first (also
+  // the work of restored seeds).
+  await waitForBackgroundWork(system);
+  if (restoreSeeds) {
+    await ensureSeeds();
+    await waitForBackgroundWork(system);
+  }
   baseline = await snapshotDatabase(system.sql);
 }
 
@@ -497,6 +501,13 @@ async function ensurePagedSeeds(): Promise<void> {
     const answer = await send(system.url, 'POST', path, { token: tokens.app, json: body });
     if (answer.status !== 200) throw new Error(`seeding POST ${path}: ${answer.status} ${answer.text}`);
   };
+  // A webhook, so that the messages below leave deliveries in the log (to an address the
+  // outbound guard refuses: each delivery fails once, for good).
+  const registered = await send(system.url, 'POST', '/v1/applications/any/webhooks', {
+    token: tokens.app,
+    json: { url: 'http://192.0.2.10/paged', events: ['thread-message-added'] },
+  });
+  if (registered.status !== 201) throw new Error(`seeding a webhook: ${registered.status} ${registered.text}`);
   const thread = `fuzz-paged-${randomUUID()}`;
   await post(`/v1/threads/${thread}/messages`, {
     authorID: SEED.user,
@@ -505,6 +516,14 @@ async function ensurePagedSeeds(): Promise<void> {
   });
   for (let count = 0; count < 2; count++)
     await post('/v1/notifications', { actor_id: SEED.otherUser, recipient_id: SEED.user, template: '{{actor}} waves', url: 'https://example.com/n', type: 'url' });
+  await post(`/v1/threads/${thread}/messages`, { authorID: SEED.user, content: [{ type: 'p', children: [{ text: 'again' }] }] });
+  // The events reach the delivery log through the outbox relay: wait for two deliveries.
+  for (const deadline = Date.now() + 20_000; ; ) {
+    const log = await send(system.url, 'GET', '/v1/webhooks/deliveries?limit=0', { token: tokens.app });
+    if ((log.body as { pagination?: { total?: number } }).pagination?.total! >= 2) break;
+    if (Date.now() > deadline) throw new Error('seeding: the message events did not reach the delivery log');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 describe('fuzzed pagination tokens on every paged route: random strings, base64 of random JSON, mutated real tokens', () => {

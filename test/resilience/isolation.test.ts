@@ -15,17 +15,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, request, type ApiResponse, type TestApplication } from '../support/client.js';
 import { waitForQueuesIdle } from '../support/queues.js';
 import { startSystem, type TestSystem } from '../support/system.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 
 const run = promisify(execFile);
 const CUSTOMER_CLI = fileURLToPath(new URL('../../services/identity/dist/cli/customer.js', import.meta.url));
-const ALL_QUEUES = ['identity-batch', 'conversation-purge', 'notification-purge'] as const;
+const ALL_QUEUES = ['identity-batch', 'conversation-purge', 'notification-purge', 'webhooks-delivery'] as const;
 
 /** In every name, text and metadata of A, and nowhere else. */
 const MARK = `amark${randomBytes(6).toString('hex')}`;
 const paragraph = (text: string) => [{ type: 'p', children: [{ text }] }];
 
 let system: TestSystem;
+/** Where A's (and B's) registered webhooks deliver; it answers 200. */
+let receiver: WebhookReceiver;
 let appA: TestApplication;
 /** Reads only, so it holds no data at all whatever ran before. */
 let readerB: TestApplication;
@@ -57,6 +60,8 @@ const BODIES: Record<string, (as: TestApplication) => Body | Promise<Body>> = {
   'projects.create': () => ({ json: { name: 'B app' } }),
   'projects.update': () => ({ json: { name: 'B took it' } }),
   'projects.delete': () => ({ json: { secret: appA.secret } }),
+  'applications.webhooks.create': () => ({ json: { url: `${receiver.url}/b`, events: ['thread-message-added'] } }),
+  'projects.webhooks.create': () => ({ json: { url: `${receiver.url}/b`, events: ['thread-message-added'] } }),
   'threads.create': () => ({ json: { id: 'thread-a', groupID: 'team', location: { page: 'b' }, url: 'https://b.example/t', name: 'B thread' } }),
   'threads.update': () => ({
     json: { name: 'B took it', resolved: true, addSubscribers: ['ann'], seenByUsers: [{ userID: 'bob', seen: false }] },
@@ -169,7 +174,7 @@ async function viewOf(application: TestApplication): Promise<Record<string, unkn
 async function rowsOf(applicationId: string): Promise<Record<string, string>> {
   const { rows: tables } = await system.sql.query<{ schema: string; name: string; column: string }>(
     `SELECT table_schema AS schema, table_name AS name, column_name AS column FROM information_schema.columns
-      WHERE table_schema IN ('identity', 'conversation', 'notification')
+      WHERE table_schema IN ('identity', 'conversation', 'notification', 'webhooks')
         AND (column_name = 'application_id' OR (table_schema, table_name, column_name) = ('identity', 'applications', 'id'))
       ORDER BY 1, 2`,
   );
@@ -203,6 +208,7 @@ async function seedA(): Promise<Record<string, string>> {
   };
   const { client } = appA;
   const metadata = { mark: MARK };
+  const webhook = ok(await client.post(`/v1/applications/${appA.id}/webhooks`, { url: `${receiver.url}/a/${MARK}`, events: ['thread-message-added'] }), 'webhook');
   ok(await client.put('/v1/users/ann', { name: `Ann ${MARK}`, email: `ann.${MARK}@example.com`, metadata }), 'ann');
   ok(await client.put('/v1/users/bob', { name: `Bob ${MARK}`, metadata }), 'bob');
   ok(await client.put('/v1/groups/team', { name: `Team ${MARK}`, members: ['ann', 'bob'], metadata }), 'group');
@@ -237,8 +243,18 @@ async function seedA(): Promise<Record<string, string>> {
   );
   // BATCH_WAIT_MS=0: the batch answers 202 with a job ID at once.
   const batch = ok(await client.post('/v1/batch', { users: [{ id: 'carl', name: `Carl ${MARK}` }] }), 'batch');
+  // The message's event is relayed and delivered in the background: wait for its delivery.
+  let deliveryID: string | undefined;
+  for (const deadline = Date.now() + 20_000; !deliveryID; ) {
+    const log = ok(await client.get('/v1/webhooks/deliveries?filter=' + encodeURIComponent(JSON.stringify({ status: 'succeeded' }))), 'deliveries');
+    deliveryID = log.deliveries[0]?.id;
+    if (Date.now() > deadline) throw new Error('seeding: the message event was not delivered');
+    if (!deliveryID) await new Promise((resolve) => setTimeout(resolve, 25));
+  }
   await waitForQueuesIdle(system, [...ALL_QUEUES]);
   return {
+    webhookID: webhook.webhookID,
+    deliveryID,
     userID: 'ann',
     groupID: 'team',
     orgID: 'org-a',
@@ -252,7 +268,8 @@ async function seedA(): Promise<Record<string, string>> {
 }
 
 beforeAll(async () => {
-  system = await startSystem({ env: { BATCH_WAIT_MS: '0' } });
+  receiver = await new WebhookReceiver(() => undefined).start();
+  system = await startSystem({ env: { BATCH_WAIT_MS: '0', OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8' } });
   appA = await createApplication(system, `A ${MARK}`);
   readerB = await createApplication(system, 'reader B');
   writerB = await createApplication(system, 'writer B');
@@ -260,7 +277,10 @@ beforeAll(async () => {
   await seedLookalikes(writerB);
   baseline = { view: await viewOf(appA), rows: await rowsOf(appA.id) };
 });
-afterAll(() => system?.stop());
+afterAll(async () => {
+  await system?.stop();
+  await receiver?.stop();
+});
 
 describe('the matrix covers the whole route table', () => {
   it('knows an ID of A for every path parameter, and a body for every route that takes one', () => {

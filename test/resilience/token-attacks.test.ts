@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, request, type ApiResponse, type TestApplication } from '../support/client.js';
 import { snapshotDatabase } from '../support/db-snapshot.js';
 import { expectError } from '../support/expect.js';
-import { waitForQueuesIdle } from '../support/queues.js';
+import { waitForBackgroundWork } from '../support/queues.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 
@@ -237,7 +237,7 @@ beforeAll(async () => {
     body: { secret: doomed.secret },
   });
   expect(deletion.status).toBe(200);
-  await waitForQueuesIdle(system);
+  await waitForBackgroundWork(system);
 
   // Invalidations reach the gateway over Redis pub/sub, asynchronously: wait (with a harmless read)
   // until the gateway has dropped every cached credential, so that no attack below meets a stale one.
@@ -269,7 +269,7 @@ describe('control: the same routes with valid tokens', () => {
       const response = await send(route, target, await validToken(route.kind));
       expect(response.status, `${route.name}: ${JSON.stringify(response.body)}`).toBe(200);
       // A delete's purge runs in the background: let it finish, so no later snapshot races it.
-      await waitForQueuesIdle(system);
+      await waitForBackgroundWork(system);
       const after = await snapshotDatabase(system.sql);
       if (route.method === 'GET') expect(after, route.name).toEqual(before);
       else expect(after, route.name).not.toEqual(before);

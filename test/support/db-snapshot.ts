@@ -4,7 +4,7 @@
  */
 import type pg from 'pg';
 
-const SERVICE_SCHEMAS = ['identity', 'conversation', 'notification'];
+const SERVICE_SCHEMAS = ['identity', 'conversation', 'notification', 'webhooks'];
 /** TypeORM's bookkeeping is not data a client can change. */
 const IGNORED_TABLES = new Set(['migrations']);
 

@@ -43,6 +43,7 @@ const VALUES = new Map<CursorField, fc.Arbitrary<string>>([
   [cursorField.text, textValue],
   [cursorField.timestamp, timestampValue],
   [cursorField.bigintId, bigintIdValue],
+  [cursorField.uuid, fc.uuid()],
 ]);
 
 function cursors(codec: CursorCodec<CursorShape>): fc.Arbitrary<Record<string, string>> {
@@ -67,6 +68,8 @@ const ACCEPTABLE = new Map<CursorField, (value: string) => boolean>([
     },
   ],
   [cursorField.bigintId, (value) => /^\d+$/.test(value) && BigInt(value) <= BIGINT_MAX],
+  // `uuid`: 32 hexadecimal digits in the 8-4-4-4-12 form (either case).
+  [cursorField.uuid, (value) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)],
 ]);
 
 // ---------------------------------------------------------------------------------------------
