@@ -520,7 +520,7 @@ async function ensurePagedSeeds(): Promise<void> {
   // The events reach the delivery log through the outbox relay: wait for two deliveries.
   for (const deadline = Date.now() + 20_000; ; ) {
     const log = await send(system.url, 'GET', '/v1/webhooks/deliveries?limit=0', { token: tokens.app });
-    if ((log.body as { pagination?: { total?: number } }).pagination?.total! >= 2) break;
+    if (((log.body as { pagination?: { total?: number } }).pagination?.total ?? 0) >= 2) break;
     if (Date.now() > deadline) throw new Error('seeding: the message events did not reach the delivery log');
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
