@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { join } from 'node:path';
 
-export type ServiceName = 'gateway' | 'identity' | 'conversation' | 'notification';
+export type ServiceName = 'gateway' | 'identity' | 'conversation' | 'notification' | 'webhooks';
 export type ServiceEntry = 'main-worker' | 'main-api';
 
 const ROOT = join(import.meta.dirname, '..', '..');
