@@ -26,6 +26,15 @@ export const webhooksInternal = {
     }),
     response: s.object({ deliveries: s.integer({ minimum: 0 }) }),
   },
+  /**
+   * Whether an event of this type of the application (the application header) would go anywhere
+   * now: a producer asks before building a payload nobody receives.
+   */
+  hasTargets: {
+    method: 'GET',
+    path: (type: string) => `/internal/targets/${encodeURIComponent(type)}`,
+    response: s.object({ subscribed: s.boolean() }),
+  },
 } as const;
 
 export type WebhookEventInput = Infer<typeof webhooksInternal.recordEvents.request>['events'][number];
@@ -44,4 +53,10 @@ export async function recordWebhookEvents(
   const contract = webhooksInternal.recordEvents;
   const answer = await webhooks.call(contract.method, contract.path, { applicationId, requestId, body: { events } });
   return contract.response.parse(answer).deliveries;
+}
+
+/** Whether an event of `type` of the application has a receiver now (webhooksInternal.hasTargets). */
+export async function hasWebhookTargets(webhooks: InternalClient, applicationId: string, type: WebhookEventInput['type'], requestId: string): Promise<boolean> {
+  const contract = webhooksInternal.hasTargets;
+  return contract.response.parse(await webhooks.call(contract.method, contract.path(type), { applicationId, requestId })).subscribed;
 }

@@ -51,8 +51,11 @@ export interface OutboxProcessor {
    * throws the handler's error.
    */
   processNow(id: string): Promise<void>;
-  /** Runs every due entry, oldest first; returns the milliseconds until the next one is due (null: none left). */
-  drain(): Promise<number | null>;
+  /**
+   * Runs every due entry, oldest first, while `proceed` allows (a stopping relay ends after the entry
+   * in progress); returns the milliseconds until the next one is due (null: none left).
+   */
+  drain(proceed?: () => boolean): Promise<number | null>;
   /** Entries waiting and the age of the oldest, for the metrics. */
   backlog(): Promise<{ entries: number; oldestAgeSeconds: number }>;
   /** Starts a relay that drains this outbox whenever an entry is recorded or falls due. */
@@ -194,8 +197,8 @@ export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T):
         if (failure) throw failure;
       },
 
-      async drain() {
-        while (await runOldestDue());
+      async drain(proceed = () => true) {
+        while (proceed() && (await runOldestDue()));
         // Measured by Postgres's clock, which also set available_at.
         const [next]: { ms: number | null }[] = await db.query(
           `SELECT (extract(epoch FROM min(available_at) - clock_timestamp()) * 1000)::float8 AS ms FROM ${table}`,

@@ -44,7 +44,7 @@ export function startOutboxRelay(processor: OutboxProcessor, databaseUrl: string
     do {
       wokenMeanwhile = false;
       try {
-        const dueInMs = await processor.drain();
+        const dueInMs = await processor.drain(() => !stopped);
         nextInMs = dueInMs === null ? options.pollMs : Math.min(dueInMs, options.pollMs);
       } catch (error) {
         // Postgres unreachable: the next poll (or the listener's reconnect) tries again.

@@ -2,7 +2,7 @@
 import { ApiError, cascadeRouter, drainBatches, isPlainObject, MAX_JSON_BODY_BYTES, webhooksInternal } from '@collab/shared';
 import express, { type Router } from 'express';
 import type { WebhooksContext } from '../domain/context.js';
-import { recordEvents } from '../domain/events/record-events.js';
+import { recordEvents, targetUrls } from '../domain/events/record-events.js';
 import { deliveriesRepository } from '../repositories/deliveries.repository.js';
 
 const DELETE_BATCH = 1000;
@@ -18,6 +18,12 @@ export function internalRouter(ctx: WebhooksContext): Router {
       return { ...event, payload: event.payload as Record<string, unknown> };
     });
     res.json({ deliveries: await recordEvents(ctx, applicationId, valid, req.ctx.requestId) });
+  });
+  router.get('/targets/:type', async (req, res) => {
+    const applicationId = req.ctx.applicationId;
+    if (!applicationId) throw new ApiError('invalid_request', 'The application header is required.');
+    const urls = await targetUrls(ctx, applicationId, String(req.params.type), req.ctx.requestId);
+    res.json({ subscribed: urls.length > 0 });
   });
   // A deleted application's registrations, queued deliveries and log go with it; users and groups own nothing here.
   router.use(

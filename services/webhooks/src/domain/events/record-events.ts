@@ -20,7 +20,7 @@ export interface IncomingEvent {
 }
 
 /** The distinct URLs an event of this type goes to: the application's own URL and its registrations. */
-async function targetUrls(ctx: WebhooksContext, applicationId: string, type: string, requestId: string): Promise<string[]> {
+export async function targetUrls(ctx: WebhooksContext, applicationId: string, type: string, requestId: string): Promise<string[]> {
   const [application, registered] = await Promise.all([
     ctx.applications.application(applicationId, requestId),
     registrationsRepository.urlsFor(ctx.db, applicationId, type),
