@@ -9,7 +9,7 @@ import { createHttpServer, createLogger, createOutboundClient, createProducer, s
 import { ensureDatabase, migrateServiceSchema } from '@collab/shared/storage';
 import type { Express } from 'express';
 import pg from 'pg';
-import { loadConversationConfig } from '../../services/conversation/src/config.js';
+import { loadConversationWorkerConfig } from '../../services/conversation/src/config.js';
 import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
 import { purgeJobs as conversationPurgeJobs } from '../../services/conversation/src/jobs/purge.jobs.js';
 import { conversationEvents, createConversationService } from '../../services/conversation/src/service.js';
@@ -167,7 +167,8 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
   const identity = await createIdentityService(loadIdentityConfig(env), logger.child({ service: 'identity' }));
   const customer = { id: randomUUID(), secret: randomBytes(32).toString('hex') };
   await ensureBootCustomer(identity.ctx, customer);
-  const conversationConfig = loadConversationConfig(env);
+  // The worker's config: the API's variables and those of the relay run below.
+  const conversationConfig = loadConversationWorkerConfig(env);
   const notificationConfig = loadNotificationConfig(env);
   const conversation = await createConversationService(conversationConfig, logger.child({ service: 'conversation' }));
   const notification = await createNotificationService(notificationConfig, logger.child({ service: 'notification' }));

@@ -2,7 +2,7 @@
 import { cascadeRouter, createInternalClient, createProducer, createRedis, type Logger } from '@collab/shared';
 import { storageReadiness } from '@collab/shared/storage';
 import { createConversationApp } from './app.js';
-import type { ConversationConfig } from './config.js';
+import type { ConversationConfig, ConversationWorkerConfig } from './config.js';
 import { createConversationDataSource } from './data-source.js';
 import type { ConversationContext } from './domain/context.js';
 import { identityDirectory } from './domain/identity-directory.js';
@@ -27,7 +27,7 @@ export function conversationContext(db: DataSource, config: ConversationConfig, 
 }
 
 /** The relay of recorded events into the webhooks service (run by the worker). */
-export function conversationEvents(ctx: ConversationContext, config: ConversationConfig, logger: Logger) {
+export function conversationEvents(ctx: ConversationContext, config: ConversationWorkerConfig, logger: Logger) {
   const webhooks = createInternalClient({ baseUrl: config.WEBHOOKS_URL, internalToken: config.INTERNAL_TOKEN, service: 'webhooks', timeoutMs: 10_000 });
   return eventsProcessor(ctx, webhooks, logger);
 }
