@@ -1,5 +1,5 @@
 /** The conversation service's dependencies and app, wired once for the API process and for tests. */
-import { cascadeRouter, createInternalClient, createProducer, createRedis, type Logger } from '@collab/shared';
+import { createInternalClient, createProducer, createRedis, type Logger } from '@collab/shared';
 import { storageReadiness } from '@collab/shared/storage';
 import { createConversationApp } from './app.js';
 import type { ConversationConfig, ConversationWorkerConfig } from './config.js';
@@ -8,6 +8,7 @@ import type { ConversationContext } from './domain/context.js';
 import { identityDirectory } from './domain/identity-directory.js';
 import { applyCascade } from './domain/cascade/cascade.js';
 import { eventsProcessor } from './domain/events/relay.js';
+import { internalRouter } from './http/internal.router.js';
 import type { DataSource } from 'typeorm';
 
 /** What the use cases need, for the API process and the worker alike. */
@@ -42,7 +43,7 @@ export async function createConversationService(config: ConversationConfig, logg
   const app = createConversationApp(ctx, {
     logger,
     internalToken: config.INTERNAL_TOKEN,
-    internal: cascadeRouter((applicationId, target, requestId) => applyCascade({ db, purgeQueue }, applicationId, target, requestId)),
+    internal: internalRouter(ctx, (applicationId, target, requestId) => applyCascade({ db, purgeQueue }, applicationId, target, requestId)),
     isDraining,
     readiness: storageReadiness(db, redis),
   });

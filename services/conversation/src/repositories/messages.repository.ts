@@ -98,6 +98,16 @@ export const messagesRepository = {
     return rows[0] ?? null;
   },
 
+  /** Messages by internal id whose message and thread are both not being purged, in no particular order. */
+  async findByInternalIds(db: Db, applicationId: string, internalIds: readonly string[]): Promise<MessageRow[]> {
+    if (internalIds.length === 0) return [];
+    return db.query(
+      `SELECT ${MESSAGE_COLUMNS} FROM conversation.messages m JOIN conversation.threads t ON t.internal_id = m.thread_id
+       WHERE m.application_id = $1 AND m.internal_id = ANY($2::bigint[]) AND m.purging_at IS NULL AND t.purging_at IS NULL`,
+      [applicationId, [...new Set(internalIds)]],
+    );
+  },
+
   /** Whether the thread has any message yet (a new message is then the one that starts it). */
   async anyInThread(db: Db, threadId: string): Promise<boolean> {
     const rows: unknown[] = await db.query(`SELECT 1 FROM conversation.messages WHERE thread_id = $1 LIMIT 1`, [threadId]);
