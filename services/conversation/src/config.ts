@@ -15,10 +15,11 @@ export const conversationConfigSpec = {
 
 /**
  * The conversation worker builds what the API does (events carry GET views) and its outbox relay
- * hands the recorded events to the webhooks service.
+ * hands what messages cause to the notification and webhooks services.
  */
 export const conversationWorkerConfigSpec = {
   ...conversationConfigSpec,
+  NOTIFICATION_URL: vars.url('Internal URL of the notification service', 'http://127.0.0.1:8083'),
   WEBHOOKS_URL: vars.url('Internal URL of the webhooks service', 'http://127.0.0.1:8084'),
 };
 

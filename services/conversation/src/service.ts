@@ -27,10 +27,11 @@ export function conversationContext(db: DataSource, config: ConversationConfig, 
   };
 }
 
-/** The relay of recorded events into the webhooks service (run by the worker). */
+/** The relay of recorded entries into the notification and webhooks services (run by the worker). */
 export function conversationEvents(ctx: ConversationContext, config: ConversationWorkerConfig, logger: Logger) {
-  const webhooks = createInternalClient({ baseUrl: config.WEBHOOKS_URL, internalToken: config.INTERNAL_TOKEN, service: 'webhooks', timeoutMs: 10_000 });
-  return eventsProcessor(ctx, webhooks, logger);
+  const client = (service: string, baseUrl: string) =>
+    createInternalClient({ baseUrl, internalToken: config.INTERNAL_TOKEN, service, timeoutMs: 10_000 });
+  return eventsProcessor(ctx, { webhooks: client('webhooks', config.WEBHOOKS_URL), notification: client('notification', config.NOTIFICATION_URL) }, logger);
 }
 
 export async function createConversationService(config: ConversationConfig, logger: Logger, isDraining?: () => boolean) {
