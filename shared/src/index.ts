@@ -29,5 +29,7 @@ export * from './crypto/secret-box.js';
 export * from './webhooks/signing.js';
 export * from './webhooks/webhook-url.js';
 export * from './contracts/webhooks.js';
+export * from './contracts/conversation.js';
+export * from './contracts/notification.js';
 export * from './outbound/index.js';
 export * from './webhooks/client-user.js';

@@ -7,7 +7,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commonVars, loadConfig, type VarSpec } from '@collab/shared';
-import { conversationConfigSpec, loadConversationConfig } from '../../services/conversation/src/config.js';
+import {
+  conversationConfigSpec,
+  conversationWorkerConfigSpec,
+  loadConversationConfig,
+  loadConversationWorkerConfig,
+} from '../../services/conversation/src/config.js';
 import { gatewayConfigSpec, loadGatewayConfig } from '../../services/gateway/src/config.js';
 import {
   identityConfigSpec,
@@ -15,7 +20,12 @@ import {
   loadIdentityConfig,
   loadIdentityWorkerConfig,
 } from '../../services/identity/src/config.js';
-import { loadNotificationConfig, notificationConfigSpec } from '../../services/notification/src/config.js';
+import {
+  loadNotificationConfig,
+  loadNotificationWorkerConfig,
+  notificationConfigSpec,
+  notificationWorkerConfigSpec,
+} from '../../services/notification/src/config.js';
 import { loadWebhooksConfig, webhooksConfigSpec } from '../../services/webhooks/src/config.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -43,9 +53,9 @@ export const ENTRY_POINTS: Record<string, EntryPoint> = {
   'services/identity/dist/main-api.js': { spec: identityConfigSpec, load: loadIdentityConfig, kind: 'api', serves: 'service' },
   'services/identity/dist/main-worker.js': { spec: identityWorkerConfigSpec, load: loadIdentityWorkerConfig, kind: 'worker' },
   'services/conversation/dist/main-api.js': { spec: conversationConfigSpec, load: loadConversationConfig, kind: 'api', serves: 'service' },
-  'services/conversation/dist/main-worker.js': { spec: conversationConfigSpec, load: loadConversationConfig, kind: 'worker' },
+  'services/conversation/dist/main-worker.js': { spec: conversationWorkerConfigSpec, load: loadConversationWorkerConfig, kind: 'worker' },
   'services/notification/dist/main-api.js': { spec: notificationConfigSpec, load: loadNotificationConfig, kind: 'api', serves: 'service' },
-  'services/notification/dist/main-worker.js': { spec: notificationConfigSpec, load: loadNotificationConfig, kind: 'worker' },
+  'services/notification/dist/main-worker.js': { spec: notificationWorkerConfigSpec, load: loadNotificationWorkerConfig, kind: 'worker' },
   'services/webhooks/dist/main-api.js': { spec: webhooksConfigSpec, load: loadWebhooksConfig, kind: 'api', serves: 'service' },
   'services/webhooks/dist/main-worker.js': { spec: webhooksConfigSpec, load: loadWebhooksConfig, kind: 'worker' },
   ...Object.fromEntries(

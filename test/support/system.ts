@@ -9,7 +9,7 @@ import { createHttpServer, createLogger, createOutboundClient, createProducer, s
 import { ensureDatabase, migrateServiceSchema } from '@collab/shared/storage';
 import type { Express } from 'express';
 import pg from 'pg';
-import { loadConversationConfig } from '../../services/conversation/src/config.js';
+import { loadConversationWorkerConfig } from '../../services/conversation/src/config.js';
 import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
 import { purgeJobs as conversationPurgeJobs } from '../../services/conversation/src/jobs/purge.jobs.js';
 import { conversationEvents, createConversationService } from '../../services/conversation/src/service.js';
@@ -20,10 +20,10 @@ import { createIdentityDataSource } from '../../services/identity/src/data-sourc
 import { createCustomer, ensureBootCustomer } from '../../services/identity/src/domain/customers/customers.js';
 import { batchJobs } from '../../services/identity/src/jobs/batch.jobs.js';
 import { createIdentityService } from '../../services/identity/src/service.js';
-import { loadNotificationConfig } from '../../services/notification/src/config.js';
+import { loadNotificationWorkerConfig } from '../../services/notification/src/config.js';
 import { createNotificationDataSource } from '../../services/notification/src/data-source.js';
 import { purgeJobs as notificationPurgeJobs } from '../../services/notification/src/jobs/purge.jobs.js';
-import { createNotificationService } from '../../services/notification/src/service.js';
+import { createNotificationService, notificationEvents } from '../../services/notification/src/service.js';
 import { loadWebhooksConfig } from '../../services/webhooks/src/config.js';
 import { createWebhooksDataSource } from '../../services/webhooks/src/data-source.js';
 import { guardedPoster } from '../../services/webhooks/src/domain/deliveries/poster.js';
@@ -167,8 +167,9 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
   const identity = await createIdentityService(loadIdentityConfig(env), logger.child({ service: 'identity' }));
   const customer = { id: randomUUID(), secret: randomBytes(32).toString('hex') };
   await ensureBootCustomer(identity.ctx, customer);
-  const conversationConfig = loadConversationConfig(env);
-  const notificationConfig = loadNotificationConfig(env);
+  // The worker's configs: the API's variables and those of the relays run below.
+  const conversationConfig = loadConversationWorkerConfig(env);
+  const notificationConfig = loadNotificationWorkerConfig(env);
   const conversation = await createConversationService(conversationConfig, logger.child({ service: 'conversation' }));
   const notification = await createNotificationService(notificationConfig, logger.child({ service: 'notification' }));
   const webhooksConfig = loadWebhooksConfig(env);
@@ -208,13 +209,15 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
       { ...queueConnection, logger: logger.child({ service: 'webhooks-worker' }), concurrency: webhooksConfig.WORKER_CONCURRENCY },
     ),
   ];
-  // The outbox relays of the identity and conversation workers: deletions and events.
+  // The outbox relays of the identity, conversation and notification workers: deletions, events
+  // and the notifications that messages cause.
   const outboxRelays =
     (options.outboxRelay ?? options.workers) === false
       ? []
       : [
           identity.ctx.deletions,
           conversationEvents(conversation.ctx, conversationConfig, logger.child({ service: 'conversation-worker' })),
+          notificationEvents(notification.ctx, notificationConfig, logger.child({ service: 'notification-worker' })),
         ].map((outbox) => outbox.startRelay({ pollMs: workerVars.OUTBOX_POLL_MS.default! }));
   const gatewayEnv = {
     ...env,

@@ -8,15 +8,28 @@ export const conversationConfigSpec = {
   METRICS_PORT: metricsPortVar(9082),
   DB_POOL_SIZE: vars.integer('PostgreSQL connections per process', 10),
   IDENTITY_URL: vars.url('Internal URL of the identity service', 'http://127.0.0.1:8081'),
-  /** Read by the worker, whose outbox relay hands events to the webhooks service. */
-  WEBHOOKS_URL: vars.url('Internal URL of the webhooks service', 'http://127.0.0.1:8084'),
   FILE_URL_SECRET: vars.secret('Key that signs file download URLs'),
   MAX_FILE_BYTES: vars.integer('Largest accepted file upload, in bytes', 100 * 1024 * 1024),
   PUBLIC_URL: vars.string('Public base URL of the API for download links (default: from the request)', ''),
 };
 
+/**
+ * The conversation worker builds what the API does (events carry GET views) and its outbox relay
+ * hands what messages cause to the notification and webhooks services.
+ */
+export const conversationWorkerConfigSpec = {
+  ...conversationConfigSpec,
+  NOTIFICATION_URL: vars.url('Internal URL of the notification service', 'http://127.0.0.1:8083'),
+  WEBHOOKS_URL: vars.url('Internal URL of the webhooks service', 'http://127.0.0.1:8084'),
+};
+
 export type ConversationConfig = ReturnType<typeof loadConversationConfig>;
+export type ConversationWorkerConfig = ReturnType<typeof loadConversationWorkerConfig>;
 
 export function loadConversationConfig(env: NodeJS.ProcessEnv = process.env) {
   return loadConfig(conversationConfigSpec, env);
+}
+
+export function loadConversationWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
+  return loadConfig(conversationWorkerConfigSpec, env);
 }

@@ -3,7 +3,7 @@
  * webhooks service. Scaled separately from the API.
  */
 import { runWorkerMain } from '@collab/shared';
-import { loadConversationConfig } from './config.js';
+import { loadConversationWorkerConfig } from './config.js';
 import { createConversationDataSource } from './data-source.js';
 import { pendingPurges, purgeJobs } from './jobs/purge.jobs.js';
 import { conversationContext, conversationEvents } from './service.js';
@@ -11,7 +11,7 @@ import { conversationContext, conversationEvents } from './service.js';
 runWorkerMain({
   name: 'conversation-worker',
   queue: 'conversation-purge',
-  loadConfig: () => loadConversationConfig(),
+  loadConfig: () => loadConversationWorkerConfig(),
   createDataSource: createConversationDataSource,
   jobs: (db, config) => purgeJobs(db, config.PURGE_BATCH_SIZE),
   pendingJobs: pendingPurges,

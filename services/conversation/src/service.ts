@@ -1,13 +1,14 @@
 /** The conversation service's dependencies and app, wired once for the API process and for tests. */
-import { cascadeRouter, createInternalClient, createProducer, createRedis, type Logger } from '@collab/shared';
+import { createInternalClient, createProducer, createRedis, type Logger } from '@collab/shared';
 import { storageReadiness } from '@collab/shared/storage';
 import { createConversationApp } from './app.js';
-import type { ConversationConfig } from './config.js';
+import type { ConversationConfig, ConversationWorkerConfig } from './config.js';
 import { createConversationDataSource } from './data-source.js';
 import type { ConversationContext } from './domain/context.js';
 import { identityDirectory } from './domain/identity-directory.js';
 import { applyCascade } from './domain/cascade/cascade.js';
 import { eventsProcessor } from './domain/events/relay.js';
+import { internalRouter } from './http/internal.router.js';
 import type { DataSource } from 'typeorm';
 
 /** What the use cases need, for the API process and the worker alike. */
@@ -26,10 +27,11 @@ export function conversationContext(db: DataSource, config: ConversationConfig, 
   };
 }
 
-/** The relay of recorded events into the webhooks service (run by the worker). */
-export function conversationEvents(ctx: ConversationContext, config: ConversationConfig, logger: Logger) {
-  const webhooks = createInternalClient({ baseUrl: config.WEBHOOKS_URL, internalToken: config.INTERNAL_TOKEN, service: 'webhooks', timeoutMs: 10_000 });
-  return eventsProcessor(ctx, webhooks, logger);
+/** The relay of recorded entries into the notification and webhooks services (run by the worker). */
+export function conversationEvents(ctx: ConversationContext, config: ConversationWorkerConfig, logger: Logger) {
+  const client = (service: string, baseUrl: string) =>
+    createInternalClient({ baseUrl, internalToken: config.INTERNAL_TOKEN, service, timeoutMs: 10_000 });
+  return eventsProcessor(ctx, { webhooks: client('webhooks', config.WEBHOOKS_URL), notification: client('notification', config.NOTIFICATION_URL) }, logger);
 }
 
 export async function createConversationService(config: ConversationConfig, logger: Logger, isDraining?: () => boolean) {
@@ -42,7 +44,7 @@ export async function createConversationService(config: ConversationConfig, logg
   const app = createConversationApp(ctx, {
     logger,
     internalToken: config.INTERNAL_TOKEN,
-    internal: cascadeRouter((applicationId, target, requestId) => applyCascade({ db, purgeQueue }, applicationId, target, requestId)),
+    internal: internalRouter(ctx, (applicationId, target, requestId) => applyCascade({ db, purgeQueue }, applicationId, target, requestId)),
     isDraining,
     readiness: storageReadiness(db, redis),
   });

@@ -8,10 +8,23 @@ export const notificationConfigSpec = {
   METRICS_PORT: metricsPortVar(9083),
   DB_POOL_SIZE: vars.integer('PostgreSQL connections per process', 10),
   IDENTITY_URL: vars.url('Internal URL of the identity service', 'http://127.0.0.1:8081'),
+  /** The messages and threads that notifications show are asked of it. */
+  CONVERSATION_URL: vars.url('Internal URL of the conversation service', 'http://127.0.0.1:8082'),
+};
+
+/** The notification worker builds notifications as the API shows them, and its outbox relay hands their events to the webhooks service. */
+export const notificationWorkerConfigSpec = {
+  ...notificationConfigSpec,
+  WEBHOOKS_URL: vars.url('Internal URL of the webhooks service', 'http://127.0.0.1:8084'),
 };
 
 export type NotificationConfig = ReturnType<typeof loadNotificationConfig>;
+export type NotificationWorkerConfig = ReturnType<typeof loadNotificationWorkerConfig>;
 
 export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env) {
   return loadConfig(notificationConfigSpec, env);
+}
+
+export function loadNotificationWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
+  return loadConfig(notificationWorkerConfigSpec, env);
 }

@@ -1,14 +1,19 @@
-/** Notification worker: drains the notification-purge queue. Scaled separately from the API. */
+/**
+ * Notification worker: drains the notification-purge queue and relays the recorded
+ * notification-created events to the webhooks service. Scaled separately from the API.
+ */
 import { runWorkerMain } from '@collab/shared';
-import { loadNotificationConfig } from './config.js';
+import { loadNotificationWorkerConfig } from './config.js';
 import { createNotificationDataSource } from './data-source.js';
 import { pendingPurges, purgeJobs } from './jobs/purge.jobs.js';
+import { notificationContext, notificationEvents } from './service.js';
 
 runWorkerMain({
   name: 'notification-worker',
   queue: 'notification-purge',
-  loadConfig: () => loadNotificationConfig(),
+  loadConfig: () => loadNotificationWorkerConfig(),
   createDataSource: createNotificationDataSource,
   jobs: (db, config) => purgeJobs(db, config.PURGE_BATCH_SIZE),
   pendingJobs: pendingPurges,
+  outbox: (db, config, logger) => notificationEvents(notificationContext(db, config), config, logger),
 });

@@ -34,3 +34,14 @@ export function customerOf(req: Request): string {
   if (!req.ctx.customerId) throw new ApiError('invalid_customer_token', 'No customer is associated with this request.');
   return req.ctx.customerId;
 }
+
+/**
+ * The public base URL the client called, as the gateway forwards it (X-Forwarded-Host and -Proto),
+ * for links back into the API.
+ */
+export function requestBaseUrl(req: Request): string {
+  const forwarded = (name: string) => String(req.headers[name] ?? '').split(',')[0].trim();
+  const host = forwarded('x-forwarded-host') || req.headers.host;
+  const proto = forwarded('x-forwarded-proto') || req.protocol;
+  return `${proto}://${host}`;
+}

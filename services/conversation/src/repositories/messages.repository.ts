@@ -98,6 +98,21 @@ export const messagesRepository = {
     return rows[0] ?? null;
   },
 
+  /** Messages by internal id whose message and thread are both not being purged, in no particular order. */
+  async findByInternalIds(db: Db, applicationId: string, internalIds: readonly string[]): Promise<MessageRow[]> {
+    if (internalIds.length === 0) return [];
+    return db.query(
+      `SELECT ${MESSAGE_COLUMNS} FROM conversation.messages m JOIN conversation.threads t ON t.internal_id = m.thread_id
+       WHERE m.application_id = $1 AND m.internal_id = ANY($2::bigint[]) AND m.purging_at IS NULL AND t.purging_at IS NULL`,
+      [applicationId, [...new Set(internalIds)]],
+    );
+  },
+
+  /** The reactions a message has now. */
+  async reactionsOf(db: Db, messageId: string): Promise<{ userId: string; reaction: string }[]> {
+    return db.query(`SELECT user_id AS "userId", reaction FROM conversation.message_reactions WHERE message_id = $1`, [messageId]);
+  },
+
   /** Whether the thread has any message yet (a new message is then the one that starts it). */
   async anyInThread(db: Db, threadId: string): Promise<boolean> {
     const rows: unknown[] = await db.query(`SELECT 1 FROM conversation.messages WHERE thread_id = $1 LIMIT 1`, [threadId]);
@@ -228,20 +243,24 @@ export const messagesRepository = {
     );
   },
 
-  async replaceMentions(db: Db, messageId: string, userIds: readonly string[]): Promise<void> {
+  /** Makes these users the message's mentions; returns those it did not mention before. */
+  async replaceMentions(db: Db, messageId: string, userIds: readonly string[]): Promise<string[]> {
     await db.query(`DELETE FROM conversation.message_mentions WHERE message_id = $1 AND NOT (user_id = ANY($2::text[]))`, [
       messageId,
       [...userIds],
     ]);
-    await messagesRepository.addMentions(db, messageId, userIds);
+    return messagesRepository.addMentions(db, messageId, userIds);
   },
 
-  async addMentions(db: Db, messageId: string, userIds: readonly string[]): Promise<void> {
-    if (userIds.length === 0) return;
-    await db.query(
-      `INSERT INTO conversation.message_mentions (message_id, user_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`,
+  /** Adds mentions; returns the users that were not mentioned yet. */
+  async addMentions(db: Db, messageId: string, userIds: readonly string[]): Promise<string[]> {
+    if (userIds.length === 0) return [];
+    const rows: { userId: string }[] = await db.query(
+      `INSERT INTO conversation.message_mentions (message_id, user_id) SELECT $1, unnest($2::text[])
+       ON CONFLICT DO NOTHING RETURNING user_id AS "userId"`,
       [messageId, [...new Set(userIds)]],
     );
+    return rows.map((row) => row.userId);
   },
 
   /**

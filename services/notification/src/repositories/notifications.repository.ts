@@ -2,8 +2,10 @@
 import { countAffected, deleteBatch, type Queryable as Db } from '@collab/shared';
 import type { NotificationRow } from '../entities/index.js';
 
-const COLUMNS = `n.internal_id AS "internalId", n.application_id AS "applicationId", n.external_id AS "externalId",
-  n.recipient_id AS "recipientId", n.actor_id AS "actorId", n.template, n.url, n.icon_url AS "iconUrl",
+const COLUMNS = `n.internal_id AS "internalId", n.application_id AS "applicationId", n.external_id AS "externalId", n.kind,
+  n.recipient_id AS "recipientId", n.actor_id AS "actorId", n.template, n.url, n.message_ref AS "messageRef",
+  n.thread_ref AS "threadRef", n.reply_actions AS "replyActions", n.thread_action_type AS "threadActionType", n.reaction,
+  n.aggregation_key AS "aggregationKey", n.source_id AS "sourceId", n.icon_url AS "iconUrl",
   n.extra_classnames AS "extraClassnames", n.metadata, n.read_status AS "readStatus", n.created_at AS "createdAt"`;
 
 export interface NotificationCursor {
@@ -11,63 +13,189 @@ export interface NotificationCursor {
   externalId: string;
 }
 
+/**
+ * What the conversation service says of the messages notifications point at: a thread action is
+ * shown while its action message exists; a reply while its message exists and is not
+ * soft-deleted; a reaction while, besides, the message still has that reaction by its sender.
+ */
+export interface Visibility {
+  existingMessages: string[];
+  undeletedMessages: string[];
+  reactions: { messageRef: string; userId: string; reaction: string }[];
+}
+
+/**
+ * An item of a recipient's list: a row, or the newest of the rows that aggregate (a message's
+ * reactions), with the distinct senders of them all, the most recent first.
+ */
+export type NotificationItemRow = NotificationRow & { senders: string[] };
+
+/**
+ * The recipient's visible rows (`visible`) and their items (`items`, one per aggregation key or
+ * row, represented by its newest row), as SQL CTEs; adds their parameters after `$1` (application)
+ * and `$2` (recipient).
+ */
+function itemsCte(params: unknown[], visibility: Visibility): string {
+  const param = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const existing = param(visibility.existingMessages);
+  const undeleted = param(visibility.undeletedMessages);
+  const [reactionMessages, reactionUsers, reactions] = [
+    param(visibility.reactions.map((reaction) => reaction.messageRef)),
+    param(visibility.reactions.map((reaction) => reaction.userId)),
+    param(visibility.reactions.map((reaction) => reaction.reaction)),
+  ];
+  return `WITH visible AS (
+      SELECT ${COLUMNS} FROM notification.notifications n
+      WHERE n.application_id = $1 AND n.recipient_id = $2 AND n.purging_at IS NULL AND (
+        n.kind = 'external'
+        OR (n.kind = 'thread_action' AND n.message_ref = ANY(${existing}::text[]))
+        OR (n.kind = 'reply' AND n.message_ref = ANY(${undeleted}::text[]))
+        OR (n.kind = 'reaction' AND (n.message_ref, n.actor_id, n.reaction) IN (
+          SELECT * FROM unnest(${reactionMessages}::text[], ${reactionUsers}::text[], ${reactions}::text[]))))
+    ),
+    items AS (
+      SELECT DISTINCT ON (COALESCE(v."aggregationKey", v."externalId")) v.* FROM visible v
+      ORDER BY COALESCE(v."aggregationKey", v."externalId"), v."createdAt" DESC, v."externalId" ASC
+    )`;
+}
+
+/** The item's senders: its row's, or the distinct senders of its aggregated rows, most recent first. */
+const SENDERS = `CASE WHEN i."aggregationKey" IS NULL THEN ARRAY[i."actorId"] ELSE ARRAY(
+    SELECT s."actorId" FROM visible s WHERE s."aggregationKey" = i."aggregationKey"
+    GROUP BY s."actorId" ORDER BY max(s."createdAt") DESC, s."actorId") END AS senders`;
+
+type NewRow = Pick<NotificationRow, 'externalId' | 'kind' | 'recipientId' | 'actorId'> &
+  Partial<Omit<NotificationRow, 'internalId' | 'applicationId' | 'readStatus' | 'createdAt' | 'purgingAt'>>;
+
+/** Insertable columns, in the order of the INSERT statement. */
+const INSERT_COLUMNS: [keyof NewRow, string][] = [
+  ['externalId', 'external_id'],
+  ['kind', 'kind'],
+  ['recipientId', 'recipient_id'],
+  ['actorId', 'actor_id'],
+  ['template', 'template'],
+  ['url', 'url'],
+  ['messageRef', 'message_ref'],
+  ['threadRef', 'thread_ref'],
+  ['replyActions', 'reply_actions'],
+  ['threadActionType', 'thread_action_type'],
+  ['reaction', 'reaction'],
+  ['aggregationKey', 'aggregation_key'],
+  ['sourceId', 'source_id'],
+  ['iconUrl', 'icon_url'],
+  ['extraClassnames', 'extra_classnames'],
+  ['metadata', 'metadata'],
+];
+const JSON_COLUMNS = new Set<keyof NewRow>(['replyActions', 'metadata']);
+
+/**
+ * Inserts the rows (at most a few hundred: one per recipient of a message); a row whose source
+ * and recipient are taken already is skipped. Returns the internal ids of the rows inserted.
+ */
+async function insertRows(db: Db, applicationId: string, rows: readonly NewRow[]): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const params: unknown[] = [applicationId];
+  const values = rows.map((row) => {
+    const placeholders = INSERT_COLUMNS.map(([key]) => {
+      const value = row[key] ?? (key === 'metadata' ? {} : null);
+      params.push(JSON_COLUMNS.has(key) && value !== null ? JSON.stringify(value) : value);
+      return `$${params.length}`;
+    });
+    return `($1, ${placeholders.join(', ')})`;
+  });
+  const inserted: { internalId: string }[] = await db.query(
+    `INSERT INTO notification.notifications (application_id, ${INSERT_COLUMNS.map(([, column]) => column).join(', ')})
+     VALUES ${values.join(', ')}
+     ON CONFLICT (application_id, source_id, recipient_id) DO NOTHING
+     RETURNING internal_id AS "internalId"`,
+    params,
+  );
+  return inserted.map((row) => row.internalId);
+}
+
 export const notificationsRepository = {
-  async insert(db: Db, row: Omit<NotificationRow, 'internalId' | 'readStatus' | 'createdAt'>): Promise<void> {
-    await db.query(
-      `INSERT INTO notification.notifications
-         (application_id, external_id, recipient_id, actor_id, template, url, icon_url, extra_classnames, metadata)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [
-        row.applicationId,
-        row.externalId,
-        row.recipientId,
-        row.actorId,
-        row.template,
-        row.url,
-        row.iconUrl,
-        row.extraClassnames,
-        JSON.stringify(row.metadata),
-      ],
+  insert: insertRows,
+
+  /** A notification by internal id, unless a cascade reached it. */
+  async find(db: Db, applicationId: string, internalId: string): Promise<NotificationRow | null> {
+    const rows: NotificationRow[] = await db.query(
+      `SELECT ${COLUMNS} FROM notification.notifications n WHERE n.application_id = $1 AND n.internal_id = $2 AND n.purging_at IS NULL`,
+      [applicationId, internalId],
     );
+    return rows[0] ?? null;
   },
 
-  /** Newest first, ties by id, strictly after the cursor. */
-  async pageForRecipient(
+  /** The messages the recipient's notifications point at. */
+  async messageRefsOf(db: Db, applicationId: string, recipientId: string): Promise<string[]> {
+    const rows: { ref: string }[] = await db.query(
+      `SELECT DISTINCT message_ref AS ref FROM notification.notifications
+       WHERE application_id = $1 AND recipient_id = $2 AND message_ref IS NOT NULL AND purging_at IS NULL`,
+      [applicationId, recipientId],
+    );
+    return rows.map((row) => row.ref);
+  },
+
+  /** The recipient's visible items, newest first, ties by id, strictly after the cursor. */
+  async itemsPage(
     db: Db,
     applicationId: string,
     recipientId: string,
+    visibility: Visibility,
     page: { after: NotificationCursor | null; limit: number },
-  ): Promise<(NotificationRow & { cursor: string })[]> {
+  ): Promise<(NotificationItemRow & { cursor: string })[]> {
     const params: unknown[] = [applicationId, recipientId];
+    const items = itemsCte(params, visibility);
     let keyset = '';
     if (page.after) {
       params.push(page.after.createdAtMicros, page.after.externalId);
-      const ts = `($3::timestamp AT TIME ZONE 'UTC')`;
-      keyset = ` AND (n.created_at < ${ts} OR (n.created_at = ${ts} AND n.external_id > $4))`;
+      const ts = `($${params.length - 1}::timestamp AT TIME ZONE 'UTC')`;
+      keyset = `WHERE i."createdAt" < ${ts} OR (i."createdAt" = ${ts} AND i."externalId" > $${params.length})`;
     }
     params.push(page.limit);
     return db.query(
-      `SELECT ${COLUMNS}, to_char(n.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS cursor
-       FROM notification.notifications n
-       WHERE n.application_id = $1 AND n.recipient_id = $2 AND n.purging_at IS NULL${keyset}
-       ORDER BY n.created_at DESC, n.external_id ASC LIMIT $${params.length}`,
+      `${items}
+       SELECT i.*, ${SENDERS}, to_char(i."createdAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS cursor
+       FROM items i ${keyset}
+       ORDER BY i."createdAt" DESC, i."externalId" ASC LIMIT $${params.length}`,
       params,
     );
   },
 
-  async countForRecipient(db: Db, applicationId: string, recipientId: string): Promise<number> {
-    const rows: { count: string }[] = await db.query(
-      `SELECT count(*) AS count FROM notification.notifications WHERE application_id = $1 AND recipient_id = $2 AND purging_at IS NULL`,
-      [applicationId, recipientId],
-    );
-    return Number(rows[0].count);
+  async countItems(db: Db, applicationId: string, recipientId: string, visibility: Visibility): Promise<number> {
+    const params: unknown[] = [applicationId, recipientId];
+    const rows: { count: number }[] = await db.query(`${itemsCte(params, visibility)} SELECT count(*)::int AS count FROM items`, params);
+    return rows[0].count;
   },
 
-  /** Returns whether a notification was deleted. */
+  /** The item that shows this row, or null when the row is not visible (or gone). */
+  async itemOf(db: Db, applicationId: string, row: NotificationRow, visibility: Visibility): Promise<NotificationItemRow | null> {
+    const params: unknown[] = [applicationId, row.recipientId];
+    const items = itemsCte(params, visibility);
+    params.push(row.internalId);
+    const rows: NotificationItemRow[] = await db.query(
+      `${items}
+       SELECT i.*, ${SENDERS} FROM items i
+       WHERE COALESCE(i."aggregationKey", i."externalId") =
+         (SELECT COALESCE(v."aggregationKey", v."externalId") FROM visible v WHERE v."internalId" = $${params.length})`,
+      params,
+    );
+    return rows[0] ?? null;
+  },
+
+  /**
+   * Deletes a notification, with the rows aggregated into the same item (its recipient sees them
+   * as one); returns whether anything was deleted.
+   */
   async delete(db: Db, applicationId: string, externalId: string): Promise<boolean> {
     const deleted = await countAffected(
       db,
-      `DELETE FROM notification.notifications WHERE application_id = $1 AND external_id = $2 AND purging_at IS NULL`,
+      `DELETE FROM notification.notifications n USING notification.notifications named
+       WHERE named.application_id = $1 AND named.external_id = $2 AND named.purging_at IS NULL
+         AND n.application_id = $1 AND n.recipient_id = named.recipient_id AND n.purging_at IS NULL
+         AND (n.internal_id = named.internal_id OR n.aggregation_key = named.aggregation_key)`,
       [applicationId, externalId],
     );
     return deleted > 0;

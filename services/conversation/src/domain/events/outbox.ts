@@ -1,28 +1,45 @@
 /**
- * The conversation service's outbox: a new message's event is recorded in the transaction that
- * writes the message, so it exists exactly when the message does, and the conversation worker's
- * relay carries it to the webhooks service (retried until that succeeds).
+ * The conversation service's outbox: what a change causes elsewhere is recorded in the transaction
+ * that makes the change, so it exists exactly when the change does, and the conversation worker's
+ * relay carries it to the notification and webhooks services (retried until they succeed).
  */
-import { s } from '@collab/shared';
+import { REPLY_ACTIONS, s } from '@collab/shared';
 import { defineOutbox } from '@collab/shared/storage';
 import { CONVERSATION_SCHEMA } from '../../entities/index.js';
+
+/**
+ * `messageId` is the message's internal id; `linkBase` the public base URL of the request that
+ * wrote it, for the file links of the events it causes.
+ */
+const ofMessage = { messageId: s.string({ minLength: 1 }), linkBase: s.string() };
 
 export const eventsOutbox = defineOutbox(CONVERSATION_SCHEMA, {
   /**
    * A message was added: a user's, or an action message of a resolve or reopen. `recipients` are
-   * the users it notifies, decided in its transaction; `linkBase` is the public base URL of the
-   * request that wrote it, for the file links of the event's message.
+   * the users it notifies, decided in its transaction (replyActions null for a thread action).
    */
   'message.added': s.object({
-    messageId: s.string({ minLength: 1 }),
-    linkBase: s.string(),
+    ...ofMessage,
     recipients: s.array(
       s.object({
         userId: s.string({ minLength: 1 }),
-        replyActions: s.array(s.enum(['mention', 'attach-file', 'create-thread'])).nullable(),
+        replyActions: s.array(s.enum(REPLY_ACTIONS)).nullable(),
       }),
     ),
   }),
+  /** An edit mentions users the message did not mention before: each gets a reply notification. */
+  'message.mentioned': s.object({
+    ...ofMessage,
+    recipients: s.array(s.object({ userId: s.string({ minLength: 1 }), replyActions: s.array(s.enum(REPLY_ACTIONS)) })),
+  }),
+  /** A reaction the message did not have, by someone other than its author, who is told. */
+  'reaction.added': s.object({
+    ...ofMessage,
+    authorId: s.string({ minLength: 1 }),
+    userId: s.string({ minLength: 1 }),
+    reaction: s.string({ minLength: 1 }),
+  }),
 });
 
-export type MessageAdded = Parameters<typeof eventsOutbox.record>[1][number];
+export type ConversationEvent = Parameters<typeof eventsOutbox.record>[1][number];
+export type MessageAdded = Extract<ConversationEvent, { topic: 'message.added' }>;

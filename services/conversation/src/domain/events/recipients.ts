@@ -1,11 +1,9 @@
 /**
- * Who a new message or thread action notifies, decided inside the transaction that writes it, from
- * the thread's subscribers at that moment (before the author and the mentioned users are
- * subscribed by the message itself).
+ * Who a new message, an edit or a thread action notifies, decided inside the transaction that
+ * writes it, from the thread's subscribers at that moment (before the author and the mentioned
+ * users are subscribed by the message itself).
  */
-
-/** Why a recipient of a reply is told, in the order receivers expect them. */
-export type ReplyAction = 'mention' | 'attach-file' | 'create-thread';
+import type { ReplyAction } from '@collab/shared';
 
 export interface Recipient {
   userId: string;
@@ -39,4 +37,14 @@ export function replyRecipients(message: {
 /** A resolve or reopen notifies the thread's subscribers except the user who did it. */
 export function threadActionRecipients(actorId: string, subscribers: readonly string[]): Recipient[] {
   return subscribers.filter((userId) => userId !== actorId).map((userId) => ({ userId, replyActions: null }));
+}
+
+/**
+ * An edit notifies the users its new content mentions for the first time, never the author (a
+ * self-mention notifies nobody). It is no thread's first message any more, so only mention and
+ * attach-file apply.
+ */
+export function mentionRecipients(message: { authorId: string; newlyMentioned: readonly string[]; hasFiles: boolean }) {
+  const replyActions: ReplyAction[] = message.hasFiles ? ['mention', 'attach-file'] : ['mention'];
+  return message.newlyMentioned.filter((userId) => userId !== message.authorId).map((userId) => ({ userId, replyActions }));
 }

@@ -5,7 +5,8 @@ import type { Db } from '../../repositories/db.js';
 import { messagesRepository } from '../../repositories/messages.repository.js';
 import type { DirectoryUser } from '../identity-directory.js';
 
-const TRANSLATION_KEYS = { resolved: 'cord.thread_resolved', reopened: 'cord.thread_unresolved' } as const;
+/** What tells a resolve's action message from a reopen's. */
+export const ACTION_TRANSLATION_KEYS = { resolved: 'cord.thread_resolved', reopened: 'cord.thread_unresolved' } as const;
 
 /** Inserts `<mention> resolved|reopened this thread` by `user`; returns the new message. */
 export async function insertActionMessage(
@@ -32,7 +33,7 @@ export async function insertActionMessage(
     ],
     url: null,
     iconUrl: null,
-    translationKey: TRANSLATION_KEYS[verb],
+    translationKey: ACTION_TRANSLATION_KEYS[verb],
     extraClassnames: null,
     metadata: {},
     skipLinkPreviews: false,

@@ -21,8 +21,8 @@ import { threadsRepository } from '../../repositories/threads.repository.js';
 import type { ConversationContext } from '../context.js';
 import type { Lookup } from '../identity-directory.js';
 import { creationGroupId, insertThread, requireThread, threadNotFound, type ThreadCreation } from '../threads/threads.js';
-import { eventsOutbox, type MessageAdded } from '../events/outbox.js';
-import { replyRecipients, threadActionRecipients } from '../events/recipients.js';
+import { eventsOutbox, type ConversationEvent, type MessageAdded } from '../events/outbox.js';
+import { mentionRecipients, replyRecipients, threadActionRecipients } from '../events/recipients.js';
 import { insertActionMessage } from './action-messages.js';
 import { messageViews, type ViewOptions } from './message-views.js';
 
@@ -271,6 +271,7 @@ export async function updateMessage(
   messageId: string,
   input: MessageUpdate,
   requestId: string,
+  linkBase: string,
 ): Promise<void> {
   const thread = await requireThread(ctx.db, applicationId, threadId);
   const message = await requireMessageInThread(ctx.db, applicationId, thread, messageId);
@@ -336,6 +337,9 @@ export async function updateMessage(
   try {
     await ctx.db.transaction(async (tx) => {
       const current = await requireMessageInThread(tx, applicationId, thread, messageId, true);
+      const reactedBefore = new Set(
+        (await messagesRepository.reactionsOf(tx, current.internalId)).map(({ userId, reaction }) => reactionKey({ userID: userId, reaction })),
+      );
       await messagesRepository.update(tx, applicationId, current.internalId, fields);
       await messagesRepository.addReactions(tx, current.internalId, reactionRows(addReactions, now));
       await messagesRepository.removeReactions(
@@ -357,11 +361,30 @@ export async function updateMessage(
         current.internalId,
         removeAttachments.filter((item) => item.type === 'link_preview').map((item) => item.id),
       );
-      if (mentioned) {
-        await messagesRepository.replaceMentions(tx, current.internalId, mentioned);
-        await participantsRepository.subscribe(tx, thread.internalId, mentioned.filter(lookup.isMember), true);
-      }
+      const newlyMentioned = mentioned ? new Set(await messagesRepository.replaceMentions(tx, current.internalId, mentioned)) : new Set<string>();
+      if (mentioned) await participantsRepository.subscribe(tx, thread.internalId, mentioned.filter(lookup.isMember), true);
       if (fields.createdAt !== undefined) await threadsRepository.refreshActivity(tx, applicationId, thread.internalId);
+
+      // What the edit notifies, decided with the message locked: its (new) author is told of each
+      // reaction it did not have, by someone else; users mentioned for the first time get a reply.
+      const author = fields.authorId ?? current.authorId;
+      const entry = { applicationId, requestId };
+      const ofMessage = { messageId: current.internalId, linkBase };
+      const events: ConversationEvent[] = [];
+      const reacted = new Set<string>();
+      for (const { userID, reaction } of addReactions) {
+        const key = reactionKey({ userID, reaction });
+        if (userID === author || reactedBefore.has(key) || reacted.has(key)) continue;
+        reacted.add(key);
+        events.push({ ...entry, topic: 'reaction.added', payload: { ...ofMessage, authorId: author, userId: userID, reaction } });
+      }
+      const recipients = mentionRecipients({
+        authorId: author,
+        newlyMentioned: (mentioned ?? []).filter((userId) => newlyMentioned.has(userId)),
+        hasFiles: newlyMentioned.size > 0 && (await messagesRepository.attachmentsOf(tx, [current.internalId])).length > 0,
+      });
+      if (recipients.length > 0) events.push({ ...entry, topic: 'message.mentioned', payload: { ...ofMessage, recipients } });
+      await eventsOutbox.record(tx, events);
     });
   } catch (error) {
     // Races with a concurrent update: the new id was taken, or the file attached, meanwhile.

@@ -27,7 +27,7 @@ export function messageHandlers(ctx: ConversationContext): HandlerMap {
     [routes.updateMessage.id]: async (req) => {
       const body = routeBody(routes.updateMessage, req);
       const { threadID, messageID } = routeParams(routes.updateMessage, req);
-      await messages.updateMessage(ctx, applicationOf(req), threadID, messageID, body, req.ctx.requestId);
+      await messages.updateMessage(ctx, applicationOf(req), threadID, messageID, body, req.ctx.requestId, viewOptions(ctx, req).linkBase);
       return { success: true, message: `You successfully updated message ${messageID}` };
     },
 

@@ -1,4 +1,4 @@
-/** Notification use cases (api.md "Notifications", decisions.md 2, 15, 33; behavior.md §14). */
+/** Notification use cases (api.md "Notifications", decisions.md 2, 15, 33, 43; behavior.md §14). */
 import { randomUUID } from 'node:crypto';
 import {
   ApiError,
@@ -8,19 +8,22 @@ import {
   plural,
   s,
   StringSchema,
+  type ConversationDirectory,
   type CursorOf,
-  type DirectoryUser,
   type FlatJson,
   type IdentityDirectory,
   type Path,
 } from '@collab/shared';
 import type { DataSource } from 'typeorm';
-import type { NotificationRow } from '../../entities/index.js';
 import { notificationsRepository } from '../../repositories/notifications.repository.js';
+import { createdEntries, eventsOutbox } from '../events/outbox.js';
+import { PLACEHOLDER, renderItems, visibilityOf } from './items.js';
 
 export interface NotificationContext {
   db: DataSource;
   identity: IdentityDirectory;
+  /** Where the messages and threads of activity notifications are asked. */
+  conversation: ConversationDirectory;
 }
 
 export interface NotificationInput {
@@ -35,9 +38,6 @@ export interface NotificationInput {
   metadata?: FlatJson;
   extraClassnames?: string | null;
 }
-
-/** `{{actor}}` and `{{recipient}}`, with optional spaces inside the braces (behavior.md §14.2). */
-const PLACEHOLDER = /\{\{\s*(actor|recipient)\s*\}\}/g;
 
 function hasActorPlaceholder(template: string): boolean {
   return [...template.matchAll(PLACEHOLDER)].some((match) => match[1] === 'actor');
@@ -60,10 +60,6 @@ class TemplateSchema extends StringSchema {
  */
 export const notificationBody = s.object({ ...notificationRoutes.createNotification.body.shape, template: new TemplateSchema() });
 
-function nameOf(user: DirectoryUser | undefined, id: string): string {
-  return user?.name ?? user?.shortName ?? id;
-}
-
 /** Required keys that may be sent under either spelling (behavior.md §14.1, decisions.md 15). */
 const ALIASED_REQUIRED: Record<string, string> = { actor_id: 'actorID', recipient_id: 'recipientID' };
 const ALIASES = new Set(Object.values(ALIASED_REQUIRED));
@@ -84,11 +80,16 @@ export function requireFields(body: Record<string, unknown>): void {
     throw new ApiError('missing_field', `Missing required ${plural(missing.length, 'field')}: ${listWords(missing)}.`);
 }
 
+/**
+ * Stores the notification and, in the same transaction, its `notification-created` event.
+ * `linkBase`: the public base URL the client called.
+ */
 export async function createNotification(
   ctx: NotificationContext,
   applicationId: string,
   input: NotificationInput,
   requestId: string,
+  linkBase: string,
 ): Promise<string> {
   // The snake_case keys are the documented ones; their camelCase aliases win when both are sent.
   const actorId = input.actorID ?? input.actor_id;
@@ -102,76 +103,54 @@ export async function createNotification(
   if (!users.has(recipientId!)) throw new ApiError('user_not_found', `Invalid recipient user id: ${recipientId}.`);
 
   const id = `cord:${randomUUID()}`;
-  await notificationsRepository.insert(ctx.db, {
-    applicationId,
-    externalId: id,
-    recipientId: recipientId!,
-    actorId: actorId!,
-    template: input.template,
-    url: input.url,
-    iconUrl: input.iconUrl ?? null,
-    extraClassnames: input.extraClassnames ?? null,
-    metadata: input.metadata ?? {},
+  await ctx.db.transaction(async (tx) => {
+    const inserted = await notificationsRepository.insert(tx, applicationId, [
+      {
+        externalId: id,
+        kind: 'external',
+        recipientId: recipientId!,
+        actorId: actorId!,
+        template: input.template,
+        url: input.url,
+        iconUrl: input.iconUrl ?? null,
+        extraClassnames: input.extraClassnames ?? null,
+        metadata: input.metadata ?? {},
+      },
+    ]);
+    await eventsOutbox.record(tx, createdEntries(applicationId, requestId, inserted, linkBase));
   });
   return id;
 }
 
-/** The notification as the recipient sees it (behavior.md §14.3, decisions.md 33). */
-function notificationView(row: NotificationRow, users: Map<string, DirectoryUser>) {
-  const ids = { actor: row.actorId, recipient: row.recipientId };
-  const header: unknown[] = [];
-  let text = '';
-  let last = 0;
-  for (const match of row.template.matchAll(PLACEHOLDER)) {
-    const literal = row.template.slice(last, match.index);
-    if (literal) header.push({ type: 'text', text: literal, bold: false });
-    const userId = ids[match[1] as 'actor' | 'recipient'];
-    const user = users.get(userId);
-    header.push({ type: 'user', userID: userId, user: { id: userId, name: user?.name ?? null, shortName: user?.shortName ?? null } });
-    text += literal + nameOf(user, userId);
-    last = match.index + match[0].length;
-  }
-  const rest = row.template.slice(last);
-  if (rest) header.push({ type: 'text', text: rest, bold: false });
-  text += rest;
-  return {
-    id: row.externalId,
-    senderUserIDs: [row.actorId],
-    iconUrl: row.iconUrl,
-    header,
-    headerTranslation: null,
-    attachment: { type: 'url' as const, url: row.url },
-    readStatus: row.readStatus,
-    timestamp: row.createdAt.toISOString(),
-    extraClassnames: row.extraClassnames,
-    metadata: row.metadata,
-    text,
-  };
-}
-
+/**
+ * GET /v1/users/<ID>/notifications: the items the recipient sees, newest first (behavior.md
+ * §14.3, decisions.md 33, 43). Only shown notifications count in the total and fill the pages.
+ */
 export async function listNotifications(
   ctx: NotificationContext,
   applicationId: string,
   userId: string,
   page: { limit: number; token: CursorOf<typeof pageCursors.notifications> | null },
+  linkBase: string,
   requestId: string,
 ) {
   const recipient = await ctx.identity.lookup(applicationId, { userIds: [userId] }, requestId);
   if (!recipient.users.has(userId)) throw new ApiError('user_not_found', `Platform user ${userId} not found.`);
+  const messageRefs = await notificationsRepository.messageRefsOf(ctx.db, applicationId, userId);
+  const visibility = await visibilityOf(ctx, applicationId, messageRefs, requestId);
   const after = page.token ? { createdAtMicros: page.token.createdAtWithMicros, externalId: page.token.externalID } : null;
   const [{ rows, token }, total] = await Promise.all([
     pageCursors.notifications.page(
       page.limit,
-      (limit) => notificationsRepository.pageForRecipient(ctx.db, applicationId, userId, { after, limit }),
+      (limit) => notificationsRepository.itemsPage(ctx.db, applicationId, userId, visibility, { after, limit }),
       (last) => ({ externalID: last.externalId, createdAtWithMicros: last.cursor }),
     ),
-    notificationsRepository.countForRecipient(ctx.db, applicationId, userId),
+    notificationsRepository.countItems(ctx.db, applicationId, userId, visibility),
   ]);
-  const actors = [...new Set(rows.flatMap((row) => [row.actorId, row.recipientId]))];
-  const { users } = actors.length > 0 ? await ctx.identity.lookup(applicationId, { userIds: actors }, requestId) : recipient;
-  return { notifications: rows.map((row) => notificationView(row, users)), pagination: { token, total } };
+  return { notifications: await renderItems(ctx, applicationId, rows, linkBase, requestId), pagination: { token, total } };
 }
 
+/** Deletes the notification; a reaction's goes with the others shown in the same item. */
 export async function deleteNotification(ctx: NotificationContext, applicationId: string, notificationId: string) {
   if (!(await notificationsRepository.delete(ctx.db, applicationId, notificationId)))
     throw new ApiError('not_found', `Notification ${notificationId} not found.`);

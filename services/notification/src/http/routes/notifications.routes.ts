@@ -1,5 +1,13 @@
 /** /v1/notifications and /v1/users/<ID>/notifications handlers. */
-import { applicationOf, notificationRoutes as routes, parseJsonObject, routeParams, routeQuery, type HandlerMap } from '@collab/shared';
+import {
+  applicationOf,
+  notificationRoutes as routes,
+  parseJsonObject,
+  requestBaseUrl,
+  routeParams,
+  routeQuery,
+  type HandlerMap,
+} from '@collab/shared';
 import * as notifications from '../../domain/notifications/notifications.js';
 
 export function notificationHandlers(ctx: notifications.NotificationContext): HandlerMap {
@@ -9,14 +17,14 @@ export function notificationHandlers(ctx: notifications.NotificationContext): Ha
       // All missing keys first, with the actor/recipient aliases counted (behavior.md §5.2, §14.1).
       notifications.requireFields(raw);
       const body = notifications.notificationBody.parse(raw);
-      const notificationID = await notifications.createNotification(ctx, applicationOf(req), body, req.ctx.requestId);
+      const notificationID = await notifications.createNotification(ctx, applicationOf(req), body, req.ctx.requestId, requestBaseUrl(req));
       return { success: true, message: 'Notification created.', notificationID };
     },
 
     [routes.listUserNotifications.id]: (req) => {
       const { userID } = routeParams(routes.listUserNotifications, req);
       const page = routeQuery(routes.listUserNotifications, req);
-      return notifications.listNotifications(ctx, applicationOf(req), userID, page, req.ctx.requestId);
+      return notifications.listNotifications(ctx, applicationOf(req), userID, page, requestBaseUrl(req), req.ctx.requestId);
     },
 
     [routes.deleteNotification.id]: async (req) => {

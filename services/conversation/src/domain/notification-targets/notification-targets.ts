@@ -1,0 +1,65 @@
+/**
+ * What the notification service shows of the messages and threads its notifications point at:
+ * whether they are still there, and their REST objects. Named by internal reference, which a PUT
+ * never changes.
+ */
+import type { ConversationViews, MessageStates } from '@collab/shared';
+import { messagesRepository } from '../../repositories/messages.repository.js';
+import { threadsRepository } from '../../repositories/threads.repository.js';
+import type { ConversationContext } from '../context.js';
+import { messageViews } from '../messages/message-views.js';
+import { threadViews } from '../threads/thread-views.js';
+
+/** An internal reference as this service writes them (a bigint); anything else names nothing. */
+const REF = /^[1-9]\d{0,17}$/;
+const validRefs = (refs: readonly string[]) => refs.filter((ref) => REF.test(ref));
+
+/** The messages that exist (with their thread), whether each is soft-deleted, and their reactions. */
+export async function messageStates(ctx: ConversationContext, applicationId: string, messageRefs: readonly string[]): Promise<MessageStates> {
+  const messages = await messagesRepository.findByInternalIds(ctx.db, applicationId, validRefs(messageRefs));
+  const { reactions } = await messagesRepository.viewDetailsOf(
+    ctx.db,
+    messages.map((message) => message.internalId),
+    [],
+  );
+  return messages.map((message) => ({
+    ref: message.internalId,
+    deleted: message.deletedAt !== null,
+    reactions: reactions
+      .filter((reaction) => reaction.messageId === message.internalId)
+      .map((reaction) => ({ userID: reaction.userId, reaction: reaction.reaction })),
+  }));
+}
+
+/** GET message and GET thread objects of those that exist; file links under `linkBase`. */
+export async function notificationViews(
+  ctx: ConversationContext,
+  applicationId: string,
+  request: { messageRefs: readonly string[]; threadRefs: readonly string[]; linkBase: string },
+  requestId: string,
+): Promise<ConversationViews> {
+  const found = await messagesRepository.findByInternalIds(ctx.db, applicationId, validRefs(request.messageRefs));
+  const threadRefs = validRefs(request.threadRefs);
+  const threads = await threadsRepository.findByInternalIds(ctx.db, applicationId, [
+    ...threadRefs,
+    ...found.map((message) => message.threadId),
+  ]);
+  const threadsById = new Map(threads.map((thread) => [thread.internalId, thread]));
+  // A thread deleted between the two reads takes its messages with it.
+  const messages = found.filter((message) => threadsById.has(message.threadId));
+  const asked = new Set(threadRefs);
+  const askedThreads = threads.filter((thread) => asked.has(thread.internalId));
+  const [messageObjects, threadObjects] = await Promise.all([
+    messageViews(ctx.db, messages, threadsById, { linkBase: request.linkBase, fileUrlSecret: ctx.files.urlSecret }),
+    threadViews(ctx.db, ctx.identity, applicationId, askedThreads, requestId),
+  ]);
+  return {
+    messages: messages.map((message, index) => ({
+      ref: message.internalId,
+      id: messageObjects[index].id,
+      threadID: messageObjects[index].threadID,
+      view: messageObjects[index],
+    })),
+    threads: askedThreads.map((thread, index) => ({ ref: thread.internalId, name: thread.name, view: threadObjects[index] })),
+  };
+}

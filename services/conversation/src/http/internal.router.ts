@@ -1,0 +1,40 @@
+/**
+ * The conversation service's internal API (contracts in @collab/shared `conversationInternal`):
+ * what the notification service shows of messages and threads, and this service's side of the
+ * deletion cascade.
+ */
+import { ApiError, cascadeRouter, conversationInternal, MAX_JSON_BODY_BYTES, type CascadeTarget } from '@collab/shared';
+import express, { type Request, type Router } from 'express';
+import type { ConversationContext } from '../domain/context.js';
+import { messageStates, notificationViews } from '../domain/notification-targets/notification-targets.js';
+import { linkBaseOf } from './routes/view-options.js';
+
+function applicationHeader(req: Request): string {
+  if (!req.ctx.applicationId) throw new ApiError('invalid_request', 'The application header is required.');
+  return req.ctx.applicationId;
+}
+
+const internalPath = (path: string) => path.replace('/internal', '');
+
+export function internalRouter(
+  ctx: ConversationContext,
+  cascade: (applicationId: string, target: CascadeTarget, requestId: string) => Promise<void>,
+): Router {
+  const router = express.Router();
+  // A user's every notification may name a message: the request takes as many as a body may hold.
+  const json = express.json({ limit: MAX_JSON_BODY_BYTES });
+
+  router.post(internalPath(conversationInternal.messageStates.path), json, async (req, res) => {
+    const { messageRefs } = conversationInternal.messageStates.request.parse(req.body);
+    res.json({ messages: await messageStates(ctx, applicationHeader(req), messageRefs) });
+  });
+
+  router.post(internalPath(conversationInternal.views.path), json, async (req, res) => {
+    const request = conversationInternal.views.request.parse(req.body);
+    const linkBase = linkBaseOf(ctx, request.linkBase);
+    res.json(await notificationViews(ctx, applicationHeader(req), { ...request, linkBase }, req.ctx.requestId));
+  });
+
+  router.use(cascadeRouter(cascade));
+  return router;
+}

@@ -1,0 +1,28 @@
+/**
+ * The notification service's internal API (contracts in @collab/shared `notificationInternal`):
+ * notifications from activity, and this service's side of the deletion cascade.
+ */
+import { ApiError, cascadeRouter, MAX_JSON_BODY_BYTES, notificationInternal, type CascadeTarget } from '@collab/shared';
+import express, { type Router } from 'express';
+import { createActivityNotifications } from '../domain/notifications/activity.js';
+import type { NotificationContext } from '../domain/notifications/notifications.js';
+
+export function internalRouter(
+  ctx: NotificationContext,
+  cascade: (applicationId: string, target: CascadeTarget, requestId: string) => Promise<void>,
+): Router {
+  const router = express.Router();
+  // A message may notify every member of a large group.
+  router.post(
+    notificationInternal.createActivity.path.replace('/internal', ''),
+    express.json({ limit: MAX_JSON_BODY_BYTES }),
+    async (req, res) => {
+      const applicationId = req.ctx.applicationId;
+      if (!applicationId) throw new ApiError('invalid_request', 'The application header is required.');
+      const request = notificationInternal.createActivity.request.parse(req.body);
+      res.json({ created: await createActivityNotifications(ctx, applicationId, request, req.ctx.requestId) });
+    },
+  );
+  router.use(cascadeRouter(cascade));
+  return router;
+}

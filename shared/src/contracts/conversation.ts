@@ -1,0 +1,87 @@
+/**
+ * The conversation service's internal HTTP API for the notification service, which shows
+ * messages and threads it does not own: it asks here instead of reading conversation's tables.
+ * Messages and threads are named by conversation's internal references, which never change (a PUT
+ * may change their ids). Producer and consumer both validate against these schemas.
+ */
+import { ApiError } from '../errors.js';
+import type { InternalClient } from '../http/internal-client.js';
+import { s, type Infer, type Schema } from '../schema/index.js';
+
+const refs = s.array(s.string({ minLength: 1 }));
+
+export const conversationInternal = {
+  /**
+   * Which of these messages exist (and their thread), whether each is soft-deleted, and who
+   * reacted with what: what decides which notifications are listed. A message that is gone, or
+   * being purged, is left out of the answer.
+   */
+  messageStates: {
+    method: 'POST',
+    path: '/internal/messages/states',
+    request: s.object({ messageRefs: refs }),
+    response: s.object({
+      messages: s.array(
+        s.object({
+          ref: s.string(),
+          deleted: s.boolean(),
+          reactions: s.array(s.object({ userID: s.string(), reaction: s.string() })),
+        }),
+      ),
+    }),
+  },
+  /**
+   * The GET message and GET thread objects of these messages and threads (those that exist), with
+   * file links under `linkBase` unless the conversation service has its own PUBLIC_URL.
+   */
+  views: {
+    method: 'POST',
+    path: '/internal/views',
+    request: s.object({ messageRefs: refs, threadRefs: refs, linkBase: s.string() }),
+    response: s.object({
+      // `view` is the REST object as clients get it; what the notification service reads of it
+      // besides passing it on is named beside it.
+      messages: s.array(s.object({ ref: s.string(), id: s.string(), threadID: s.string(), view: s.unknown() })),
+      threads: s.array(s.object({ ref: s.string(), name: s.string(), view: s.unknown() })),
+    }),
+  },
+} as const;
+
+export type MessageStates = Infer<typeof conversationInternal.messageStates.response>['messages'];
+export type ConversationViews = Infer<typeof conversationInternal.views.response>;
+
+/** The calls of the notification service to the conversation service, their answers validated. */
+export interface ConversationDirectory {
+  messageStates(applicationId: string, messageRefs: readonly string[], requestId: string): Promise<MessageStates>;
+  views(
+    applicationId: string,
+    request: { messageRefs: readonly string[]; threadRefs: readonly string[]; linkBase: string },
+    requestId: string,
+  ): Promise<ConversationViews>;
+}
+
+/** An answer outside the contract is a broken dependency: the schema's own 4xx codes are meant for clients' input. */
+function parseAnswer<T>(schema: Schema<T>, answer: unknown): T {
+  try {
+    return schema.parse(answer);
+  } catch {
+    throw new ApiError('bad_gateway', 'The conversation service answered with an invalid response.');
+  }
+}
+
+export function conversationDirectory(client: InternalClient): ConversationDirectory {
+  return {
+    async messageStates(applicationId, messageRefs, requestId) {
+      if (messageRefs.length === 0) return [];
+      const contract = conversationInternal.messageStates;
+      const body = { messageRefs: [...new Set(messageRefs)] };
+      return parseAnswer(contract.response, await client.call(contract.method, contract.path, { applicationId, requestId, body })).messages;
+    },
+    async views(applicationId, { messageRefs, threadRefs, linkBase }, requestId) {
+      if (messageRefs.length === 0 && threadRefs.length === 0) return { messages: [], threads: [] };
+      const contract = conversationInternal.views;
+      const body = { messageRefs: [...new Set(messageRefs)], threadRefs: [...new Set(threadRefs)], linkBase };
+      return parseAnswer(contract.response, await client.call(contract.method, contract.path, { applicationId, requestId, body }));
+    },
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * The conversation worker's relay while the notification service is unreachable: a new message's
+ * notifications and its event wait (the notifications come first), and once the service is back
+ * the notifications are created once and each event is sent once.
+ */
+import { randomUUID } from 'node:crypto';
+import { createLogger, workerVars } from '@collab/shared';
+import type { OutboxRelay } from '@collab/shared/storage';
+import type { DataSource } from 'typeorm';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { loadConversationWorkerConfig } from '../../services/conversation/src/config.js';
+import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
+import { conversationContext, conversationEvents } from '../../services/conversation/src/service.js';
+import { loadNotificationWorkerConfig } from '../../services/notification/src/config.js';
+import { createNotificationDataSource } from '../../services/notification/src/data-source.js';
+import { notificationContext, notificationEvents } from '../../services/notification/src/service.js';
+import { mentioning, newThread, recordedEvents, settled, storedNotifications } from '../support/activity.js';
+import { createApplication } from '../support/client.js';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
+import { until } from '../support/processes.js';
+import { seedTeam } from '../support/seed.js';
+import { startSystem, type TestSystem } from '../support/system.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
+
+let system: TestSystem;
+let receiver: WebhookReceiver;
+let notificationLink: FaultProxy;
+const databases: DataSource[] = [];
+let relays: OutboxRelay[] = [];
+const secrets = new Map<string, string>();
+
+beforeAll(async () => {
+  // The relays run here: the conversation worker's reaches notification through a fault proxy.
+  system = await startSystem({ outboxRelay: false, env: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8' } });
+  receiver = await new WebhookReceiver((id) => secrets.get(id)).start();
+  notificationLink = await startFaultProxy({ port: Number(new URL(system.serviceUrls.notification).port) });
+  const logger = createLogger('test', 'silent');
+  const conversationConfig = loadConversationWorkerConfig({ ...system.env, NOTIFICATION_URL: `http://127.0.0.1:${notificationLink.port}` });
+  const notificationConfig = loadNotificationWorkerConfig(system.env);
+  const conversationDb = createConversationDataSource(system.env.DATABASE_URL, 2);
+  const notificationDb = createNotificationDataSource(system.env.DATABASE_URL, 2);
+  for (const db of [conversationDb, notificationDb]) {
+    await db.initialize();
+    databases.push(db);
+  }
+  relays = [
+    conversationEvents(conversationContext(conversationDb, conversationConfig, logger), conversationConfig, logger),
+    notificationEvents(notificationContext(notificationDb, notificationConfig), notificationConfig, logger),
+  ].map((outbox) => outbox.startRelay({ pollMs: workerVars.OUTBOX_POLL_MS.default! }));
+});
+
+afterAll(async () => {
+  await Promise.all(relays.map((relay) => relay.stop()));
+  for (const db of databases) await db.destroy();
+  notificationLink?.close();
+  await receiver?.stop();
+  await system?.stop();
+});
+
+it('creates the notifications once and sends each event once after the notification service was down', async () => {
+  const app = await createApplication(system, 'relay retry');
+  secrets.set(app.id, app.secret);
+  await seedTeam(app);
+  const path = `/${randomUUID()}`;
+  const registered = await app.client.post(`/v1/applications/${app.id}/webhooks`, {
+    url: `${receiver.url}${path}`,
+    events: ['thread-message-added', 'notification-created'],
+  });
+  expect(registered.status).toBe(201);
+
+  notificationLink.down();
+  const { messageId } = await newThread(app, { content: mentioning('hi', 'bob') });
+  await until(async () => {
+    const { rows } = await system.sql.query(`SELECT attempts FROM conversation.outbox WHERE application_id = $1`, [app.id]);
+    return rows.length === 1 && rows[0].attempts >= 2;
+  }, 'the relay to fail twice');
+  // Nothing yet: the event waits for the notifications it names.
+  expect(await storedNotifications(system, app.id)).toEqual([]);
+  expect(await recordedEvents(system, app.id, 'thread-message-added')).toEqual([]);
+
+  await notificationLink.accept();
+  await settled(system, app.id);
+  const rows = await storedNotifications(system, app.id);
+  expect(rows.map((row) => [row.kind, row.recipient])).toEqual([['reply', 'bob']]);
+  // Both delivered, each at its first attempt: nothing else is on its way.
+  await until(async () => {
+    const { rows: deliveries } = await system.sql.query(`SELECT status, attempts FROM webhooks.deliveries WHERE application_id = $1`, [app.id]);
+    return deliveries.length === 2 && deliveries.every((delivery) => delivery.status === 'succeeded' && delivery.attempts === 1);
+  }, 'both deliveries to succeed');
+  const requests = receiver.received.filter((received) => received.path === path);
+  const sent = requests.map((received) => [(received.body as any).type, received.headers['x-cord-event-id']]);
+  const [added] = await recordedEvents(system, app.id, 'thread-message-added');
+  const [created] = await recordedEvents(system, app.id, 'notification-created');
+  expect(sent.sort()).toEqual([
+    ['notification-created', created.id],
+    ['thread-message-added', added.id],
+  ]);
+  expect(added.payload.messageID).toBe(messageId);
+  expect(added.payload.usersToNotify.map((user: { id: string }) => user.id)).toEqual(['bob']);
+  expect(created.payload.id).toBe(rows[0].id);
+});
