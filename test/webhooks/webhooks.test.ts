@@ -287,3 +287,27 @@ describe('the delivery log', () => {
     expect(listedByB.body.deliveries.map((delivery: { id: string }) => delivery.id)).not.toContain(logged.id);
   });
 });
+
+describe('log retention', () => {
+  it('prunes events and their deliveries past WEBHOOK_LOG_DAYS, and keeps newer ones', async () => {
+    const { createWebhooksDataSource } = await import('../../services/webhooks/src/data-source.js');
+    const { pendingDeliveries } = await import('../../services/webhooks/src/jobs/delivery.jobs.js');
+    const appA = await freshApp();
+    await registerPathOnReceiver(appA);
+    const { ids } = await recordEvents(appA, [{ type: 'notification-created', payload: { old: true } }]);
+    await settled(appA, ids[0]);
+    const db = createWebhooksDataSource(system.env.DATABASE_URL, 1);
+    await db.initialize();
+    try {
+      // A week and a day ago, with the default retention of 7 days.
+      await db.query(`UPDATE webhooks.events SET created_at = now() - interval '8 days' WHERE id = $1`, [ids[0]]);
+      const recent = await recordEvents(appA, [{ type: 'notification-created', payload: { recent: true } }]);
+      await settled(appA, recent.ids[0]);
+      await pendingDeliveries(db, 7);
+      expect(await deliveriesOf(appA, ids[0])).toEqual([]);
+      expect(await deliveriesOf(appA, recent.ids[0])).toHaveLength(1);
+    } finally {
+      await db.destroy();
+    }
+  });
+});
