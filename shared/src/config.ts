@@ -88,6 +88,17 @@ export const vars = {
       return raw.toLowerCase();
     },
   }),
+  /** A switch: `on`/`off` (also `true`/`false`). */
+  onOff: (description: string, defaultValue?: boolean): VarSpec<boolean> => ({
+    description,
+    default: defaultValue,
+    parse: (raw) => {
+      const value = raw.trim().toLowerCase();
+      if (value === 'on' || value === 'true') return true;
+      if (value === 'off' || value === 'false') return false;
+      throw new Error('must be on or off');
+    },
+  }),
   /** Comma-separated CIDR ranges (`10.0.0.0/8, fd00::/8`); the error names every entry that is not one. */
   cidrs: (description: string, defaultValue?: Cidr[]): VarSpec<Cidr[]> => ({
     description,
@@ -119,7 +130,7 @@ export const WORKER_METRICS_PORTS = {
   'webhooks-delivery': 9094,
 } as const;
 
-/** Variables of the processes that call customer-given URLs (webhooks, URL verification, link previews). */
+/** Variables of the processes that call customer-given URLs (webhooks, URL verification, link-preview pages). */
 export const outboundVars = {
   OUTBOUND_ALLOWED_CIDRS: vars.cidrs(
     'Comma-separated CIDR ranges that outbound requests may reach although they are not public (intranet receivers; tests use 127.0.0.0/8)',

@@ -19,6 +19,15 @@ export const QUEUES = {
     /** Removes everything of a deleted application in bounded batches. */
     'application.purge': s.object(tenantJob),
   },
+  'conversation-link-previews': {
+    /**
+     * Brings one message's link previews in line with its current content: `messageId` is the
+     * message's internal id, which a PUT that renames the message does not change. Queued with
+     * a deduplication id per message that keeps the last request made while a run is active, so
+     * edits made while a run waits or runs end in at most one more run, which reads the latest content.
+     */
+    'message.preview': s.object({ ...tenantJob, messageId: s.string() }),
+  },
   'notification-purge': {
     'marked.purge': s.object(tenantJob),
     'application.purge': s.object(tenantJob),
@@ -59,6 +68,13 @@ export const QUEUE_JOB_OPTIONS: Partial<Record<QueueName, JobsOptions>> = {
   'identity-batch': {
     removeOnComplete: { age: 24 * 3600, count: 1000 },
     removeOnFail: { age: 7 * 24 * 3600, count: 1000 },
+  },
+  // A preview run only fails when Postgres or Redis does (a page that fails is an outcome): a few
+  // retries cover an outage; the next edit of the message queues it again anyway.
+  'conversation-link-previews': {
+    attempts: 5,
+    removeOnComplete: { age: 3600, count: 1000 },
+    removeOnFail: { age: 24 * 3600, count: 1000 },
   },
 };
 

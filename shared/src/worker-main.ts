@@ -1,6 +1,6 @@
 /**
- * The body of every worker entry point: connect, drain one queue, re-enqueue the work Postgres
- * records as pending, relay the service's outbox, stop cleanly on SIGTERM.
+ * The body of every worker entry point: connect, drain the service's queues, re-enqueue the work
+ * Postgres records as pending, relay the service's outbox, stop cleanly on SIGTERM.
  */
 import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
@@ -28,19 +28,34 @@ interface WorkerConfig {
 /** How often a worker re-enqueues pending work, besides at start and whenever Redis comes back. */
 const RECOVERY_INTERVAL_MS = 60_000;
 
-export function runWorkerMain<Q extends QueueName, C extends WorkerConfig>(options: {
+type OnShutdown = (close: () => Promise<unknown> | unknown) => void;
+
+/** Builds a queue's handlers; resources they open are closed through `onShutdown`. */
+type JobsOf<Q extends QueueName, C> = (db: DataSource, config: C, onShutdown: OnShutdown, logger: Logger) => JobHandlers<Q>;
+
+/** One more queue a worker process drains besides its main one, with its own handlers and concurrency. */
+export interface ExtraQueue<Q extends QueueName, C> {
+  queue: Q;
+  jobs: JobsOf<Q, C>;
+  /** Jobs of this queue run at once (default: the process's WORKER_CONCURRENCY). */
+  concurrency?: (config: C) => number;
+}
+
+export function runWorkerMain<Q extends QueueName & keyof typeof WORKER_METRICS_PORTS, C extends WorkerConfig>(options: {
   name: string;
+  /** The main queue: the process's metrics port is this queue's (WORKER_METRICS_PORTS). */
   queue: Q;
   loadConfig: () => C;
   createDataSource: (url: string, poolSize: number) => DataSource;
-  /** The handlers; resources they open are closed through `onShutdown`. */
-  jobs: (db: DataSource, config: C, onShutdown: (close: () => Promise<unknown> | unknown) => void) => JobHandlers<Q>;
+  jobs: JobsOf<Q, C>;
   /**
    * The work Postgres records as pending. A job lives only in Redis: one lost with Redis's data
    * (a restart without persistence), or never queued, is queued again from this. Also the place
    * for housekeeping of those records (pruning finished ones), which runs as often.
    */
   pendingJobs?: (db: DataSource, config: C) => Promise<PendingJob<Q>[]>;
+  /** Further queues this process drains, each by its own BullMQ worker. */
+  extraQueues?: { [E in QueueName]: ExtraQueue<E, C> }[QueueName][];
   /**
    * The service's outbox, with its handlers: this worker runs its relay, so that every entry a
    * committed transaction recorded is handled, retried until it succeeds.
@@ -59,25 +74,37 @@ export function runWorkerMain<Q extends QueueName, C extends WorkerConfig>(optio
     // Told apart from the API's connections in pg_stat_activity (e.g. collab-identity-worker).
     db.setOptions({ applicationName: `${(db.options as { applicationName: string }).applicationName}-worker` });
     await db.initialize();
-    const worker = startWorker(options.queue, options.jobs(db, config, (close) => lifecycle.onShutdown(async () => close())), {
-      redisUrl: config.REDIS_URL,
-      prefix: config.REDIS_PREFIX,
-      logger,
-      concurrency: config.WORKER_CONCURRENCY,
-      lockDurationMs: config.JOB_LOCK_MS,
-    });
+    const onShutdown: OnShutdown = (close) => lifecycle.onShutdown(async () => close());
+    const drains: { queue: QueueName; handlers: JobHandlers<QueueName>; concurrency: number }[] = [
+      { queue: options.queue, handlers: options.jobs(db, config, onShutdown, logger) as JobHandlers<QueueName>, concurrency: config.WORKER_CONCURRENCY },
+      // Each extra queue's handlers match its own name (the ExtraQueue type); startWorker checks them again.
+      ...(options.extraQueues ?? []).map((extra) => ({
+        queue: extra.queue,
+        handlers: (extra.jobs as JobsOf<QueueName, C>)(db, config, onShutdown, logger),
+        concurrency: extra.concurrency?.(config) ?? config.WORKER_CONCURRENCY,
+      })),
+    ];
     // Queue depth, read from Redis when /metrics is scraped.
     const metrics = processMetrics();
+    metrics.watchPool(options.name, db);
     const queueConnection = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
     queueConnection.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
-    const queue = new Queue(options.queue, { connection: queueConnection, prefix: config.REDIS_PREFIX });
-    // The connection's listener logs its errors; without one of its own, BullMQ prints them again.
-    queue.on('error', () => undefined);
-    metrics.watchPool(options.name, db);
-    metrics.watchWorker(worker, queue);
-    lifecycle.onShutdown(async () => {
-      await queue.close();
-      queueConnection.disconnect();
+    // Registered before the queues' closes, so it runs after them (shutdown runs in reverse order).
+    lifecycle.onShutdown(async () => queueConnection.disconnect());
+    const workers = drains.map(({ queue: name, handlers, concurrency }) => {
+      const worker = startWorker(name, handlers, {
+        redisUrl: config.REDIS_URL,
+        prefix: config.REDIS_PREFIX,
+        logger,
+        concurrency,
+        lockDurationMs: config.JOB_LOCK_MS,
+      });
+      const queue = new Queue(name, { connection: queueConnection, prefix: config.REDIS_PREFIX });
+      // The connection's listener logs its errors; without one of its own, BullMQ prints them again.
+      queue.on('error', () => undefined);
+      metrics.watchWorker(worker, queue);
+      lifecycle.onShutdown(() => queue.close());
+      return worker;
     });
     if (options.pendingJobs) {
       const pendingJobs = options.pendingJobs;
@@ -103,7 +130,7 @@ export function runWorkerMain<Q extends QueueName, C extends WorkerConfig>(optio
     // Runs first: close() lets active jobs finish; one cut off by the shutdown deadline is
     // retried by another worker once its lock expires.
     lifecycle.onShutdown(() => db.destroy());
-    lifecycle.onShutdown(() => worker.close());
+    lifecycle.onShutdown(() => Promise.all(workers.map((worker) => worker.close())));
     if (options.outbox) {
       const outbox = options.outbox(db, config, logger);
       const relay = outbox.startRelay({ pollMs: config.OUTBOX_POLL_MS! });
@@ -112,6 +139,6 @@ export function runWorkerMain<Q extends QueueName, C extends WorkerConfig>(optio
       lifecycle.onShutdown(() => relay.stop());
     }
     lifecycle.installSignalHandlers();
-    logger.info({ queue: options.queue }, 'worker started');
+    logger.info({ queues: drains.map((drain) => drain.queue) }, 'worker started');
   });
 }

@@ -303,6 +303,7 @@ function payloads(queue: QueueName, job: string): { valid: Record<string, unknow
   // Jobs carry ids, never the work itself.
   if (queue === 'identity-batch') valid.batchId = randomUUID();
   if (queue === 'webhooks-delivery') valid.deliveryId = randomUUID();
+  if (queue === 'conversation-link-previews') valid.messageId = '1';
   const schema = (QUEUES[queue] as Record<string, { parse(value: unknown): unknown }>)[job];
   schema.parse(valid);
   const invalid = { ...valid, applicationId: 'not-a-uuid' };

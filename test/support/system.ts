@@ -12,7 +12,7 @@ import pg from 'pg';
 import { loadConversationWorkerConfig } from '../../services/conversation/src/config.js';
 import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
 import { purgeJobs as conversationPurgeJobs } from '../../services/conversation/src/jobs/purge.jobs.js';
-import { conversationEvents, createConversationService } from '../../services/conversation/src/service.js';
+import { conversationEvents, conversationLinkPreviews, createConversationService } from '../../services/conversation/src/service.js';
 import { loadGatewayConfig } from '../../services/gateway/src/config.js';
 import { createGateway } from '../../services/gateway/src/gateway.js';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
@@ -136,6 +136,9 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DB_POOL_SIZE: '5',
+    // Tests never reach the internet: a link in a test message is not fetched, unless a test
+    // turns previews on with its pages on 127.0.0.1 (test/previews).
+    LINK_PREVIEWS: 'off',
     ...options.env,
   };
   try {
@@ -179,14 +182,20 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
   servers.conversation.serve(conversation.app);
   servers.notification.serve(notification.app);
   servers.webhooks.serve(webhooks.app);
-  // Workers drain the purge, batch and delivery queues and relay identity's outbox as the worker
-  // processes do (tests that kill workers start their own processes instead).
+  // Workers drain the purge, link-preview, batch and delivery queues and relay identity's outbox
+  // as the worker processes do (tests that kill workers start their own processes instead).
   const queueConnection = { redisUrl: env.REDIS_URL, prefix: env.REDIS_PREFIX };
   const deliveryQueue = createProducer('webhooks-delivery', queueConnection);
+  const linkPreviews = conversationLinkPreviews(conversation.ctx.db, conversationConfig, logger.child({ service: 'conversation-worker' }));
   const workers = options.workers === false ? [] : [
     startWorker('conversation-purge', conversationPurgeJobs(conversation.ctx.db, conversationConfig.PURGE_BATCH_SIZE), {
       ...queueConnection,
       logger: logger.child({ service: 'conversation-worker' }),
+    }),
+    startWorker('conversation-link-previews', linkPreviews.handlers, {
+      ...queueConnection,
+      logger: logger.child({ service: 'conversation-worker' }),
+      concurrency: conversationConfig.LINK_PREVIEW_CONCURRENCY,
     }),
     startWorker('notification-purge', notificationPurgeJobs(notification.ctx.db, notificationConfig.PURGE_BATCH_SIZE), {
       ...queueConnection,
@@ -251,6 +260,7 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
       await gateway.close();
       await Promise.all([...workers.map((worker) => worker.close()), ...outboxRelays.map((relay) => relay.stop())]);
       await deliveryQueue.close();
+      linkPreviews.close();
       await Promise.all([identity.close(), conversation.close(), notification.close(), webhooks.close()]);
       await sql.end();
       await dropDatabase(env.DATABASE_URL, databaseName);

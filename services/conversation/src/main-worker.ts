@@ -1,12 +1,12 @@
 /**
- * Conversation worker: drains the conversation-purge queue and relays the recorded events to the
- * webhooks service. Scaled separately from the API.
+ * Conversation worker: drains the conversation-purge and conversation-link-previews queues and
+ * relays the recorded events to the webhooks service. Scaled separately from the API.
  */
 import { runWorkerMain } from '@collab/shared';
 import { loadConversationWorkerConfig } from './config.js';
 import { createConversationDataSource } from './data-source.js';
 import { pendingPurges, purgeJobs } from './jobs/purge.jobs.js';
-import { conversationContext, conversationEvents } from './service.js';
+import { conversationContext, conversationEvents, conversationLinkPreviews } from './service.js';
 
 runWorkerMain({
   name: 'conversation-worker',
@@ -15,5 +15,16 @@ runWorkerMain({
   createDataSource: createConversationDataSource,
   jobs: (db, config) => purgeJobs(db, config.PURGE_BATCH_SIZE),
   pendingJobs: pendingPurges,
+  extraQueues: [
+    {
+      queue: 'conversation-link-previews',
+      jobs: (db, config, onShutdown, logger) => {
+        const { handlers, close } = conversationLinkPreviews(db, config, logger);
+        onShutdown(close);
+        return handlers;
+      },
+      concurrency: (config) => config.LINK_PREVIEW_CONCURRENCY,
+    },
+  ],
   outbox: (db, config, logger) => conversationEvents(conversationContext(db, config, logger), config, logger),
 });

@@ -1,5 +1,5 @@
 /** The conversation service's dependencies and app, wired once for the API process and for tests. */
-import { createInternalClient, createProducer, createRedis, type Logger } from '@collab/shared';
+import { createInternalClient, createOutboundClient, createProducer, createRedis, type Logger } from '@collab/shared';
 import { storageReadiness } from '@collab/shared/storage';
 import { createConversationApp } from './app.js';
 import type { ConversationConfig, ConversationWorkerConfig } from './config.js';
@@ -9,9 +9,15 @@ import { identityDirectory } from './domain/identity-directory.js';
 import { applyCascade } from './domain/cascade/cascade.js';
 import { eventsProcessor } from './domain/events/relay.js';
 import { internalRouter } from './http/internal.router.js';
+import { linkPreviewRequests } from './domain/link-previews/link-previews.js';
+import { createPageCache, fetchPage } from './domain/link-previews/pages.js';
+import { linkPreviewJobs } from './jobs/link-previews.jobs.js';
 import type { DataSource } from 'typeorm';
 
-/** What the use cases need, for the API process and the worker alike. */
+/**
+ * What the use cases need, for the API process and the worker alike (the worker's, which its
+ * events relay reads messages through, holds an unused link-preview producer).
+ */
 export function conversationContext(db: DataSource, config: ConversationConfig, logger: Logger): ConversationContext {
   const identityClient = createInternalClient({
     baseUrl: config.IDENTITY_URL,
@@ -24,7 +30,27 @@ export function conversationContext(db: DataSource, config: ConversationConfig, 
     logger,
     identity: identityDirectory(identityClient),
     files: { urlSecret: config.FILE_URL_SECRET, maxBytes: config.MAX_FILE_BYTES, publicUrl: config.PUBLIC_URL },
+    linkPreviews: linkPreviewRequests({
+      enabled: config.LINK_PREVIEWS,
+      connection: { redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX },
+      logger,
+    }),
   };
+}
+
+/** The link-preview job's handlers (run by the worker), and what closes the connection they hold. */
+export function conversationLinkPreviews(db: DataSource, config: ConversationWorkerConfig, logger: Logger) {
+  const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
+  redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
+  const outbound = createOutboundClient({ allowedCidrs: config.OUTBOUND_ALLOWED_CIDRS });
+  const pages = createPageCache({
+    redis,
+    prefix: config.REDIS_PREFIX,
+    fetch: (url) => fetchPage(outbound, url),
+    ttlSeconds: config.LINK_PREVIEW_CACHE_SECONDS,
+    failureTtlSeconds: config.LINK_PREVIEW_FAILURE_CACHE_SECONDS,
+  });
+  return { handlers: linkPreviewJobs({ db, pages }), close: () => redis.disconnect() };
 }
 
 /** The relay of recorded entries into the notification and webhooks services (run by the worker). */
@@ -53,6 +79,7 @@ export async function createConversationService(config: ConversationConfig, logg
     ctx,
     async close() {
       await purgeQueue.close();
+      await ctx.linkPreviews.close();
       redis.disconnect();
       await db.destroy();
     },

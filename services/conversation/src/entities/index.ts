@@ -245,7 +245,11 @@ export const AttachmentEntity = new EntitySchema<AttachmentRow>({
   ],
 });
 
-/** Link previews are never generated here; the table keeps those imported or added later. */
+/**
+ * A link preview of a message: the page a URL of its content points to, fetched by the
+ * conversation-link-previews job. One row per (message, URL), the URL as the content gives it
+ * with `http://` added when it has no scheme; `seq` keeps the order they were stored in.
+ */
 export interface LinkPreviewRow {
   id: string;
   messageId: string;
@@ -254,6 +258,7 @@ export interface LinkPreviewRow {
   title: string | null;
   description: string | null;
   hidden: boolean;
+  seq: string;
 }
 
 export const LinkPreviewEntity = new EntitySchema<LinkPreviewRow>({
@@ -268,8 +273,10 @@ export const LinkPreviewEntity = new EntitySchema<LinkPreviewRow>({
     title: { type: 'text', nullable: true },
     description: { type: 'text', nullable: true },
     hidden: { type: 'boolean', default: false },
+    seq: { type: 'bigint', generated: 'increment' },
   },
-  indices: [{ name: 'message_link_previews_message_idx', columns: ['messageId'] }],
+  // Also the index of a message's previews (its leading column).
+  uniques: [{ name: 'message_link_previews_message_url_key', columns: ['messageId', 'url'] }],
   foreignKeys: [{ target: 'Message', columnNames: ['messageId'], referencedColumnNames: ['internalId'], onDelete: 'CASCADE' }],
 });
 

@@ -3,6 +3,7 @@ import { AddFilterIndexes1795301400000 } from './1795301400000-add-filter-indexe
 import { MarkForPurge1795303284448 } from './1795303284448-mark-for-purge.js';
 import { RecordApplicationPurges1795310439236 } from './1795310439236-record-application-purges.js';
 import { RecordEventsInOutbox1795400000001 } from './1795400000001-record-events-in-outbox.js';
+import { StoreLinkPreviews1795500000000 } from './1795500000000-store-link-previews.js';
 
 /** Every conversation migration, oldest first. */
 export const conversationMigrations = [
@@ -11,4 +12,5 @@ export const conversationMigrations = [
   MarkForPurge1795303284448,
   RecordApplicationPurges1795310439236,
   RecordEventsInOutbox1795400000001,
+  StoreLinkPreviews1795500000000,
 ];

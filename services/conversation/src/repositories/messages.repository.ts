@@ -283,7 +283,7 @@ export const messagesRepository = {
         FROM conversation.message_attachments a JOIN conversation.files f ON f.id = a.file_id
         WHERE a.message_id = ANY($1::bigint[]) AND f.purging_at IS NULL) AS attachments,
        (SELECT COALESCE(json_agg(json_build_object('id', id, 'messageId', message_id::text, 'url', url, 'imageUrl', image_url,
-           'title', title, 'description', description, 'hidden', hidden) ORDER BY url, id), '[]')
+           'title', title, 'description', description, 'hidden', hidden, 'seq', seq::text) ORDER BY seq), '[]')
         FROM conversation.message_link_previews WHERE message_id = ANY($1::bigint[]) AND NOT hidden) AS previews,
        (SELECT COALESCE(json_agg(json_build_object('threadId', thread_id::text, 'userId', user_id, 'lastSeenAt', ${ms('last_seen_at')},
            'subscribed', subscribed, 'seq', seq::text) ORDER BY seq), '[]')

@@ -11,7 +11,7 @@ import {
   type FlatJson,
   type MessageNode,
 } from '@collab/shared';
-import type { ThreadRow } from '../../entities/index.js';
+import type { MessageRow, ThreadRow } from '../../entities/index.js';
 import type { Db } from '../../repositories/db.js';
 import { isUniqueViolation } from '../../repositories/db.js';
 import { filesRepository } from '../../repositories/files.repository.js';
@@ -23,6 +23,8 @@ import type { Lookup } from '../identity-directory.js';
 import { creationGroupId, insertThread, requireThread, threadNotFound, type ThreadCreation } from '../threads/threads.js';
 import { eventsOutbox, type ConversationEvent, type MessageAdded } from '../events/outbox.js';
 import { mentionRecipients, replyRecipients, threadActionRecipients } from '../events/recipients.js';
+import { keepPreviewsOf, requestPreviews } from '../link-previews/link-previews.js';
+import { previewUrlsOf } from '../link-previews/links.js';
 import { insertActionMessage } from './action-messages.js';
 import { messageViews, type ViewOptions } from './message-views.js';
 
@@ -185,8 +187,9 @@ export async function createMessage(
   const messageId = input.id ?? `cord:${randomUUID()}`;
   const now = new Date();
   const createdAt = input.createdTimestamp ?? now;
+  let created: MessageRow;
   try {
-    await ctx.db.transaction(async (tx) => {
+    created = await ctx.db.transaction(async (tx) => {
       let thread: ThreadRow;
       let createdThread = false;
       if (existing) thread = await requireThread(tx, applicationId, threadId, true);
@@ -247,6 +250,7 @@ export async function createMessage(
       );
       // The reopen's event first: receivers get a thread's events in the order of its messages.
       await eventsOutbox.record(tx, events);
+      return message;
     });
   } catch (error) {
     // A concurrent create took the id between the check and the write (decisions.md 25).
@@ -254,6 +258,7 @@ export async function createMessage(
       throw new ApiError('message_already_exists', `Message ${messageId} already exists.`);
     throw error;
   }
+  requestPreviews(ctx, applicationId, created.internalId, previewUrlsOf(created), requestId);
   return messageId;
 }
 
@@ -333,6 +338,11 @@ export async function updateMessage(
   if (input.updatedTimestamp !== undefined) fields.updatedAt = input.updatedTimestamp;
   if (input.deletedTimestamp !== undefined) fields.deletedAt = input.deletedTimestamp;
   else if (input.deleted !== undefined) fields.deletedAt = input.deleted ? now : null;
+  // Changing the content or skipLinkPreviews applies the link-preview rule at once (keepPreviewsOf).
+  const changesPreviews =
+    (input.content !== undefined && !sameJson(input.content, message.content)) ||
+    (input.skipLinkPreviews !== undefined && input.skipLinkPreviews !== message.skipLinkPreviews);
+  let previewUrls: string[] = [];
 
   try {
     await ctx.db.transaction(async (tx) => {
@@ -341,6 +351,7 @@ export async function updateMessage(
         (await messagesRepository.reactionsOf(tx, current.internalId)).map(({ userId, reaction }) => reactionKey({ userID: userId, reaction })),
       );
       await messagesRepository.update(tx, applicationId, current.internalId, fields);
+      if (changesPreviews) previewUrls = await keepPreviewsOf(tx, { ...current, ...fields });
       await messagesRepository.addReactions(tx, current.internalId, reactionRows(addReactions, now));
       await messagesRepository.removeReactions(
         tx,
@@ -393,6 +404,7 @@ export async function updateMessage(
     if (constraint !== null) throw new ApiError('invalid_field', 'Cannot attach an already-attached file');
     throw error;
   }
+  requestPreviews(ctx, applicationId, message.internalId, previewUrls, requestId);
 }
 
 export async function deleteMessage(ctx: ConversationContext, applicationId: string, threadId: string, messageId: string) {

@@ -1,0 +1,61 @@
+/**
+ * Which URLs of a message get a preview. Pure: the request (to drop the previews of URLs an edit
+ * removed) and the job (to know what to fetch) compute the same list from the same content.
+ */
+import type { MessageNode } from '@collab/shared';
+import { find } from 'linkifyjs';
+
+/** Previews per message at most: the first URLs of the content. */
+export const MAX_PREVIEWS_PER_MESSAGE = 10;
+
+/** Longer URLs are not previewed (they are stored as the key of their preview). */
+const MAX_URL_LENGTH = 2048;
+
+/** Nodes that show a user: their text is a name, never a link. */
+const USER_NODES = new Set(['mention', 'assignee']);
+
+/**
+ * The URL a preview is stored under: the text with `http://` added when it has no scheme, so that a
+ * link node's `example.com/a` and the text `example.com/a` are one URL. A URL with any other scheme
+ * (`mailto:`, `ftp://`) or without a host is not previewed: null.
+ */
+export function previewUrl(raw: string): string | null {
+  const text = raw.trim();
+  // `host:port/path` has no scheme: a scheme is letters before a colon that no digit follows.
+  const hasOtherScheme = !/^https?:\/\//i.test(text) && /^[a-z][a-z0-9+.-]*:(?!\d)/i.test(text);
+  if (text === '' || hasOtherScheme || text.length > MAX_URL_LENGTH) return null;
+  const url = /^https?:\/\//i.test(text) ? text : `http://${text}`;
+  try {
+    return new URL(url).hostname === '' ? null : url;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The URLs of a content, in order, each once, at most MAX_PREVIEWS_PER_MESSAGE: a link node's `url`
+ * (its children are not searched), every URL a text node's text contains (bare domains included,
+ * e-mail addresses not), and the URLs inside every other node except mentions and assignees.
+ */
+export function contentUrls(content: readonly MessageNode[]): string[] {
+  const urls = new Set<string>();
+  const add = (raw: string) => {
+    const url = previewUrl(raw);
+    if (url !== null && urls.size < MAX_PREVIEWS_PER_MESSAGE) urls.add(url);
+  };
+  const walk = (nodes: readonly MessageNode[]) => {
+    for (const node of nodes) {
+      if (node.type === 'link' && typeof node.url === 'string') add(node.url);
+      else if (node.type === undefined && typeof node.text === 'string') for (const match of find(node.text, 'url')) add(match.href);
+      else if (node.type !== undefined && !USER_NODES.has(node.type)) walk(node.children ?? []);
+    }
+  };
+  walk(content);
+  return [...urls];
+}
+
+/** The URLs a message should have previews for: none when it skips them or is an action message. */
+export function previewUrlsOf(message: { content: unknown; skipLinkPreviews: boolean; type: string }): string[] {
+  if (message.skipLinkPreviews || message.type === 'action_message') return [];
+  return contentUrls(message.content as MessageNode[]);
+}

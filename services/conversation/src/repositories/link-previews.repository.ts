@@ -1,0 +1,63 @@
+/** All SQL about link previews. A message's previews are reached through its (tenant-checked) message. */
+import { randomUUID } from 'node:crypto';
+import type { Db } from './db.js';
+
+/** What decides a message's previews. */
+export interface PreviewSource {
+  content: unknown;
+  skipLinkPreviews: boolean;
+  type: string;
+}
+
+export interface NewLinkPreview {
+  url: string;
+  title: string;
+  description: string | null;
+  imageUrl: string | null;
+}
+
+export const linkPreviewsRepository = {
+  /**
+   * The message's content and flags, or null when it is gone (deleted, or being purged). `lock`
+   * (inside a transaction) holds the row until the end of it, so that an update of the message waits.
+   */
+  async source(db: Db, applicationId: string, messageId: string, lock = false): Promise<PreviewSource | null> {
+    const rows: PreviewSource[] = await db.query(
+      `SELECT content, skip_link_previews AS "skipLinkPreviews", type FROM conversation.messages
+       WHERE application_id = $1 AND internal_id = $2 AND purging_at IS NULL${lock ? ' FOR UPDATE' : ''}`,
+      [applicationId, messageId],
+    );
+    return rows[0] ?? null;
+  },
+
+  /** The URLs the message has a preview for, hidden ones included. */
+  async urlsOf(db: Db, messageId: string): Promise<Set<string>> {
+    const rows: { url: string }[] = await db.query(`SELECT url FROM conversation.message_link_previews WHERE message_id = $1`, [messageId]);
+    return new Set(rows.map((row) => row.url));
+  },
+
+  /** Deletes the message's previews, hidden or not, of every URL but these. */
+  async keepOnly(db: Db, messageId: string, urls: readonly string[]): Promise<void> {
+    await db.query(`DELETE FROM conversation.message_link_previews WHERE message_id = $1 AND url <> ALL($2::text[])`, [messageId, [...urls]]);
+  },
+
+  /** Stores previews in the order given; a URL that has one already keeps it (and whether it is hidden). */
+  async insert(db: Db, messageId: string, previews: readonly NewLinkPreview[]): Promise<void> {
+    if (previews.length === 0) return;
+    await db.query(
+      `INSERT INTO conversation.message_link_previews (id, message_id, url, title, description, image_url)
+       SELECT id, $1, url, title, description, image_url
+       FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS p(id, url, title, description, image_url, position)
+       ORDER BY position
+       ON CONFLICT (message_id, url) DO NOTHING`,
+      [
+        messageId,
+        previews.map(() => randomUUID()),
+        previews.map((preview) => preview.url),
+        previews.map((preview) => preview.title),
+        previews.map((preview) => preview.description),
+        previews.map((preview) => preview.imageUrl),
+      ],
+    );
+  },
+};

@@ -1,0 +1,66 @@
+/** Which URLs of a message's content get a preview (pure rules, no system). */
+import type { MessageNode } from '@collab/shared';
+import { describe, expect, it } from 'vitest';
+import { contentUrls, MAX_PREVIEWS_PER_MESSAGE, previewUrl, previewUrlsOf } from '../../services/conversation/src/domain/link-previews/links.js';
+
+const p = (...children: MessageNode[]): MessageNode => ({ type: 'p', children });
+const text = (value: string): MessageNode => ({ text: value });
+const link = (url: string, ...children: MessageNode[]): MessageNode => ({ type: 'link', url, children });
+const mention = (id: string, name: string): MessageNode => ({ type: 'mention', user: { id }, children: [text(name)] });
+
+describe('contentUrls', () => {
+  it('finds the URLs of text, bare domains with http:// added, and skips e-mail addresses', () => {
+    expect(contentUrls([p(text('see example.com, then https://x.org/a?b=1. Mail bob@mail.example.net'))])).toEqual([
+      'http://example.com',
+      'https://x.org/a?b=1',
+    ]);
+  });
+
+  it("takes a link node's url, with http:// added when it has no scheme, and not the URLs of its text", () => {
+    expect(contentUrls([p(link('example.com/docs', text('other.org')), text(' and example.com/docs'))])).toEqual(['http://example.com/docs']);
+  });
+
+  it('skips mention and assignee nodes, and searches code, markdown, quotes and lists', () => {
+    const content = [
+      p(mention('bob', '@bob.com')),
+      { type: 'assignee', user: { id: 'bob' }, children: [text('bob.org')] },
+      { type: 'code', children: [text('https://code.example/x')] },
+      { type: 'markdown', children: [text('[md](https://md.example/y)')] },
+      { type: 'quote', children: [p(text('quoted.com'))] },
+      { type: 'bullet', children: [text('https://list.example/')] },
+    ];
+    expect(contentUrls(content)).toEqual(['https://code.example/x', 'https://md.example/y', 'http://quoted.com', 'https://list.example/']);
+  });
+
+  it(`keeps each URL once, the first ${MAX_PREVIEWS_PER_MESSAGE} in order`, () => {
+    const urls = Array.from({ length: 15 }, (_, i) => `https://site${i}.example/`);
+    expect(contentUrls([p(text([urls[0], ...urls].join(' ')))])).toEqual(urls.slice(0, MAX_PREVIEWS_PER_MESSAGE));
+  });
+
+  it('gives nothing for a content without URLs', () => {
+    expect(contentUrls([p(text('nothing to see'))])).toEqual([]);
+  });
+});
+
+describe('previewUrl', () => {
+  it('keeps http(s) URLs as they are and adds http:// to URLs without a scheme, host:port included', () => {
+    expect(previewUrl('HTTPS://Example.com/A')).toBe('HTTPS://Example.com/A');
+    expect(previewUrl(' example.com:8080/x ')).toBe('http://example.com:8080/x');
+    expect(previewUrl('localhost:3000')).toBe('http://localhost:3000');
+  });
+
+  it('refuses other schemes, and what is no URL at all', () => {
+    for (const raw of ['mailto:bob@example.com', 'ftp://example.com/file', 'javascript:alert(1)', '', 'http://', `https://e.com/${'a'.repeat(3000)}`])
+      expect(previewUrl(raw), raw).toBeNull();
+  });
+});
+
+describe('previewUrlsOf', () => {
+  const content = [p(text('https://example.com/'))];
+
+  it('gives none for a message that skips previews, and none for an action message', () => {
+    expect(previewUrlsOf({ content, skipLinkPreviews: false, type: 'user_message' })).toEqual(['https://example.com/']);
+    expect(previewUrlsOf({ content, skipLinkPreviews: true, type: 'user_message' })).toEqual([]);
+    expect(previewUrlsOf({ content, skipLinkPreviews: false, type: 'action_message' })).toEqual([]);
+  });
+});

@@ -1,0 +1,40 @@
+/** LINK_PREVIEWS=off: a message with a link gets no preview, and its page is never asked for. */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
+import { waitForQueuesIdle } from '../support/queues.js';
+import { seedTeam } from '../support/seed.js';
+import { startSystem, type TestSystem } from '../support/system.js';
+import { html, PageServer } from './page-server.js';
+
+let system: TestSystem;
+let app: TestApplication;
+let pages: PageServer;
+
+beforeAll(async () => {
+  system = await startSystem({ env: { LINK_PREVIEWS: 'off', OUTBOUND_ALLOWED_CIDRS: '127.0.0.1/32' } });
+  app = await createApplication(system, 'previews off app');
+  await seedTeam(app);
+  pages = await PageServer.start();
+});
+afterAll(async () => {
+  await pages?.close();
+  await system?.stop();
+});
+
+it('creates and edits messages with links without fetching anything', async () => {
+  const first = pages.page('/off-1', html('<title>One</title>'));
+  const second = pages.page('/off-2', html('<title>Two</title>'));
+  const threadID = uniqueId('thread');
+  const created = await app.client.post(`/v1/threads/${threadID}/messages`, {
+    authorID: 'ann',
+    content: [{ type: 'p', children: [{ text: first }] }],
+    createThread: { groupID: 'team', location: { page: threadID }, url: 'https://example.com/t', name: 'Thread' },
+  });
+  expect(created.status).toBe(200);
+  const path = `/v1/threads/${threadID}/messages/${created.body.messageID}`;
+  expect((await app.client.put(path, { content: [{ type: 'p', children: [{ text: `${first} ${second}` }] }] })).status).toBe(200);
+  await waitForQueuesIdle(system, ['conversation-link-previews']);
+
+  expect((await app.client.get(path)).body.attachments).toEqual([]);
+  expect([pages.hits('/off-1'), pages.hits('/off-2')]).toEqual([0, 0]);
+});
