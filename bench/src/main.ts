@@ -15,16 +15,17 @@ import { gatewayOverhead } from './scenarios/gateway-overhead.js';
 import { MemorySampler } from './scenarios/memory.js';
 import { messages } from './scenarios/messages.js';
 import { scaleOut } from './scenarios/scale-out.js';
+import { webhooks } from './scenarios/webhooks.js';
 import { ROOT, startOwnSystem, useRunningSystem, type System } from './system.js';
 
-const SCENARIOS: Scenario[] = [gatewayOverhead, messages, batch, cascade, scaleOut];
+const SCENARIOS: Scenario[] = [gatewayOverhead, messages, batch, cascade, scaleOut, webhooks];
 /** Processes profiled with BENCH_CPU_PROF: the two on the message hot path. */
 const PROFILED = ['gateway', 'conversation'];
 
 const config = loadConfig({
   BENCH_SECONDS: vars.integer('Length of one measurement, in seconds', 10),
   BENCH_CONNECTIONS: vars.integer('Concurrent connections of the message scenarios', 50),
-  BENCH_DEADLINE_SECONDS: vars.integer('The whole run stops (and fails) after this long; default 30 × BENCH_SECONDS + 300', 0),
+  BENCH_DEADLINE_SECONDS: vars.integer('The whole run stops (and fails) after this long; default 60 × BENCH_SECONDS + 300', 0),
   BENCH_SCENARIOS: vars.string(`Comma-separated subset of ${SCENARIOS.map((s) => s.key).join(', ')}`, ''),
   BENCH_OUTPUT: vars.string('Where the report goes', join(ROOT, 'BENCHMARKS.md')),
   BENCH_NOTE: vars.string('A line put at the top of the report (e.g. that it is a draft)', ''),
@@ -75,7 +76,7 @@ async function connect(): Promise<System> {
 }
 
 const system = await connect();
-const deadlineSeconds = config.BENCH_DEADLINE_SECONDS || 30 * seconds + 300;
+const deadlineSeconds = config.BENCH_DEADLINE_SECONDS || 60 * seconds + 300;
 const deadline = setTimeout(() => {
   console.error(`[bench] still running after ${deadlineSeconds} s: stopping`);
   void system.stop().finally(() => process.exit(1));

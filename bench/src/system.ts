@@ -47,6 +47,11 @@ export interface System {
   sql: pg.Pool;
   /** The services themselves, reached with the internal headers; null when unknown. */
   direct: { identity: string; conversation: string; internalToken: string } | null;
+  /**
+   * The webhooks service (reached with direct's internal token) of a system whose processes may
+   * post events to receivers on loopback; null for a running system.
+   */
+  webhooks: string | null;
   /** Processes whose memory can be read (none for a running system). */
   processes(): BenchProcess[];
   /** Starts a second conversation replica behind a balancer; null for a running system. */
@@ -67,7 +72,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function until(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
+/** Polls `check` until it holds; throws after `timeoutMs`. */
+export async function until(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check().catch(() => false))) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -198,7 +204,13 @@ export async function startOwnSystem(options: OwnSystemOptions): Promise<System>
       : [];
   const children = new Processes(logDir, flags);
   const customer = { id: randomUUID(), secret: randomBytes(32).toString('hex') };
-  const [identityPort, conversationPort, notificationPort, gatewayPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const [identityPort, conversationPort, notificationPort, webhooksPort, gatewayPort] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
   // Nothing of a developer's own `npm start` configuration may leak in (service URLs, ports).
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/_(URL|PORT)$|^PORT$|^REDIS_PREFIX$/.test(name)));
   const env: Record<string, string | undefined> = {
@@ -215,7 +227,11 @@ export async function startOwnSystem(options: OwnSystemOptions): Promise<System>
     IDENTITY_PORT: String(identityPort),
     CONVERSATION_PORT: String(conversationPort),
     NOTIFICATION_PORT: String(notificationPort),
+    WEBHOOKS_PORT: String(webhooksPort),
     PORT: String(gatewayPort),
+    // The webhooks scenario's receivers listen on loopback, which the outbound guard refuses to
+    // post to unless its range is exempted. Only this harness's system exempts it.
+    OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8',
   };
 
   await recreateDatabase(env.DATABASE_URL!);
@@ -252,6 +268,7 @@ export async function startOwnSystem(options: OwnSystemOptions): Promise<System>
       conversation: `http://127.0.0.1:${conversationPort}`,
       internalToken: env.INTERNAL_TOKEN!,
     },
+    webhooks: `http://127.0.0.1:${webhooksPort}`,
     processes: () => children.list(),
     logDir,
     stop,
@@ -296,6 +313,7 @@ export function useRunningSystem(options: {
     customer: options.customer,
     sql,
     direct: options.direct,
+    webhooks: null,
     processes: () => [],
     scaleOut: null,
     logDir: null,
