@@ -35,7 +35,9 @@ async function startReceiver(host: string): Promise<Receiver> {
   const drip = new Set<NodeJS.Timeout>();
   const server = http.createServer(async (req: IncomingMessage, res: ServerResponse) => {
     requests.push(req.url ?? '');
-    socketClosed = once(req.socket, 'close');
+    // Not `once(socket, 'close')`: it rejects on the ECONNRESET a client that cuts the connection
+    // while this side writes may cause first, and a cut connection is what the tests wait for.
+    socketClosed = new Promise((resolve) => req.socket.once('close', resolve));
     const url = new URL(req.url ?? '/', 'http://receiver');
     const [, route, arg] = url.pathname.split('/');
     switch (route) {
