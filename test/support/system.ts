@@ -112,7 +112,7 @@ type SystemOptions = { logger?: Logger; workers?: boolean; outboxRelay?: boolean
 /**
  * Webhook retries in test systems: the decided schedule (5 s, 30 s, 2 min…) with every delay cut
  * to a fraction of a second, so that a test sees several retries; the schedule itself is checked
- * on its own (attempts.test.ts).
+ * on its own (test/webhooks/attempts.test.ts).
  */
 const TEST_RETRY_SCHEDULE = { delaysMs: [150, 300, 600, 900, 1200, 1500], laterDelayMs: 2000 };
 

@@ -9,7 +9,10 @@ const COLUMNS = `d.id, d.event_id AS "eventId", d.application_id AS "application
   d.last_status_code AS "lastStatusCode", d.last_error AS "lastError", d.created_at AS "createdAt",
   d.last_attempt_at AS "lastAttemptAt", d.next_attempt_at AS "nextAttemptAt", e.type`;
 
-export type DeliveryListRow = Omit<DeliveryRow, 'lastBody'> & { type: string; cursor: string };
+/** A delivery as the log shows it, with its event's type. */
+export type DeliveryLogRow = Omit<DeliveryRow, 'lastBody' | 'sendingJob'> & { type: string };
+/** A row of a log page, with its position for the next page's token. */
+export type DeliveryListRow = DeliveryLogRow & { cursor: string };
 
 export interface DeliveryFilter {
   status?: DeliveryStatus;
@@ -88,9 +91,9 @@ export const deliveriesRepository = {
     return rows[0].count;
   },
 
-  async find(db: Queryable, applicationId: string, id: string): Promise<(DeliveryListRow & { lastBody: string | null }) | null> {
+  async find(db: Queryable, applicationId: string, id: string): Promise<(DeliveryLogRow & { lastBody: string | null }) | null> {
     const rows = await db.query(
-      `SELECT ${COLUMNS}, d.last_body AS "lastBody", '' AS cursor
+      `SELECT ${COLUMNS}, d.last_body AS "lastBody"
        FROM webhooks.deliveries d JOIN webhooks.events e ON e.id = d.event_id
        WHERE d.application_id = $1 AND d.id = $2`,
       [applicationId, id],

@@ -1,13 +1,13 @@
 /** The delivery log an application reads, and the manual retry. */
 import { ApiError, ENQUEUE_TIMEOUT_MS, pageCursors, type CursorOf } from '@collab/shared';
 import type { DeliveryStatus } from '../../entities/index.js';
-import { deliveriesRepository, type DeliveryFilter, type DeliveryListRow } from '../../repositories/deliveries.repository.js';
+import { deliveriesRepository, type DeliveryFilter, type DeliveryLogRow } from '../../repositories/deliveries.repository.js';
 import type { WebhooksContext } from '../context.js';
 import { deliveryJobId } from './attempts.js';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-function deliveryView(row: DeliveryListRow) {
+function deliveryView(row: DeliveryLogRow) {
   return {
     id: row.id,
     eventID: row.eventId,
