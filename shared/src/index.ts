@@ -33,3 +33,4 @@ export * from './contracts/conversation.js';
 export * from './contracts/notification.js';
 export * from './outbound/index.js';
 export * from './webhooks/client-user.js';
+export * from './dump/index.js';

@@ -1,0 +1,2 @@
+export * from './copy-text.js';
+export * from './dump-reader.js';
