@@ -1,11 +1,12 @@
 /**
  * The conversation service's internal API (contracts in @collab/shared `conversationInternal`):
  * what the notification service shows of messages and threads, and this service's side of the
- * deletion cascade.
+ * deletion cascade, and its part of importing a customer dump.
  */
-import { ApiError, cascadeRouter, conversationInternal, MAX_JSON_BODY_BYTES, type CascadeTarget } from '@collab/shared';
+import { ApiError, cascadeRouter, conversationInternal, importRouter, MAX_JSON_BODY_BYTES, type CascadeTarget } from '@collab/shared';
 import express, { type Request, type Router } from 'express';
 import type { ConversationContext } from '../domain/context.js';
+import { importHandlers } from '../domain/import/import.js';
 import { messageStates, notificationViews } from '../domain/notification-targets/notification-targets.js';
 import { linkBaseOf } from './routes/view-options.js';
 
@@ -35,6 +36,8 @@ export function internalRouter(
     res.json(await notificationViews(ctx, applicationHeader(req), { ...request, linkBase }, req.ctx.requestId));
   });
 
+  // Its part of a customer dump's import (threads, messages, reactions, mentions, participants).
+  router.use(importRouter(importHandlers(ctx)));
   router.use(cascadeRouter(cascade));
   return router;
 }

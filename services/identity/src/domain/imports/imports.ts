@@ -1,0 +1,54 @@
+/**
+ * Starting an import of a customer dump and reporting on it: the dump is stored whole (refused,
+ * with nothing written, unless it ends with COMMIT;), then its job is queued; its record tells
+ * progress, counts per entity, what was skipped and why, conflicts, and the outcome.
+ */
+import type { Readable } from 'node:stream';
+import type { Producer } from '@collab/shared';
+import type { DataSource } from 'typeorm';
+import type { ImportRecordRow } from '../../entities/index.js';
+import { importsRepository } from '../../repositories/imports.repository.js';
+import { storeDump } from './dump-store.js';
+
+export async function startImport(
+  deps: { db: DataSource; queue: Producer<'identity-import'> },
+  input: Readable,
+  options: { customerId: string; overwrite: boolean; requestId: string },
+): Promise<string> {
+  const importId = await storeDump(deps.db, input, options);
+  await deps.queue.add('import.run', { customerId: options.customerId, importId, requestId: options.requestId }, { jobId: importId });
+  return importId;
+}
+
+/** What GET /v1/customer/imports/<importID> and `npm run import` show of an import. */
+export function importView(record: ImportRecordRow) {
+  const dumpBytes = Number(record.dumpBytes);
+  return {
+    importID: record.id,
+    status: record.state,
+    progress: {
+      bytesRead: Number(record.bytesRead),
+      dumpBytes,
+      fraction: dumpBytes === 0 ? 0 : Math.min(1, Number(record.bytesRead) / dumpBytes),
+    },
+    counts: record.counts,
+    skipped: Object.values(
+      Object.entries(record.skipped).reduce<Record<string, { table: string; rows: number; reason: string }>>((all, [key, value]) => {
+        all[key] = { table: key.split(':')[0], rows: value.rows, reason: value.reason };
+        return all;
+      }, {}),
+    ),
+    conflicts: record.conflicts,
+    error: record.error,
+    createdTimestamp: record.createdAt.toISOString(),
+    startedTimestamp: record.startedAt?.toISOString() ?? null,
+    finishedTimestamp: record.finishedAt?.toISOString() ?? null,
+  };
+}
+
+export type ImportView = ReturnType<typeof importView>;
+
+export async function findImport(db: DataSource, importId: string): Promise<ImportView | null> {
+  const record = await importsRepository.find(db, importId);
+  return record ? importView(record) : null;
+}
