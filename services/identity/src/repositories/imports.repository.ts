@@ -134,18 +134,20 @@ export const importsRepository = {
       eventWebhookUrl: string | null;
       eventWebhookSubscriptions: string[] | null;
       redirectUri: string | null;
+      emailSettings: Record<string, unknown>;
       createdAt: Date;
     },
     overwrite: boolean,
   ): Promise<void> {
     await db.query(
-      `INSERT INTO identity.applications (id, customer_id, name, secret_encrypted, icon_url, event_webhook_url, event_webhook_subscriptions, redirect_uri, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+      `INSERT INTO identity.applications (id, customer_id, name, secret_encrypted, icon_url, event_webhook_url, event_webhook_subscriptions, redirect_uri,
+         email_settings, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        ON CONFLICT (id) DO ${
          overwrite
            ? `UPDATE SET name = EXCLUDED.name, secret_encrypted = EXCLUDED.secret_encrypted, plaintext_secret = NULL, icon_url = EXCLUDED.icon_url,
               event_webhook_url = EXCLUDED.event_webhook_url, event_webhook_subscriptions = EXCLUDED.event_webhook_subscriptions,
-              redirect_uri = EXCLUDED.redirect_uri, created_at = EXCLUDED.created_at WHERE applications.customer_id = EXCLUDED.customer_id`
+              redirect_uri = EXCLUDED.redirect_uri, email_settings = EXCLUDED.email_settings, created_at = EXCLUDED.created_at WHERE applications.customer_id = EXCLUDED.customer_id`
            : 'NOTHING'
        }`,
       [
@@ -157,6 +159,7 @@ export const importsRepository = {
         application.eventWebhookUrl,
         application.eventWebhookSubscriptions,
         application.redirectUri,
+        JSON.stringify(application.emailSettings),
         application.createdAt,
       ],
     );

@@ -32,12 +32,10 @@ export function importView(record: ImportRecordRow) {
       fraction: dumpBytes === 0 ? 0 : Math.min(1, Number(record.bytesRead) / dumpBytes),
     },
     counts: record.counts,
-    skipped: Object.values(
-      Object.entries(record.skipped).reduce<Record<string, { table: string; rows: number; reason: string }>>((all, [key, value]) => {
-        all[key] = { table: key.split(':')[0], rows: value.rows, reason: value.reason };
-        return all;
-      }, {}),
-    ),
+    // Keyed by table (and reason, when a table's rows are skipped for several); listed by table.
+    skipped: Object.entries(record.skipped)
+      .map(([key, value]) => ({ table: key.split(':')[0], rows: value.rows, reason: value.reason }))
+      .sort((a, b) => a.table.localeCompare(b.table) || a.reason.localeCompare(b.reason)),
     conflicts: record.conflicts,
     error: record.error,
     createdTimestamp: record.createdAt.toISOString(),

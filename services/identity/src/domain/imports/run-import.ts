@@ -244,6 +244,7 @@ export class ImportRun {
         eventWebhookUrl: row.eventWebhookURL,
         eventWebhookSubscriptions: parseTextArray(row.eventWebhookSubscriptions)?.filter((item): item is string => item !== null) ?? null,
         redirectUri: row.redirectURI,
+        emailSettings: emailSettingsOf(row),
       };
       const application = {
         id,
@@ -270,6 +271,7 @@ export class ImportRun {
         eventWebhookUrl: existing.eventWebhookUrl,
         eventWebhookSubscriptions: existing.eventWebhookSubscriptions,
         redirectUri: existing.redirectUri,
+        emailSettings: existing.emailSettings,
       };
       const differing = (Object.keys(wanted) as (keyof typeof wanted)[]).filter((key) => !isDeepStrictEqual(wanted[key], stored[key]));
       if (differing.length === 0) {
@@ -438,6 +440,15 @@ export class ImportRun {
     }));
     for (const { rows: sent, answer } of await this.send('webhooks', perApp)) this.count('webhooks', answer.inserted, sent.length - answer.inserted);
   }
+}
+
+/**
+ * The application's e-mail settings as the original showed them: its custom template's fields
+ * (null when it has none) and whether notification e-mails are on.
+ */
+function emailSettingsOf(row: DumpRow): Record<string, unknown> {
+  const template = (json(row.customEmailTemplate) as Record<string, unknown> | null) ?? {};
+  return { name: null, imageURL: null, sender: null, logoConfig: null, ...template, enableEmailNotifications: parseBoolean(row.enableEmailNotifications) ?? true };
 }
 
 /** What decides whether a stored user or group is the dump's: its data, not when it was created. */
