@@ -109,9 +109,20 @@ const MULTIPART_UPLOAD: JsonSchema = {
   required: ['file', 'ownerID'],
 };
 
+const DUMP: JsonSchema = { type: 'string', format: 'binary', description: 'The dump: a psql script of COPY blocks ending with COMMIT;.' };
+
 function requestBodyOf(route: RouteDef): JsonSchema | undefined {
   if (route.bodyType === 'multipart')
     return { required: true, content: { 'multipart/form-data': { schema: MULTIPART_UPLOAD } } };
+  if (route.bodyType === 'dump')
+    return {
+      required: true,
+      content: {
+        'text/plain': { schema: DUMP },
+        'application/octet-stream': { schema: DUMP },
+        'multipart/form-data': { schema: { type: 'object', properties: { dump: DUMP }, required: ['dump'] } },
+      },
+    };
   if (route.body)
     return { required: true, content: { 'application/json': { schema: route.body.jsonSchema() } } };
   return undefined;

@@ -2,17 +2,26 @@
 import { createServiceApp, routesOf, type Logger, type ReadinessCheck } from '@collab/shared';
 import type { BatchContext } from './domain/batch/batch.js';
 import type { IdentityContext } from './domain/context.js';
+import type { ImportsContext } from './domain/imports/imports.js';
 import { applicationHandlers } from './http/routes/applications.routes.js';
 import { authHandlers } from './http/routes/auth.routes.js';
 import { batchHandlers } from './http/routes/batch.routes.js';
 import { groupHandlers } from './http/routes/groups.routes.js';
+import { importHandlers } from './http/routes/imports.routes.js';
 import { organizationHandlers } from './http/routes/organizations.routes.js';
 import { userHandlers } from './http/routes/users.routes.js';
 import { internalRouter } from './http/internal.router.js';
 
 export function createIdentityApp(
   ctx: IdentityContext,
-  options: { logger: Logger; internalToken: string; readiness: ReadinessCheck[]; batch: BatchContext; isDraining?: () => boolean },
+  options: {
+    logger: Logger;
+    internalToken: string;
+    readiness: ReadinessCheck[];
+    batch: BatchContext;
+    imports: ImportsContext;
+    isDraining?: () => boolean;
+  },
 ) {
   return createServiceApp({
     service: 'identity',
@@ -26,6 +35,7 @@ export function createIdentityApp(
       ...userHandlers(ctx),
       ...applicationHandlers(ctx),
       ...batchHandlers(options.batch),
+      ...importHandlers(options.imports),
     },
     internal: internalRouter(ctx),
     readiness: options.readiness,

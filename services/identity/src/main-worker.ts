@@ -1,15 +1,15 @@
 /**
  * Identity worker: drains the identity-batch queue (POST /v1/batch) and the identity-import queue
- * (imports of customer dumps), queues again the recorded
- * batches whose job Redis lost, prunes old batch records, and relays the deletion outbox into the
- * other services. Scaled separately from the API.
+ * (imports of customer dumps), queues again the recorded batches and imports whose job Redis
+ * lost, prunes old batch records, and relays the deletion outbox into the other services. Scaled
+ * separately from the API.
  */
 import { runWorkerMain, SecretBox } from '@collab/shared';
 import { loadIdentityWorkerConfig } from './config.js';
 import { createIdentityDataSource } from './data-source.js';
 import { deletionProcessor } from './domain/cascade/deletion-cascade.js';
 import { batchJobs, pendingBatches } from './jobs/batch.jobs.js';
-import { identityImportJobs } from './jobs/import.jobs.js';
+import { identityImportJobs, pendingImports } from './jobs/import.jobs.js';
 
 runWorkerMain({
   name: 'identity-worker',
@@ -25,6 +25,7 @@ runWorkerMain({
       jobs: (db, config) => identityImportJobs(db, config, new SecretBox(config.SECRETS_ENCRYPTION_KEY)),
       // One import at a time per worker: each streams its dump and keeps the services busy already.
       concurrency: () => 1,
+      pendingJobs: pendingImports,
     },
   ],
   outbox: deletionProcessor,

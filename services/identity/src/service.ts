@@ -8,18 +8,21 @@ import { createIdentityContext } from './context.js';
 export async function createIdentityService(config: IdentityConfig, logger: Logger, isDraining?: () => boolean) {
   const { ctx, redis, close } = await createIdentityContext(config, logger);
   const batchQueue = createProducer('identity-batch', { redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
+  const importQueue = createProducer('identity-import', { redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
   const app = createIdentityApp(ctx, {
     logger,
     internalToken: config.INTERNAL_TOKEN,
     isDraining,
     readiness: storageReadiness(ctx.db, redis),
     batch: { db: ctx.db, logger, queue: batchQueue, waitMs: config.BATCH_WAIT_MS },
+    imports: { db: ctx.db, queue: importQueue },
   });
   return {
     app,
     ctx,
     async close() {
       await batchQueue.close();
+      await importQueue.close();
       await close();
     },
   };

@@ -41,8 +41,12 @@ export interface RouteDef {
   params?: Record<string, PathParam>;
   body?: ObjectSchema<Shape>;
   query?: QuerySchema<QueryShape>;
-  /** Request body type when it is not JSON. */
-  bodyType?: 'multipart';
+  /**
+   * Request body type when it is not JSON: `multipart` (a file upload), `dump` (a customer dump,
+   * as the raw body or the `dump` part of multipart form data). Both are streamed to the service
+   * and read by its handler, without the 10 MB limit of JSON bodies.
+   */
+  bodyType?: 'multipart' | 'dump';
 }
 
 export function defineRoute<const R extends RouteDef>(route: R): R {

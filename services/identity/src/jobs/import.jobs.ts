@@ -10,6 +10,7 @@ import {
   DumpFormatError,
   importClient,
   type JobHandlers,
+  type PendingJob,
   type SecretBox,
 } from '@collab/shared';
 import { UnrecoverableError } from 'bullmq';
@@ -59,4 +60,14 @@ export function identityImportJobs(
     webhooks: client('webhooks', config.WEBHOOKS_URL),
   });
   return importJobs({ db, secretBox, services });
+}
+
+/** Imports not finished, queued again (deduplicated by their id) when Redis lost or never took their job. */
+export async function pendingImports(db: DataSource): Promise<PendingJob<'identity-import'>[]> {
+  return (await importsRepository.unfinished(db)).map(({ id, customerId }) => ({
+    name: 'import.run',
+    data: { customerId, importId: id, requestId: `import-${id}` },
+    key: `import-${id}`,
+    jobId: id,
+  }));
 }

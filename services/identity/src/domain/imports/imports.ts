@@ -4,19 +4,34 @@
  * progress, counts per entity, what was skipped and why, conflicts, and the outcome.
  */
 import type { Readable } from 'node:stream';
-import type { Producer } from '@collab/shared';
+import { ENQUEUE_TIMEOUT_MS, type Producer } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import type { ImportRecordRow } from '../../entities/index.js';
 import { importsRepository } from '../../repositories/imports.repository.js';
 import { storeDump } from './dump-store.js';
 
+export interface ImportsContext {
+  db: DataSource;
+  queue: Producer<'identity-import'>;
+}
+
+/**
+ * Stores the dump (IncompleteDumpError, with nothing stored, unless it is whole) and queues its
+ * import. Should Redis not take the job, the request fails (503) and the stored import waits for
+ * the identity worker, which queues every unfinished import again.
+ */
 export async function startImport(
-  deps: { db: DataSource; queue: Producer<'identity-import'> },
+  deps: ImportsContext,
   input: Readable,
   options: { customerId: string; overwrite: boolean; requestId: string },
 ): Promise<string> {
   const importId = await storeDump(deps.db, input, options);
-  await deps.queue.add('import.run', { customerId: options.customerId, importId, requestId: options.requestId }, { jobId: importId });
+  await deps.queue.add(
+    'import.run',
+    { customerId: options.customerId, importId, requestId: options.requestId },
+    { jobId: importId },
+    { timeoutMs: ENQUEUE_TIMEOUT_MS },
+  );
   return importId;
 }
 
@@ -48,5 +63,11 @@ export type ImportView = ReturnType<typeof importView>;
 
 export async function findImport(db: DataSource, importId: string): Promise<ImportView | null> {
   const record = await importsRepository.find(db, importId);
+  return record ? importView(record) : null;
+}
+
+/** An import of this customer's (another customer's is not found). */
+export async function findImportOfCustomer(db: DataSource, customerId: string, importId: string): Promise<ImportView | null> {
+  const record = await importsRepository.findOfCustomer(db, customerId, importId);
   return record ? importView(record) : null;
 }
