@@ -36,3 +36,4 @@ export * from './webhooks/client-user.js';
 export * from './dump/index.js';
 export * from './contracts/imports.js';
 export * from './http/import-router.js';
+export * from './contracts/exports.js';

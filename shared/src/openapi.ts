@@ -130,6 +130,10 @@ function requestBodyOf(route: RouteDef): JsonSchema | undefined {
 
 /** Successful answers that are not JSON, by route id. */
 const NON_JSON_SUCCESS: Record<string, JsonSchema> = {
+  'customer.dbdump': {
+    description: 'The dump, as text/plain; it ends with COMMIT; only when whole (an error half-way ends it with a `-- <error>` comment).',
+    content: { 'text/plain': { schema: { type: 'string' } } },
+  },
   'files.download': {
     description: "The file's bytes, with its own Content-Type and a Content-Disposition naming it.",
     content: { '*/*': { schema: { type: 'string', format: 'binary' } } },

@@ -2,6 +2,7 @@
 import { createServiceApp, routesOf, type Logger, type ReadinessCheck } from '@collab/shared';
 import type { BatchContext } from './domain/batch/batch.js';
 import type { IdentityContext } from './domain/context.js';
+import type { ExportContext } from './domain/imports/export-dump.js';
 import type { ImportsContext } from './domain/imports/imports.js';
 import { applicationHandlers } from './http/routes/applications.routes.js';
 import { authHandlers } from './http/routes/auth.routes.js';
@@ -19,7 +20,7 @@ export function createIdentityApp(
     internalToken: string;
     readiness: ReadinessCheck[];
     batch: BatchContext;
-    imports: ImportsContext;
+    imports: ImportsContext & ExportContext;
     isDraining?: () => boolean;
   },
 ) {

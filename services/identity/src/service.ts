@@ -1,5 +1,5 @@
 /** Identity's dependencies and app, wired once for the API process and for tests. */
-import { createProducer, type Logger } from '@collab/shared';
+import { createInternalClient, createProducer, exportClient, type Logger } from '@collab/shared';
 import { storageReadiness } from '@collab/shared/storage';
 import { createIdentityApp } from './app.js';
 import type { IdentityConfig } from './config.js';
@@ -15,7 +15,17 @@ export async function createIdentityService(config: IdentityConfig, logger: Logg
     isDraining,
     readiness: storageReadiness(ctx.db, redis),
     batch: { db: ctx.db, logger, queue: batchQueue, waitMs: config.BATCH_WAIT_MS },
-    imports: { db: ctx.db, queue: importQueue },
+    imports: {
+      db: ctx.db,
+      queue: importQueue,
+      secretBox: ctx.secretBox,
+      // The export asks each service for its tables (GET /v1/customer/dbdump).
+      services: exportClient({
+        conversation: createInternalClient({ baseUrl: config.CONVERSATION_URL, internalToken: config.INTERNAL_TOKEN, service: 'conversation' }),
+        notification: createInternalClient({ baseUrl: config.NOTIFICATION_URL, internalToken: config.INTERNAL_TOKEN, service: 'notification' }),
+        webhooks: createInternalClient({ baseUrl: config.WEBHOOKS_URL, internalToken: config.INTERNAL_TOKEN, service: 'webhooks' }),
+      }),
+    },
   });
   return {
     app,

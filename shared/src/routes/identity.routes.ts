@@ -396,7 +396,7 @@ export const identityRoutes = {
     path: '/v1/customer/imports',
     service: 'identity',
     auth: 'customer',
-    tag: 'Imports',
+    tag: 'Import and export',
     summary:
       "Import a dump of the original service (the body of its GET /v1/customer/dbdump), sent as the request body or as the `dump` part of multipart form data; answers 202 with an importID",
     query: q.object({
@@ -410,9 +410,19 @@ export const identityRoutes = {
     path: '/v1/customer/imports/:importID',
     service: 'identity',
     auth: 'customer',
-    tag: 'Imports',
+    tag: 'Import and export',
     summary: "An import's progress, counts per entity, what it skipped and why, conflicts and outcome",
     params: { importID: param.uuid('importID', 'not_found', 'Import not found.') },
+  }),
+
+  dbdump: defineRoute({
+    id: 'customer.dbdump',
+    method: 'GET',
+    path: '/v1/customer/dbdump',
+    service: 'identity',
+    auth: 'customer',
+    tag: 'Import and export',
+    summary: "Everything this server holds of the customer, as a dump in the original service's format (a psql script of COPY blocks, ending with COMMIT; when whole)",
   }),
 
   ...prefixKeys('application', applicationRoutes('applications')),

@@ -1,11 +1,14 @@
 /**
  * POST /v1/customer/imports (a customer dump, streamed as the body or as the `dump` part of
- * multipart form data) and GET /v1/customer/imports/<importID>; customer tokens only.
+ * multipart form data), GET /v1/customer/imports/<importID> and GET /v1/customer/dbdump (the
+ * export); customer tokens only.
  */
+import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { ApiError, customerOf, IncompleteDumpError, identityRoutes as routes, routeParams, routeQuery, type HandlerMap } from '@collab/shared';
+import { ApiError, customerOf, dumpText, IncompleteDumpError, identityRoutes as routes, routeParams, routeQuery, type HandlerMap } from '@collab/shared';
 import busboy from 'busboy';
 import type { Request } from 'express';
+import { exportDump, type ExportContext } from '../../domain/imports/export-dump.js';
 import * as imports from '../../domain/imports/imports.js';
 
 /** The dump's bytes: the body itself, or its multipart part named `dump`. */
@@ -36,7 +39,7 @@ function dumpOf(req: Request): Promise<Readable> {
   });
 }
 
-export function importHandlers(ctx: imports.ImportsContext): HandlerMap {
+export function importHandlers(ctx: imports.ImportsContext & ExportContext): HandlerMap {
   return {
     [routes.importDump.id]: async (req, res) => {
       const customerId = customerOf(req);
@@ -50,6 +53,22 @@ export function importHandlers(ctx: imports.ImportsContext): HandlerMap {
       }
       res.status(202);
       return { success: true, message: 'Import accepted.', importID: importId };
+    },
+
+    [routes.dbdump.id]: async (req, res) => {
+      const lines = exportDump(ctx, customerOf(req), req.ctx.requestId);
+      // The first lines are read before answering, so that a failure to start is an error answer.
+      let first = await lines.next();
+      res.status(200).setHeader('Content-Type', 'text/plain; charset=utf-8');
+      try {
+        for (; !first.done && !res.destroyed; first = await lines.next())
+          if (!res.write(first.value)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      } catch (error) {
+        // Headers are sent: say so where the original did, in place of COMMIT;.
+        req.log.warn({ err: (error as Error).message }, 'export stopped');
+        res.write(dumpText.failure(`The export stopped: ${(error as Error).message}`));
+      }
+      res.end();
     },
 
     [routes.getImport.id]: async (req) => {
