@@ -81,8 +81,8 @@ export function encodeCopyField(value: string | null): string {
  * A one-dimensional text array literal (`{a,b}`, `{"a b","x\"y"}`, `NULL` elements) as strings;
  * null stays null. Only the shapes the dump holds (text[] columns) are needed.
  */
-export function parseTextArray(value: string | null): (string | null)[] | null {
-  if (value === null) return null;
+export function parseTextArray(value: string | null | undefined): (string | null)[] | null {
+  if (value === null || value === undefined) return null;
   if (!value.startsWith('{') || !value.endsWith('}')) throw new Error(`not an array literal: ${value.slice(0, 40)}`);
   const body = value.slice(1, -1);
   if (body === '') return [];
@@ -119,10 +119,11 @@ export function formatTextArray(items: readonly string[] | null): string | null 
 
 /**
  * A `timestamptz` as the dump writes it (`2026-11-24 17:17:36.39536+00`, any offset, up to
- * microseconds) as a Date; milliseconds are what this server keeps. Null stays null.
+ * microseconds) as a Date; milliseconds are what this server keeps. Null (or a column the dump
+ * does not have) stays null.
  */
-export function parseTimestamp(value: string | null): Date | null {
-  if (value === null) return null;
+export function parseTimestamp(value: string | null | undefined): Date | null {
+  if (value === null || value === undefined) return null;
   const match = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d+)?([+-]\d{2})(?::?(\d{2}))?(?::?(\d{2}))?$/.exec(value);
   if (!match) throw new Error(`not a timestamp: ${value}`);
   const [, date, time, fraction = '', hours, minutes = '00'] = match;
@@ -139,8 +140,8 @@ export function formatTimestamp(value: Date | null): string | null {
 }
 
 /** `t`/`f` as a boolean (null stays null). */
-export function parseBoolean(value: string | null): boolean | null {
-  if (value === null) return null;
+export function parseBoolean(value: string | null | undefined): boolean | null {
+  if (value === null || value === undefined) return null;
   if (value === 't') return true;
   if (value === 'f') return false;
   throw new Error(`not a boolean: ${value}`);

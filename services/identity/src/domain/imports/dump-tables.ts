@@ -9,6 +9,11 @@ import type { ImportedGroup, ImportedUser } from '../../repositories/imports.rep
 
 export type DumpRow = Record<string, string | null>;
 
+/** The row, where a column the dump does not have (an older server's dump) reads as NULL. */
+export function withMissingAsNull(row: DumpRow): DumpRow {
+  return new Proxy(row, { get: (target, column) => (typeof column === 'string' ? (target[column] ?? null) : undefined) });
+}
+
 /** Tables this server holds nothing of, by why (the summary names the reason). */
 const SKIPPED: Record<string, string> = {
   tasks: 'tasks (the original task feature) are not held by this server',

@@ -29,6 +29,7 @@ import {
   skipReason,
   threadOf,
   userOf,
+  withMissingAsNull,
   type DumpRow,
 } from './dump-tables.js';
 
@@ -86,7 +87,7 @@ export class ImportRun {
     for await (const event of readDump(dumpLines(this.db, this.record.id, progress), wanted)) {
       this.bytesRead = progress.bytes;
       if (event.kind === 'row') {
-        batch.push(event.row);
+        batch.push(withMissingAsNull(event.row));
         if (batch.length >= BATCH_ROWS) {
           await this.flush(event.table, batch);
           batch = [];
