@@ -56,6 +56,7 @@ describe('an import whose worker is killed half-way', () => {
     expect(report.counts.messages).toEqual({ imported: 46, existing: 0 });
     expect(report.counts.notifications).toEqual({ imported: 67, existing: 0 });
     expect(report.counts.participants).toEqual({ imported: 33, existing: 0 });
+    expect(report.counts.pages).toEqual({ imported: 12, existing: 0 });
     const { rows } = await system.sql.query<{ messages: number; notifications: number }>(
       `SELECT (SELECT count(*)::int FROM conversation.messages) AS messages, (SELECT count(*)::int FROM notification.notifications) AS notifications`,
     );

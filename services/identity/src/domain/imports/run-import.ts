@@ -100,7 +100,8 @@ export class ImportRun {
       if (reason !== null) {
         if (event.rows > 0) this.skipped[event.table] = { rows: event.rows, reason };
       } else if (event.table === 'pages') {
-        this.count('pages', event.rows, 0);
+        // Read in the first pass; counted once, also when a resumed run reads them again.
+        if (!this.tablesDone.has('pages')) this.count('pages', event.rows, 0);
       } else if (wanted.has(event.table)) {
         await this.flush(event.table, batch);
         batch = [];
