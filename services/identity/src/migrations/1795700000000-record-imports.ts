@@ -7,8 +7,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * UUIDs to the ids and references of this server's rows, per customer, so that a later import
  * or a resumed one names the rows already imported.
  */
-export class RecordImports1795600000000 implements MigrationInterface {
-  name = 'RecordImports1795600000000';
+export class RecordImports1795700000000 implements MigrationInterface {
+  name = 'RecordImports1795700000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`CREATE TABLE "identity"."imports" ("id" uuid NOT NULL, "customer_id" uuid NOT NULL, "state" text NOT NULL DEFAULT 'waiting', "overwrite" boolean NOT NULL DEFAULT false, "dump_bytes" bigint NOT NULL, "bytes_read" bigint NOT NULL DEFAULT '0', "tables_done" text array NOT NULL DEFAULT '{}', "counts" jsonb NOT NULL DEFAULT '{}', "skipped" jsonb NOT NULL DEFAULT '{}', "conflicts" jsonb NOT NULL DEFAULT '[]', "error" text, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "started_at" TIMESTAMP WITH TIME ZONE, "finished_at" TIMESTAMP WITH TIME ZONE, CONSTRAINT "imports_state_check" CHECK (state IN ('waiting', 'active', 'completed', 'failed')), CONSTRAINT "PK_ea10c62f5eb1d75e83d8b5225db" PRIMARY KEY ("id"))`);
