@@ -130,3 +130,24 @@ export async function withCpuShares<T>(harness: Harness, work: () => Promise<T>)
   const busy = (after.busy - before.busy) / total;
   return { result, cpu: { busy, processes: shares, other: busy - shares.reduce((sum, share) => sum + share.share, 0) } };
 }
+
+/** The middle value (the upper one of an even count). */
+export function median(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+}
+
+/** Where the CPU went over several windows: each share averaged, weighted by the window's length. */
+export function meanCpu(windows: readonly { cpu: CpuShares | null; seconds: number }[]): CpuShares | null {
+  const known = windows.filter((window): window is { cpu: CpuShares; seconds: number } => window.cpu !== null);
+  if (known.length === 0) return null;
+  const total = known.reduce((sum, window) => sum + window.seconds, 0);
+  const mean = (share: (cpu: CpuShares) => number) => known.reduce((sum, window) => sum + share(window.cpu) * window.seconds, 0) / total;
+  const names = [...new Set(known.flatMap((window) => window.cpu.processes.map((p) => p.name)))];
+  return {
+    busy: mean((cpu) => cpu.busy),
+    processes: names
+      .map((name) => ({ name, share: mean((cpu) => cpu.processes.find((p) => p.name === name)?.share ?? 0) }))
+      .sort((a, b) => b.share - a.share),
+    other: mean((cpu) => cpu.other),
+  };
+}

@@ -12,13 +12,14 @@ import { machineInfo, renderReport, type Section } from './report.js';
 import { batch } from './scenarios/batch.js';
 import { cascade } from './scenarios/cascade.js';
 import { gatewayOverhead } from './scenarios/gateway-overhead.js';
+import { linkPreviews } from './scenarios/link-previews.js';
 import { MemorySampler } from './scenarios/memory.js';
 import { messages } from './scenarios/messages.js';
 import { scaleOut } from './scenarios/scale-out.js';
 import { webhooks } from './scenarios/webhooks.js';
 import { ROOT, startOwnSystem, useRunningSystem, type System } from './system.js';
 
-const SCENARIOS: Scenario[] = [gatewayOverhead, messages, batch, cascade, scaleOut, webhooks];
+const SCENARIOS: Scenario[] = [gatewayOverhead, messages, batch, cascade, scaleOut, webhooks, linkPreviews];
 /** Processes profiled with BENCH_CPU_PROF: the two on the message hot path. */
 const PROFILED = ['gateway', 'conversation'];
 

@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInternalClient, recordWebhookEvents, type WebhookEventInput } from '@collab/shared';
 import { messageBody, type Application } from '../api.js';
-import { describeCpu, measure, rotate, seedConversations, withCpuShares, type CpuShares, type Harness, type Measured, type Scenario } from '../harness.js';
+import { describeCpu, meanCpu, measure, median, rotate, seedConversations, withCpuShares, type CpuShares, type Harness, type Measured, type Scenario } from '../harness.js';
 import { httpLoad, percentile, type HttpLoad } from '../load.js';
 import { fmt, type Row, type Section } from '../report.js';
 import { freePort, until } from '../system.js';
@@ -194,26 +194,6 @@ interface Setting {
   cpu: CpuShares | null;
   relayPerSecond: number;
   relayCpu: CpuShares | null;
-}
-
-function median(values: readonly number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-}
-
-/** Where the CPU went over several windows: each share averaged, weighted by the window's length. */
-function meanCpu(windows: readonly { cpu: CpuShares | null; seconds: number }[]): CpuShares | null {
-  const known = windows.filter((window): window is { cpu: CpuShares; seconds: number } => window.cpu !== null);
-  if (known.length === 0) return null;
-  const total = known.reduce((sum, window) => sum + window.seconds, 0);
-  const mean = (share: (cpu: CpuShares) => number) => known.reduce((sum, window) => sum + share(window.cpu) * window.seconds, 0) / total;
-  const names = [...new Set(known.flatMap((window) => window.cpu.processes.map((p) => p.name)))];
-  return {
-    busy: mean((cpu) => cpu.busy),
-    processes: names
-      .map((name) => ({ name, share: mean((cpu) => cpu.processes.find((p) => p.name === name)?.share ?? 0) }))
-      .sort((a, b) => b.share - a.share),
-    other: mean((cpu) => cpu.other),
-  };
 }
 
 /**
