@@ -351,7 +351,7 @@ export const webhooks: Scenario = {
         'Message create per round (no webhook / receiver up / receiver down): ' +
           none.rounds.map((rps, round) => [rps, up.rounds[round], down.rounds[round]].map((value) => value.toFixed(0)).join(' / ')).join('; ') +
           ' req/s.',
-        "Backlogs the loads left in the conversation outbox, relayed one entry at a time whichever worker relays: " +
+        "Backlogs the loads left in the conversation outbox, relayed in order in batches of up to 100 entries: " +
           [none, up, down].map((setting) => `${setting.label} ${setting.backlogs.join(', ')}`).join('; ') +
           ` events (relayed at a median of ${down.relayPerSecond.toFixed(0)}/s receiver down).`,
       );
