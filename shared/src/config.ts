@@ -143,6 +143,7 @@ export const workerVars = {
   WORKER_CONCURRENCY: vars.integer('Jobs one worker process runs at once', 2),
   JOB_LOCK_MS: vars.integer('How long a job stays locked without a heartbeat before it counts as stalled and is retried', 30_000),
   PURGE_BATCH_SIZE: vars.integer('Rows deleted per transaction by purge jobs', 1000),
+  PURGE_ROWS_PER_SECOND: vars.integer('At most this many rows a second deleted by one purge job, so that other applications keep their latency (0: unpaced)', 10_000),
   OUTBOX_POLL_MS: vars.integer(
     'How often an outbox relay looks for due entries besides being woken when one is recorded (milliseconds)',
     5000,

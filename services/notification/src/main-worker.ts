@@ -13,7 +13,7 @@ runWorkerMain({
   queue: 'notification-purge',
   loadConfig: () => loadNotificationWorkerConfig(),
   createDataSource: createNotificationDataSource,
-  jobs: (db, config) => purgeJobs(db, config.PURGE_BATCH_SIZE),
+  jobs: (db, config) => purgeJobs(db, { batchSize: config.PURGE_BATCH_SIZE, rowsPerSecond: config.PURGE_ROWS_PER_SECOND }),
   pendingJobs: pendingPurges,
   outbox: (db, config, logger) => notificationEvents(notificationContext(db, config), config, logger),
 });
