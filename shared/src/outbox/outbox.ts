@@ -128,19 +128,21 @@ export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T):
 
   async function record(tx: Queryable, entries: readonly NewOutboxEntry<T>[], options: { relayAfterMs?: number } = {}): Promise<string[]> {
     const ids: string[] = [];
-    // One statement per entry: each gets its own clock_timestamp(), so they run in this order.
+    // One statement per entry, so each gets its own clock_timestamp() and they run in this order.
+    // Each also notifies the relays, at commit and never if the transaction rolls back; Postgres
+    // delivers the same notification of one transaction once.
     for (const entry of entries) {
       const payload = parsePayload(entry.topic, entry.payload);
       const id = randomUUID();
       await tx.query(
-        `INSERT INTO ${table} (id, application_id, topic, payload, request_id, available_at)
-         VALUES ($1, $2, $3, $4, $5, clock_timestamp() + make_interval(secs => $6))`,
-        [id, entry.applicationId, entry.topic, JSON.stringify(payload), entry.requestId, (options.relayAfterMs ?? 0) / 1000],
+        `WITH inserted AS (
+           INSERT INTO ${table} (id, application_id, topic, payload, request_id, available_at)
+           VALUES ($1, $2, $3, $4, $5, clock_timestamp() + make_interval(secs => $6)) RETURNING 1)
+         SELECT pg_notify($7, '') FROM inserted`,
+        [id, entry.applicationId, entry.topic, JSON.stringify(payload), entry.requestId, (options.relayAfterMs ?? 0) / 1000, outboxChannel(schema)],
       );
       ids.push(id);
     }
-    // Delivered at commit, never if the transaction rolls back.
-    if (ids.length > 0) await tx.query('SELECT pg_notify($1, $2)', [outboxChannel(schema), '']);
     return ids;
   }
 

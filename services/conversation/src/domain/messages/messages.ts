@@ -205,8 +205,8 @@ export async function createMessage(
         ));
       }
       // Who the message notifies is decided by the subscribers before it subscribes anyone.
-      const subscribedBefore = await participantsRepository.subscribers(tx, thread.internalId);
-      const startsThread = createdThread || !(await messagesRepository.anyInThread(tx, thread.internalId));
+      const { subscribers: subscribedBefore, hasMessages } = await participantsRepository.beforeNewMessage(tx, thread.internalId);
+      const startsThread = createdThread || !hasMessages;
       const events: MessageAdded[] = [];
       const added = (messageInternalId: string, recipients: MessageAdded['payload']['recipients']): MessageAdded => ({
         topic: 'message.added',
