@@ -6,6 +6,7 @@
 import { spawn, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync } from 'node:fs';
+import { createServer as createHttpServer, type RequestListener } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -59,6 +60,20 @@ export interface System {
   /** Where the processes' output went. */
   logDir: string | null;
   stop(): Promise<void>;
+}
+
+/** An HTTP server on a free loopback port (receivers and pages the system calls), and how to close it. */
+export async function loopbackServer(handler: RequestListener): Promise<{ origin: string; close(): Promise<void> }> {
+  const server = createHttpServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 export function freePort(): Promise<number> {

@@ -4,14 +4,12 @@
  * message (each to a page of its own, so that every message makes the worker fetch and parse a
  * page: the page cache never helps), served by a loopback page server with OpenGraph tags.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { messageBody, type Application } from '../api.js';
 import { describeCpu, meanCpu, measure, median, rotate, seedConversations, withCpuShares, type CpuShares, type Harness, type Measured, type Scenario } from '../harness.js';
 import type { HttpLoad } from '../load.js';
 import { percentile } from '../load.js';
 import { fmt, type Row, type Section } from '../report.js';
-import { until } from '../system.js';
+import { loopbackServer, until } from '../system.js';
 
 /** Previews are made after the answer, off the request path: message create with links must keep 95 % of its throughput. */
 const THROUGHPUT_TARGET = 0.95;
@@ -32,7 +30,7 @@ interface PageServer {
 
 async function startPageServer(): Promise<PageServer> {
   let fetches = 0;
-  const server: Server = createServer((request, response) => {
+  const server = await loopbackServer((request, response) => {
     fetches += 1;
     const path = request.url ?? '/';
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
@@ -42,16 +40,7 @@ async function startPageServer(): Promise<PageServer> {
         `<meta property="og:image" content="/images${path}.png"></head><body><p>${'Some text. '.repeat(200)}</p></body></html>`,
     );
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    fetches: () => fetches,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...server, fetches: () => fetches };
 }
 
 async function count(harness: Harness, query: string, parameters: unknown[]): Promise<number> {

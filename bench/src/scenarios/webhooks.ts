@@ -6,14 +6,12 @@
  * answer its event arrives.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createInternalClient, recordWebhookEvents, type WebhookEventInput } from '@collab/shared';
 import { messageBody, type Application } from '../api.js';
 import { describeCpu, meanCpu, measure, median, rotate, seedConversations, withCpuShares, type CpuShares, type Harness, type Measured, type Scenario } from '../harness.js';
 import { httpLoad, percentile, type HttpLoad } from '../load.js';
 import { fmt, type Row, type Section } from '../report.js';
-import { freePort, until } from '../system.js';
+import { freePort, loopbackServer, until } from '../system.js';
 
 /** Events must cost the message path at most 10 % of its throughput, whether the receiver is up or down. */
 const THROUGHPUT_TARGET = 0.9;
@@ -43,7 +41,7 @@ interface Receiver {
 }
 
 async function startReceiver(): Promise<Receiver> {
-  const server: Server = createServer((request, response) => {
+  const server = await loopbackServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -58,18 +56,7 @@ async function startReceiver(): Promise<Receiver> {
       response.writeHead(200).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const receiver: Receiver = {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`,
-    arrivals: new Map(),
-    messages: new Map(),
-    sample: null,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const receiver: Receiver = { url: `${server.origin}/events`, arrivals: new Map(), messages: new Map(), sample: null, close: server.close };
   return receiver;
 }
 
