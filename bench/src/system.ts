@@ -176,7 +176,9 @@ async function deleteRedisPrefix(redisUrl: string, prefix: string): Promise<void
 }
 
 function pool(databaseUrl: string, size: number): pg.Pool {
-  const sql = new pg.Pool({ connectionString: databaseUrl, max: size });
+  // Idle connections close after a second: the raw-SQL loads open up to BENCH_CONNECTIONS, which
+  // must not stay counted against max_connections while the services are measured.
+  const sql = new pg.Pool({ connectionString: databaseUrl, max: size, idleTimeoutMillis: 1000 });
   sql.on('error', () => undefined);
   return sql;
 }
