@@ -21,7 +21,8 @@ export interface Harness {
 
 export interface Scenario {
   key: string;
-  run(harness: Harness): Promise<Section>;
+  /** Its numbered section of the report, or several when it measures more than one table's worth. */
+  run(harness: Harness): Promise<Section | Section[]>;
 }
 
 export type Measured = LoadStats & { /** Where the CPU went meanwhile (null for a running system). */ cpu: CpuShares | null };

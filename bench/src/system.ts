@@ -45,6 +45,8 @@ export interface System {
   customer: { id: string; secret: string };
   /** The system's database, for seeding and the raw-SQL baselines. */
   sql: pg.Pool;
+  /** Its URL, for baseline servers that open their own pool. */
+  databaseUrl: string;
   /** The services themselves, reached with the internal headers; null when unknown. */
   direct: { identity: string; conversation: string; internalToken: string } | null;
   /**
@@ -265,6 +267,7 @@ export async function startOwnSystem(options: OwnSystemOptions): Promise<System>
     url,
     customer,
     sql,
+    databaseUrl: env.DATABASE_URL!,
     direct: {
       identity: `http://127.0.0.1:${identityPort}`,
       conversation: `http://127.0.0.1:${conversationPort}`,
@@ -314,6 +317,7 @@ export function useRunningSystem(options: {
     url: options.url.replace(/\/$/, ''),
     customer: options.customer,
     sql,
+    databaseUrl: options.databaseUrl,
     direct: options.direct,
     webhooks: null,
     processes: () => [],
