@@ -17,7 +17,6 @@ const sql = new pg.Pool({ connectionString: databaseUrl, max: Number(process.env
 sql.on('error', () => undefined);
 
 interface UserRow {
-  internalId: string;
   externalId: string;
   name: string | null;
   email: string | null;
@@ -26,6 +25,7 @@ interface UserRow {
   status: string;
   metadata: Record<string, unknown>;
   createdAt: Date;
+  groupIds: string[];
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
@@ -35,9 +35,8 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 }
 
 async function getUser(applicationId: string, userId: string, res: ServerResponse): Promise<void> {
-  const user = (await sql.query<UserRow>(IDENTITY.findUser, [applicationId, userId])).rows[0];
+  const user = (await sql.query<UserRow>(IDENTITY.findUserWithGroupIds, [applicationId, userId])).rows[0];
   if (!user) return send(res, 404, { error: 'user_not_found', message: `Platform user ${userId} not found.` });
-  const groups = (await sql.query<{ externalId: string }>(IDENTITY.groupIdsOfUser, [applicationId, user.internalId])).rows.map((row) => row.externalId);
   send(res, 200, {
     id: user.externalId,
     email: user.email,
@@ -51,8 +50,8 @@ async function getUser(applicationId: string, userId: string, res: ServerRespons
     profile_picture_url: user.profilePictureUrl,
     metadata: user.metadata,
     createdTimestamp: user.createdAt.toISOString(),
-    groups,
-    organizations: groups,
+    groups: user.groupIds,
+    organizations: user.groupIds,
     groupIDsWithLinkedChatProfile: [],
   });
 }
@@ -63,8 +62,8 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
-/** Name and email of an existing user, in one transaction that locks the row first, as identity does. */
-async function updateUser(applicationId: string, userId: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** Name and email, in the one statement identity issues for a PUT without group changes. */
+async function putUser(applicationId: string, userId: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   let body: { name?: unknown; email?: unknown };
   try {
     body = (await readJson(req)) as typeof body;
@@ -73,23 +72,8 @@ async function updateUser(applicationId: string, userId: string, req: IncomingMe
   }
   if (typeof body?.name !== 'string' || typeof body.email !== 'string')
     return send(res, 400, { error: 'invalid_field', message: 'name and email must be strings.' });
-  const client = await sql.connect();
-  try {
-    await client.query('START TRANSACTION');
-    const user = (await client.query<UserRow>(IDENTITY.lockUser, [applicationId, userId])).rows[0];
-    if (!user) {
-      await client.query('ROLLBACK');
-      return send(res, 404, { error: 'user_not_found', message: `Platform user ${userId} not found.` });
-    }
-    await client.query(IDENTITY.updateNameAndEmail, [applicationId, user.internalId, body.name, body.email]);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-  send(res, 200, { success: true, message: `You successfully updated user ${userId}` });
+  const [written] = (await sql.query<{ created: boolean }>(IDENTITY.upsertNameAndEmail, [applicationId, userId, body.name, body.email])).rows;
+  send(res, 200, { success: true, message: `You successfully ${written.created ? 'created' : 'updated'} user ${userId}` });
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -98,7 +82,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (!match || typeof applicationId !== 'string') return send(res, 404, { error: 'not_found', message: 'No such route.' });
   const userId = decodeURIComponent(match[1]);
   if (req.method === 'GET') return getUser(applicationId, userId, res);
-  if (req.method === 'PUT') return updateUser(applicationId, userId, req, res);
+  if (req.method === 'PUT') return putUser(applicationId, userId, req, res);
   send(res, 405, { error: 'method_not_allowed', message: 'GET or PUT.' });
 }
 

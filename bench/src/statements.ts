@@ -14,17 +14,17 @@ const USER_COLUMNS = `u.internal_id AS "internalId", u.application_id AS "applic
 
 /** identity: usersRepository, groupsRepository and lookupRepository. */
 export const IDENTITY = {
-  /** usersRepository.find; GET user ($1 application, $2 user). */
-  findUser: `SELECT ${USER_COLUMNS} FROM identity.users u WHERE u.application_id = $1 AND u.external_id = $2`,
-  /** usersRepository.find(…, forUpdate); the update's first statement. */
-  lockUser: `SELECT ${USER_COLUMNS} FROM identity.users u WHERE u.application_id = $1 AND u.external_id = $2 FOR NO KEY UPDATE`,
-  /** groupsRepository.groupIdsOfUser with activeOnly ($2: the user's internal id). */
-  groupIdsOfUser: `SELECT g.external_id AS "externalId" FROM identity.group_members m JOIN identity.groups g ON g.internal_id = m.group_id
-       WHERE m.application_id = $1 AND m.user_id = $2 AND g.status = 'active'
-       ORDER BY m.added_seq`,
-  /** usersRepository.update of name and email ($2: internal id). */
-  updateNameAndEmail: `UPDATE identity.users SET name = $3, email = $4
-       WHERE application_id = $1 AND internal_id = $2`,
+  /** usersRepository.findWithGroupIds: GET user, the user and its active groups in one statement ($1 application, $2 user). */
+  findUserWithGroupIds: `SELECT ${USER_COLUMNS}, ARRAY(
+         SELECT g.external_id FROM identity.group_members m JOIN identity.groups g ON g.internal_id = m.group_id
+         WHERE m.application_id = u.application_id AND m.user_id = u.internal_id AND g.status = 'active'
+         ORDER BY m.added_seq) AS "groupIds"
+       FROM identity.users u WHERE u.application_id = $1 AND u.external_id = $2`,
+  /** usersRepository.upsert of name and email, outside a transaction (PUT user without group changes). */
+  upsertNameAndEmail: `INSERT INTO identity.users AS u (application_id, external_id, name, email)
+           VALUES ($1, $2, $3, $4)
+           ON CONFLICT (application_id, external_id) DO UPDATE SET name = $3, email = $4
+           RETURNING u.internal_id AS "internalId", (u.xmax = 0) AS created`,
   /** usersRepository.listPage: $2 the cursor, $3 the metadata filter, $4 the limit (one more than asked). */
   listUsers: `SELECT ${USER_COLUMNS} FROM identity.users u
        WHERE u.application_id = $1
@@ -74,10 +74,9 @@ export const CONVERSATION = {
   subscribe: `INSERT INTO conversation.thread_participants (thread_id, user_id, subscribed)
        SELECT $1, user_id, $3 FROM unnest($2::text[]) WITH ORDINALITY AS input(user_id, position) ORDER BY position
        ON CONFLICT (thread_id, user_id) DO UPDATE SET subscribed = thread_participants.subscribed OR EXCLUDED.subscribed`,
-  /** participantsRepository.subscribers: who the new message notifies. */
-  subscribers: `SELECT user_id AS "userId" FROM conversation.thread_participants WHERE thread_id = $1 AND subscribed ORDER BY seq`,
-  /** messagesRepository.anyInThread (an existing thread): does the message start it? */
-  anyInThread: `SELECT 1 FROM conversation.messages WHERE thread_id = $1 LIMIT 1`,
+  /** participantsRepository.beforeNewMessage: who the new message notifies, and whether it starts the thread. */
+  beforeNewMessage: `SELECT ARRAY(SELECT user_id FROM conversation.thread_participants WHERE thread_id = $1 AND subscribed ORDER BY seq) AS subscribers,
+              EXISTS (SELECT 1 FROM conversation.messages WHERE thread_id = $1) AS "hasMessages"`,
   /** messagesRepository.insertWithActivity, every column given as the use case gives it. */
   insertMessage: `WITH inserted AS (INSERT INTO conversation.messages AS m (application_id, external_id, thread_id, author_id, type, content, url, icon_url, translation_key, extra_classnames, metadata, skip_link_previews, created_at, updated_at, deleted_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING ${MESSAGE_COLUMNS}),
@@ -100,10 +99,11 @@ export const CONVERSATION = {
        ORDER BY position
        ON CONFLICT (thread_id, user_id) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at,
          subscribed = thread_participants.subscribed OR EXCLUDED.subscribed`,
-  /** The outbox's record: the message.added event, relayed after the commit. */
-  outboxInsert: `INSERT INTO "conversation"."outbox" (id, application_id, topic, payload, request_id, available_at)
-         VALUES ($1, $2, $3, $4, $5, clock_timestamp() + make_interval(secs => $6))`,
-  outboxNotify: 'SELECT pg_notify($1, $2)',
+  /** The outbox's record of the message.added event, which notifies the relays ($7, the channel) at commit. */
+  outboxRecord: `WITH inserted AS (
+           INSERT INTO "conversation"."outbox" (id, application_id, topic, payload, request_id, available_at)
+           VALUES ($1, $2, $3, $4, $5, clock_timestamp() + make_interval(secs => $6)) RETURNING 1)
+         SELECT pg_notify($7, '') FROM inserted`,
   /** messagesRepository.inThread, newest first (the thread read's default order). */
   threadMessages: `SELECT ${MESSAGE_COLUMNS} FROM conversation.messages m WHERE m.application_id = $1 AND m.thread_id = $2 AND m.purging_at IS NULL
        ORDER BY m.created_at DESC, m.internal_id DESC`,

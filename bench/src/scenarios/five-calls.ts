@@ -297,16 +297,14 @@ export const fiveCalls: Scenario = {
           [thread] = await tx(CONVERSATION.insertThread, [appId, threadId, groupId, name, `https://example.com/${name}`, JSON.stringify({ page: name }), '{}', null]);
           await tx(CONVERSATION.subscribe, [thread.internalId, [author], true]);
         }
-        await tx(CONVERSATION.subscribers, [thread.internalId]);
-        if (existing) await tx(CONVERSATION.anyInThread, [thread.internalId]);
+        await tx(CONVERSATION.beforeNewMessage, [thread.internalId]);
         const [message] = await tx<{ internalId: string }>(CONVERSATION.insertMessage, [
           appId, `cord:${randomUUID()}`, thread.internalId, author, 'user_message', content,
           null, null, null, null, '{}', false, new Date(), null, null,
         ]);
         await tx(CONVERSATION.markSeen, [thread.internalId, [author], true]);
         const payload = { messageId: message.internalId, linkBase: system.url, recipients: [] };
-        await tx(CONVERSATION.outboxInsert, [randomUUID(), appId, 'message.added', JSON.stringify(payload), randomUUID(), 0]);
-        await tx(CONVERSATION.outboxNotify, [outboxChannel('conversation'), '']);
+        await tx(CONVERSATION.outboxRecord, [randomUUID(), appId, 'message.added', JSON.stringify(payload), randomUUID(), 0, outboxChannel('conversation')]);
       });
     };
 
@@ -316,10 +314,7 @@ export const fiveCalls: Scenario = {
         name: 'GET user',
         owner: 'identity',
         load: { path: `/v1/users/${author}` },
-        sql: async () => {
-          const [user] = await query<{ internalId: string }>(IDENTITY.findUser, [appId, author]);
-          await query(IDENTITY.groupIdsOfUser, [appId, user.internalId]);
-        },
+        sql: async () => void (await query(IDENTITY.findUserWithGroupIds, [appId, author])),
         bare: true,
         gatewayTarget: true,
         earlierGatewayTargets: true,
@@ -354,12 +349,10 @@ export const fiveCalls: Scenario = {
         name: 'update user',
         owner: 'identity',
         load: { method: 'PUT', path: () => `/v1/users/${nextUser()}`, bodyPerRequest: newNameAndEmail },
-        sql: () =>
-          script.transaction(async (tx) => {
-            const [user] = await tx<{ internalId: string }>(IDENTITY.lockUser, [appId, nextUser()]);
-            const { name, email } = newNameAndEmail();
-            await tx(IDENTITY.updateNameAndEmail, [appId, user.internalId, name, email]);
-          }),
+        sql: async () => {
+          const { name, email } = newNameAndEmail();
+          await query(IDENTITY.upsertNameAndEmail, [appId, nextUser(), name, email]);
+        },
         bare: true,
         gatewayTarget: false,
         earlierGatewayTargets: false,
@@ -469,6 +462,7 @@ export const fiveCalls: Scenario = {
       '',
       'EXPLAIN (ANALYZE, BUFFERS) after the loads of section 1, on their data, with fresh statistics (writes rolled back).',
       '',
+      ...(await explain(system.sql, 'GET user: the user with its groups', IDENTITY.findUserWithGroupIds, [appId, author])),
       ...(await explain(system.sql, `list ${USERS} users: the page`, IDENTITY.listUsers, [appId, null, null, USERS + 1])),
       ...(await explain(system.sql, 'thread read: messages of the thread', CONVERSATION.threadMessages, [appId, readInternal.internalId])),
       ...(await explain(system.sql, "thread read: the messages' details", CONVERSATION.viewDetails, [readIds, [readInternal.internalId]])),
