@@ -46,6 +46,8 @@ export interface System {
   customer: { id: string; secret: string };
   /** The system's database, for seeding and the raw-SQL baselines. */
   sql: pg.Pool;
+  /** Its URL, for baseline servers that open their own pool. */
+  databaseUrl: string;
   /** The services themselves, reached with the internal headers; null when unknown. */
   direct: { identity: string; conversation: string; internalToken: string } | null;
   /**
@@ -191,7 +193,9 @@ async function deleteRedisPrefix(redisUrl: string, prefix: string): Promise<void
 }
 
 function pool(databaseUrl: string, size: number): pg.Pool {
-  const sql = new pg.Pool({ connectionString: databaseUrl, max: size });
+  // Idle connections close after a second: the raw-SQL loads open up to BENCH_CONNECTIONS, which
+  // must not stay counted against max_connections while the services are measured.
+  const sql = new pg.Pool({ connectionString: databaseUrl, max: size, idleTimeoutMillis: 1000 });
   sql.on('error', () => undefined);
   return sql;
 }
@@ -278,6 +282,7 @@ export async function startOwnSystem(options: OwnSystemOptions): Promise<System>
     url,
     customer,
     sql,
+    databaseUrl: env.DATABASE_URL!,
     direct: {
       identity: `http://127.0.0.1:${identityPort}`,
       conversation: `http://127.0.0.1:${conversationPort}`,
@@ -327,6 +332,7 @@ export function useRunningSystem(options: {
     url: options.url.replace(/\/$/, ''),
     customer: options.customer,
     sql,
+    databaseUrl: options.databaseUrl,
     direct: options.direct,
     webhooks: null,
     processes: () => [],

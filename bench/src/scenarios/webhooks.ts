@@ -1,6 +1,6 @@
 /**
  * Scenario 7, webhooks: what events cost the message path, and how fast they reach a receiver.
- * Message create through the gateway (as in scenario 2) for one application without a webhook,
+ * Message create through the gateway (as in section 1) for one application without a webhook,
  * then with one to a loopback receiver answering 200, then with one to a closed loopback port; how
  * many deliveries per second one webhooks worker sends; and how long after a message create's
  * answer its event arrives.
@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { createInternalClient, recordWebhookEvents, type WebhookEventInput } from '@collab/shared';
 import { messageBody, type Application } from '../api.js';
-import { describeCpu, meanCpu, measure, median, rotate, seedConversations, withCpuShares, type CpuShares, type Harness, type Measured, type Scenario } from '../harness.js';
+import { describeCpu, meanCpu, measure, median, outboxBacklog, rotate, seedConversations, withCpuShares, type CpuShares, type Harness, type Measured, type Scenario } from '../harness.js';
 import { httpLoad, percentile, type HttpLoad } from '../load.js';
 import { fmt, type Row, type Section } from '../report.js';
 import { freePort, loopbackServer, until } from '../system.js';
@@ -72,9 +72,6 @@ async function deleteWebhook(app: Application, webhookId: string): Promise<void>
 async function count(harness: Harness, query: string, parameters: unknown[] = []): Promise<number> {
   return (await harness.system.sql.query<{ count: number }>(query, parameters)).rows[0].count;
 }
-
-/** Entries the conversation worker's relay has not yet handed to the notification and webhooks services. */
-const outboxBacklog = (harness: Harness) => count(harness, 'SELECT count(*)::int AS count FROM conversation.outbox');
 
 interface Relayed {
   /** Entries waiting when the wait began. */
@@ -255,7 +252,7 @@ export const webhooks: Scenario = {
       title: '7. Webhooks',
       method:
         `Message create through the gateway at ${connections} connections, ${harness.seconds} s each after ${harness.warmupSeconds} s of ` +
-        `warm-up (spread over 100 threads of one group, as in scenario 2), for one application: without any webhook (baseline), ` +
+        `warm-up (spread over 100 threads of one group, as in section 1), for one application: without any webhook (baseline), ` +
         `with a webhook for \`thread-message-added\` to a receiver on loopback answering 200, and with one to a closed loopback ` +
         `port instead. After one load not counted, ${ROUNDS} rounds of the three in turn (each round starting with the next ` +
         `setting); medians reported. After each load the conversation worker's relay hands over the backlog the load left ` +
