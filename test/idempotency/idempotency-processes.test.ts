@@ -1,15 +1,18 @@
 /**
- * Idempotency-Key across a crash, with real service processes SIGKILLed mid-request (needs the
- * build): killed after the write committed but before it answered, the retry finds the write's
- * answer (stored in the same transaction) and answers as the first would have; killed before the
- * write, the retry is told the key is in use until the dead request's lease runs out, then writes
- * once.
+ * Idempotency-Key across replicas and failures, with real service processes (needs the build):
+ * two replicas of a service share the keys (a repeat on the other replica replays, parallel
+ * repeats on both write once); killed after
+ * the write committed but before it answered, the retry finds the write's answer (stored in the
+ * same transaction) and answers as the first would have; killed before the write, the retry is
+ * told the key is in use until the dead request's lease runs out, then writes once; a first
+ * request that failed with a 5xx (a service it needs unreachable) keeps nothing, and its retry runs.
  */
 import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { INTERNAL_HEADERS } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
+import { startFaultProxy } from '../support/fault-proxy.js';
 import { freePort } from '../support/ports.js';
 import { killAll, spawnServiceProcess, stopProcess, until, type ServiceName } from '../support/processes.js';
 import { startSystem, type TestSystem } from '../support/system.js';
@@ -129,5 +132,75 @@ describe('a service killed before the write', () => {
     expect(await again.json()).toEqual(await last.retry!.json());
     expect(await filesOf()).toBe(1);
     await stopProcess(restarted.child);
+  }, 60_000);
+});
+
+describe('a first request that failed with a 5xx', () => {
+  it('is not kept: the retry with the same key runs again and writes once', async () => {
+    const key = uniqueId('failed first');
+    await app.client.put('/v1/users/ann', { name: 'Ann' });
+    await app.client.put('/v1/groups/team', { name: 'Team', members: ['ann'] });
+    const identityLink = await startFaultProxy({ port: Number(new URL(system.serviceUrls.identity).port) });
+    const conversation = await startService('conversation', { IDENTITY_URL: `http://127.0.0.1:${identityLink.port}` });
+    const thread = uniqueId('failed-thread');
+    const post = () =>
+      fetch(`${conversation.url}/v1/threads/${thread}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...forwarded(key) },
+        body: JSON.stringify({
+          authorID: 'ann',
+          content: [{ type: 'p', children: [{ text: 'after a failure' }] }],
+          createThread: { groupID: 'team', location: { page: thread }, url: 'https://example.com/f', name: 'Failed first' },
+        }),
+      });
+    const messagesOf = () => count('conversation.messages WHERE application_id = $1', [app.id]);
+    const before = await messagesOf();
+    try {
+      identityLink.down();
+      const failed = await post();
+      expect(failed.status).toBeGreaterThanOrEqual(500);
+      expect(await count('conversation.idempotency_keys WHERE key = $1', [key])).toBe(0);
+      await identityLink.accept();
+      const retry = await post();
+      expect(retry.status).toBe(200);
+      expect(retry.headers.get('idempotent-replayed')).toBeNull();
+      expect(await messagesOf()).toBe(before + 1);
+    } finally {
+      await stopProcess(conversation.child);
+      identityLink.close();
+    }
+  }, 60_000);
+});
+
+describe('two replicas of a service', () => {
+  it('share the keys: a repeat on the other replica replays, parallel repeats across both write once', async () => {
+    const notificationsOf = () => count('notification.notifications WHERE application_id = $1', [app.id]);
+    await app.client.put('/v1/users/ann', { name: 'Ann' });
+    await app.client.put('/v1/users/bob', { name: 'Bob' });
+    const replicas = [await startService('notification'), await startService('notification')];
+    const post = (replica: { url: string }, key: string) =>
+      fetch(`${replica.url}/v1/notifications`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...forwarded(key) },
+        body: JSON.stringify({ actor_id: 'ann', recipient_id: 'bob', template: '{{actor}} replicated', url: 'https://example.com/r', type: 'url' }),
+      });
+    try {
+      const before = await notificationsOf();
+      const key = uniqueId('replicas');
+      const first = await post(replicas[0], key);
+      const second = await post(replicas[1], key);
+      expect(first.status).toBe(200);
+      expect(second.headers.get('idempotent-replayed')).toBe('true');
+      expect(await second.json()).toEqual(await first.json());
+      expect(await notificationsOf()).toBe(before + 1);
+
+      const parallelKey = uniqueId('replicas parallel');
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, index) => post(replicas[index % 2], parallelKey)));
+      expect(answers.filter((answer) => answer.status === 200 && answer.headers.get('idempotent-replayed') === null)).toHaveLength(1);
+      expect(answers.every((answer) => answer.status === 200 || answer.status === 409)).toBe(true);
+      expect(await notificationsOf()).toBe(before + 2);
+    } finally {
+      for (const replica of replicas) await stopProcess(replica.child);
+    }
   }, 60_000);
 });
