@@ -6,11 +6,13 @@
  */
 import http from 'node:http';
 import { processMetrics } from '@collab/shared';
+import { pruneExpiredIdempotencyKeys } from '@collab/shared/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asCustomer, createApplication, request, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
 import { until } from '../support/processes.js';
 import { seedTeam } from '../support/seed.js';
 import { startSystem, type TestSystem } from '../support/system.js';
+import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 
 let system: TestSystem;
@@ -329,5 +331,23 @@ describe('POST /v1/files with an Idempotency-Key', () => {
     const first = await answered;
     expect(first.status).toBe(200);
     expect(first.body.fileID).toBeTruthy();
+  });
+});
+
+describe('expired keys', () => {
+  it('are deleted by the prune the workers run, in batches, and only they', async () => {
+    const kept = uniqueId('kept');
+    const expiring = [uniqueId('expiring'), uniqueId('expiring'), uniqueId('expiring')];
+    for (const key of [kept, ...expiring]) await app.client.post(`/v1/threads/${THREAD}/messages`, message(key), keyed(key));
+    await system.sql.query(`UPDATE conversation.idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = ANY($1)`, [expiring]);
+    const db = createConversationDataSource(system.env.DATABASE_URL, 1);
+    await db.initialize();
+    try {
+      expect(await pruneExpiredIdempotencyKeys(db, 'conversation', 2)).toBe(3);
+    } finally {
+      await db.destroy();
+    }
+    const { rows } = await system.sql.query<{ key: string }>('SELECT key FROM conversation.idempotency_keys WHERE key = ANY($1)', [[kept, ...expiring]]);
+    expect(rows.map((row) => row.key)).toEqual([kept]);
   });
 });
