@@ -1,6 +1,7 @@
 /**
  * The body of every worker entry point: connect, drain the service's queues, re-enqueue the work
- * Postgres records as pending, relay the service's outbox, stop cleanly on SIGTERM.
+ * Postgres records as pending, relay the service's outbox, prune its expired Idempotency-Keys,
+ * stop cleanly on SIGTERM.
  */
 import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';

@@ -22,7 +22,6 @@
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../errors.js';
-import type { Logger } from '../logger.js';
 import type { RouteDef } from '../routes/route.js';
 import type { Queryable } from '../sql.js';
 import { parseJsonObject } from './json-body.js';
@@ -184,7 +183,6 @@ function answerOfError(error: unknown): StoredAnswer | null {
 export interface IdempotentRouteOptions {
   route: RouteDef;
   store: IdempotencyStore;
-  logger: Logger;
   /** Counts each replayed answer. */
   onReplay: () => void;
 }
