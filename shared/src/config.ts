@@ -138,6 +138,18 @@ export const outboundVars = {
   ),
 };
 
+/** Variables of the services whose writes take an Idempotency-Key (http/idempotency.ts). */
+export const idempotencyVars = {
+  IDEMPOTENCY_TTL_HOURS: {
+    description: 'How long an Idempotency-Key and the answer it replays are kept, in hours',
+    default: 24,
+    parse: (raw: string) => {
+      if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new Error('must be a positive integer');
+      return Number(raw);
+    },
+  } satisfies VarSpec<number>,
+};
+
 /** Variables of the processes that run BullMQ workers. */
 export const workerVars = {
   WORKER_CONCURRENCY: vars.integer('Jobs one worker process runs at once', 2),
