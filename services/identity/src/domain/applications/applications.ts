@@ -96,6 +96,30 @@ export async function updateApplication(
 }
 
 /**
+ * Issues a new secret for the application and answers it (the only time it leaves identity other
+ * than to the gateway and the webhooks service). Server tokens signed with the secret it replaces
+ * keep working for `graceHours` (the deployment's SECRET_ROTATION_GRACE_HOURS unless an operator
+ * says otherwise), so that the customer's servers can switch without an outage; events are signed
+ * with the new secret at once, as the caches of the gateway and the webhooks service are told now.
+ */
+export async function rotateApplicationSecret(
+  ctx: IdentityContext,
+  customerId: string,
+  applicationId: string,
+  graceHours = ctx.secretRotationGraceHours,
+) {
+  const application = await applicationsRepository.find(ctx.db, customerId, applicationId);
+  if (!application) throw applicationNotFound(applicationId);
+  const secret = generateSecret();
+  const sealed = sealSecret(ctx.secretBox, 'application', application.id, secret);
+  const previousSecretExpiresAt = await applicationsRepository.rotateSecret(ctx.db, customerId, application.id, sealed, graceHours);
+  // Deleted meanwhile (a concurrent DELETE won).
+  if (previousSecretExpiresAt === undefined) throw applicationNotFound(applicationId);
+  await ctx.publishInvalidation({ kind: 'application', id: application.id });
+  return { id: application.id, secret, previousSecretExpiresAt };
+}
+
+/**
  * Deletes the application when the secret matches. Identity's rows go at once, and the deletion
  * is recorded in the same transaction for the other services, which purge the rest (their data
  * cannot be read once no token of the application verifies); then it is carried into them at
