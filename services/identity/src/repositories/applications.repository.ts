@@ -64,6 +64,11 @@ export const applicationsRepository = {
     return rows[0] ?? null;
   },
 
+  /** Every customer's applications, for the operator CLI. */
+  async listAll(db: Db): Promise<ApplicationRow[]> {
+    return db.query(`SELECT ${APPLICATION_COLUMNS} FROM identity.applications a ORDER BY a.created_at, a.id`);
+  },
+
   async list(db: Db, customerId: string): Promise<ApplicationRow[]> {
     return db.query(
       `SELECT ${APPLICATION_COLUMNS} FROM identity.applications a WHERE a.customer_id = $1 ORDER BY a.created_at, a.id`,
@@ -121,6 +126,17 @@ export const applicationsRepository = {
       [customerId, applicationId, secretEncrypted, graceHours],
     );
     return rows.length === 0 ? undefined : rows[0].previousSecretExpiresAt;
+  },
+
+  /** Stops accepting the previous secret now (it stays stored, expired, until the next rotation); false when none was accepted. */
+  async expirePreviousSecret(db: Db, customerId: string, applicationId: string): Promise<boolean> {
+    const expired = await countAffected(
+      db,
+      `UPDATE identity.applications SET previous_secret_expires_at = now()
+       WHERE customer_id = $1 AND id = $2 AND previous_secret_expires_at > now()`,
+      [customerId, applicationId],
+    );
+    return expired > 0;
   },
 
   /**
