@@ -25,7 +25,7 @@ export interface Caller {
  * The secrets a server token of the application may be signed with: the current one, and the
  * previous one until its grace period ends (checked here, so that a cached entry does not extend it).
  */
-function acceptedSecrets(application: ApplicationCredentials, now = Date.now()): string[] {
+export function acceptedSecrets(application: ApplicationCredentials, now = Date.now()): string[] {
   const { secret, previousSecret, previousSecretExpiresAt } = application;
   if (!previousSecret || !previousSecretExpiresAt || !(Date.parse(previousSecretExpiresAt) > now)) return [secret];
   return [secret, previousSecret];

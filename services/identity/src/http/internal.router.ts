@@ -22,14 +22,14 @@ export function internalRouter(ctx: IdentityContext): Router {
     if (!application) throw new ApiError('not_found', 'No such application.');
     // The gateway verifies tokens with the plaintext secret; only it holds INTERNAL_TOKEN.
     const secret = openSecret(ctx.secretBox, 'application', application);
+    // Sent only during a rotation's grace period: a gateway older than rotation refuses unknown keys.
     const previous = openPreviousSecret(ctx.secretBox, application);
     res.json({
       id: application.id,
       name: application.name,
       customerId: application.customerId,
       secret,
-      previousSecret: previous?.secret ?? null,
-      previousSecretExpiresAt: previous?.expiresAt.toISOString() ?? null,
+      ...(previous && { previousSecret: previous.secret, previousSecretExpiresAt: previous.expiresAt.toISOString() }),
       eventWebhookURL: application.eventWebhookUrl,
       eventWebhookSubscriptions: application.eventWebhookSubscriptions,
     });
