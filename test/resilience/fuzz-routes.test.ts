@@ -28,6 +28,7 @@ import { expectEnvelope, forgedPageTokens, nastyString, parseJson, startFuzzSyst
 import { nextPageToken, pagedRoutes } from '../support/pages.js';
 import { waitForBackgroundWork } from '../support/queues.js';
 import type { TestSystem } from '../support/system.js';
+import { serverToken } from '../support/tokens.js';
 
 let system: TestSystem;
 let app: TestApplication;
@@ -443,9 +444,15 @@ async function check(route: RouteDef, path: string, options: { body?: BodyCase; 
   const answer = await send(system.url, route.method, target, { token: tokens[route.auth], body: text, headers });
   expectEnvelope(answer);
   if (route.method === 'GET') return;
-  if (answer.status >= 400)
+  if (answer.status >= 400) {
     expect(storedData(await snapshotDatabase(system.sql)), `${answer.status} ${answer.text.slice(0, 300)}`).toEqual(storedData(baseline));
-  else await resetBaseline(mayRemoveSeeds(route));
+    return;
+  }
+  // A rotation answers the application's new secret: sign with it from now on (the secret before
+  // stops working at the next rotation).
+  const rotated = answer.body as { applicationID?: unknown; secret?: unknown } | undefined;
+  if (rotated?.applicationID === app.id && typeof rotated.secret === 'string') tokens.app = await serverToken(app.id, rotated.secret);
+  await resetBaseline(mayRemoveSeeds(route));
 }
 
 /** Runs per route, bounded for CI: every write request costs a database snapshot. */

@@ -8,6 +8,10 @@ export const identityConfigSpec = {
   METRICS_PORT: metricsPortVar(9081),
   ACCESS_TOKEN_SECRET: vars.secret('Key that signs the access tokens of POST /v1/authorize'),
   SECRETS_ENCRYPTION_KEY: encryptionKeyVar('Key that encrypts application and customer secrets at rest (openssl rand -hex 32)'),
+  SECRET_ROTATION_GRACE_HOURS: vars.integer(
+    "How long server tokens signed with an application's previous secret keep working after POST /v1/applications/<ID>/secret, in hours (0: not at all)",
+    24,
+  ),
   CUSTOMER_ID: vars.uuid('Customer ensured at boot (with CUSTOMER_SECRET)', ''),
   CUSTOMER_SECRET: vars.string('Secret of CUSTOMER_ID', ''),
   DB_POOL_SIZE: vars.integer('PostgreSQL connections per process', 10),

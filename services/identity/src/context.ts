@@ -19,6 +19,7 @@ export async function createIdentityContext(config: Omit<IdentityConfig, 'BATCH_
     logger,
     deletions: deletionProcessor(db, config, logger),
     accessTokenSecret: config.ACCESS_TOKEN_SECRET,
+    secretRotationGraceHours: config.SECRET_ROTATION_GRACE_HOURS,
     outbound: createOutboundClient({ allowedCidrs: config.OUTBOUND_ALLOWED_CIDRS }),
     async publishInvalidation(message) {
       try {

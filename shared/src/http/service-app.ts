@@ -130,7 +130,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     };
     const handler = route.idempotent
       ? idempotentHandler(
-          { route, store: options.idempotency!, onReplay: () => metrics.idempotentReplays.inc({ route: route.path }) },
+          { route, store: options.idempotency!, onReplay: metrics.watchIdempotentRoute(route.path) },
           handlers[route.id],
         )
       : asRouteHandler(handlers[route.id]);

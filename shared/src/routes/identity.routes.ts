@@ -153,6 +153,17 @@ function applicationRoutes(prefix: 'applications' | 'projects') {
       params: applicationParam,
       body: deleteApplicationBody,
     }),
+    rotateSecret: defineRoute({
+      id: `${prefix}.rotateSecret`,
+      method: 'POST',
+      path: `${base}/:applicationID/secret`,
+      service: 'identity',
+      auth: 'customer',
+      tag,
+      summary:
+        'Issue a new secret, answered only here; the previous one keeps working for server tokens for SECRET_ROTATION_GRACE_HOURS',
+      params: applicationParam,
+    }),
   };
 }
 

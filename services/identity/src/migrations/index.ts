@@ -5,6 +5,7 @@ import { RecordDeletionsInOutbox1795320000000 } from './1795320000000-record-del
 import { ClearBatchPayloads1795320000001 } from './1795320000001-clear-batch-payloads.js';
 import { AddEventWebhookSubscriptions1795420000000 } from './1795420000000-add-event-webhook-subscriptions.js';
 import { RecordIdempotencyKeys1795600000000 } from './1795600000000-record-idempotency-keys.js';
+import { KeepPreviousApplicationSecret1795600000001 } from './1795600000001-keep-previous-application-secret.js';
 
 /** Every identity migration, oldest first. */
 export const identityMigrations = [
@@ -15,4 +16,5 @@ export const identityMigrations = [
   ClearBatchPayloads1795320000001,
   AddEventWebhookSubscriptions1795420000000,
   RecordIdempotencyKeys1795600000000,
+  KeepPreviousApplicationSecret1795600000001,
 ];
