@@ -39,6 +39,8 @@ export class ProcessMetrics {
   private readonly outboxes = new Map<string, OutboxBacklog>();
   private readonly jobsCompleted: Counter<'queue'>;
   private readonly jobsFailed: Counter<'queue'>;
+  /** Answers a service replayed for a repeated Idempotency-Key, by route pattern. */
+  readonly idempotentReplays: Counter<'route'>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -99,6 +101,12 @@ export class ProcessMetrics {
       name: 'bullmq_jobs_completed_total',
       help: 'Jobs this worker process completed',
       labelNames: ['queue'],
+      registers: [this.registry],
+    });
+    this.idempotentReplays = new Counter({
+      name: 'idempotent_replays_total',
+      help: 'Answers replayed to a request repeating an Idempotency-Key (nothing written again), by route pattern',
+      labelNames: ['route'],
       registers: [this.registry],
     });
     this.jobsFailed = new Counter({

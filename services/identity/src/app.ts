@@ -1,5 +1,5 @@
 /** Builds identity's Express app; never listens, so tests mount it directly. */
-import { createServiceApp, routesOf, type Logger, type ReadinessCheck } from '@collab/shared';
+import { createServiceApp, routesOf, type IdempotencyStore, type Logger, type ReadinessCheck } from '@collab/shared';
 import type { BatchContext } from './domain/batch/batch.js';
 import type { IdentityContext } from './domain/context.js';
 import { applicationHandlers } from './http/routes/applications.routes.js';
@@ -12,7 +12,14 @@ import { internalRouter } from './http/internal.router.js';
 
 export function createIdentityApp(
   ctx: IdentityContext,
-  options: { logger: Logger; internalToken: string; readiness: ReadinessCheck[]; batch: BatchContext; isDraining?: () => boolean },
+  options: {
+    logger: Logger;
+    internalToken: string;
+    readiness: ReadinessCheck[];
+    batch: BatchContext;
+    isDraining?: () => boolean;
+    idempotency: IdempotencyStore;
+  },
 ) {
   return createServiceApp({
     service: 'identity',
@@ -30,5 +37,6 @@ export function createIdentityApp(
     internal: internalRouter(ctx),
     readiness: options.readiness,
     isDraining: options.isDraining,
+    idempotency: options.idempotency,
   });
 }

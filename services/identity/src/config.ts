@@ -1,4 +1,4 @@
-import { commonVars, encryptionKeyVar, loadConfig, metricsPortVar, outboundVars, vars, WORKER_METRICS_PORTS, workerVars } from '@collab/shared';
+import { commonVars, encryptionKeyVar, idempotencyVars, loadConfig, metricsPortVar, outboundVars, vars, WORKER_METRICS_PORTS, workerVars } from '@collab/shared';
 
 export const identityConfigSpec = {
   ...commonVars,
@@ -15,6 +15,7 @@ export const identityConfigSpec = {
   NOTIFICATION_URL: vars.url('Internal URL of the notification service (deletion cascade)', 'http://127.0.0.1:8083'),
   WEBHOOKS_URL: vars.url('Internal URL of the webhooks service (deletion cascade)', 'http://127.0.0.1:8084'),
   BATCH_WAIT_MS: vars.integer('How long POST /v1/batch waits for its job before answering 202 with a jobID', 8000),
+  ...idempotencyVars,
 };
 
 export type IdentityConfig = ReturnType<typeof loadIdentityConfig>;

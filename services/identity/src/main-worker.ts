@@ -6,6 +6,7 @@
 import { runWorkerMain } from '@collab/shared';
 import { loadIdentityWorkerConfig } from './config.js';
 import { createIdentityDataSource } from './data-source.js';
+import { IDENTITY_SCHEMA } from './entities/index.js';
 import { deletionProcessor } from './domain/cascade/deletion-cascade.js';
 import { batchJobs, pendingBatches } from './jobs/batch.jobs.js';
 
@@ -18,4 +19,5 @@ runWorkerMain({
   pendingJobs: (db, config) =>
     pendingBatches(db, { completedHours: config.BATCH_RETENTION_HOURS, failedHours: config.BATCH_FAILED_RETENTION_HOURS }),
   outbox: deletionProcessor,
+  idempotencyKeys: IDENTITY_SCHEMA,
 });

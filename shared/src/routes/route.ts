@@ -43,6 +43,11 @@ export interface RouteDef {
   query?: QuerySchema<QueryShape>;
   /** Request body type when it is not JSON. */
   bodyType?: 'multipart';
+  /**
+   * Takes an `Idempotency-Key` header: a write that is not naturally idempotent, whose retry with
+   * the same key answers the first answer instead of writing again (http/idempotency.ts).
+   */
+  idempotent?: true;
 }
 
 export function defineRoute<const R extends RouteDef>(route: R): R {

@@ -3,7 +3,7 @@
  * checks that generating a migration from them yields nothing); queries live in repositories.
  */
 import type { ErrorBody } from '@collab/shared';
-import { outboxEntity } from '@collab/shared/storage';
+import { idempotencyKeyEntity, outboxEntity } from '@collab/shared/storage';
 import { EntitySchema } from 'typeorm';
 
 export const IDENTITY_SCHEMA = 'identity';
@@ -244,6 +244,9 @@ export const BatchEntity = new EntitySchema<BatchRow>({
 /** Deletions of groups, users and applications, recorded with them for the other services (domain/cascade). */
 export const OutboxEntity = outboxEntity(IDENTITY_SCHEMA);
 
+/** The Idempotency-Keys of application creations and batches, stored with the write. */
+export const IdempotencyKeyEntity = idempotencyKeyEntity(IDENTITY_SCHEMA);
+
 export const identityEntities = [
   CustomerEntity,
   ApplicationEntity,
@@ -253,4 +256,5 @@ export const identityEntities = [
   SessionEntity,
   BatchEntity,
   OutboxEntity,
+  IdempotencyKeyEntity,
 ];

@@ -1,6 +1,6 @@
 /** Application use cases (behavior.md §13); every call is scoped to the calling customer. */
 import { randomUUID } from 'node:crypto';
-import { ApiError, requireHttpUrl, type WebhookEventType } from '@collab/shared';
+import { ApiError, requireHttpUrl, type RecordWrite, type WebhookEventType } from '@collab/shared';
 import type { ApplicationRow } from '../../entities/index.js';
 import { applicationsRepository, type ApplicationFields } from '../../repositories/applications.repository.js';
 import { recordDeletion } from '../cascade/deletion-cascade.js';
@@ -52,12 +52,21 @@ function validateInput(input: ApplicationInput): void {
 }
 
 /** Creates the application; its eventWebhookURL is stored without a handshake, as in the original service. */
-export async function createApplication(ctx: IdentityContext, customerId: string, input: ApplicationInput & { name: string }) {
+export async function createApplication(
+  ctx: IdentityContext,
+  customerId: string,
+  input: ApplicationInput & { name: string },
+  recordWrite: RecordWrite<{ id: string; secret: string }>,
+) {
   validateInput(input);
   const id = randomUUID();
   const secret = generateSecret();
   const secretEncrypted = sealSecret(ctx.secretBox, 'application', id, secret);
-  await applicationsRepository.insert(ctx.db, customerId, { ...fieldsFrom(input), name: input.name, id, secretEncrypted });
+  await ctx.db.transaction(async (tx) => {
+    await applicationsRepository.insert(tx, customerId, { ...fieldsFrom(input), name: input.name, id, secretEncrypted });
+    // The request's answer, stored with the application (Idempotency-Key).
+    await recordWrite(tx, { id, secret });
+  });
   // The only time the plaintext leaves identity other than to the gateway (decisions.md 9).
   return { id, secret };
 }

@@ -14,8 +14,16 @@ export function applicationHandlers(ctx: IdentityContext): HandlerMap {
 
     handlers[create.id] = async (req) => {
       const body = routeBody(create, req);
-      const { id, secret } = await applications.createApplication(ctx, customerOf(req), body);
-      return { success: true, message: 'Application created', applicationID: id, secret };
+      const created = ({ id, secret }: { id: string; secret: string }) => ({
+        success: true,
+        message: 'Application created',
+        applicationID: id,
+        secret,
+      });
+      const application = await applications.createApplication(ctx, customerOf(req), body, (tx, written) =>
+        req.idempotency.record(tx, { status: 200, body: created(written) }),
+      );
+      return created(application);
     };
 
     handlers[list.id] = (req) => applications.listApplications(ctx, customerOf(req));
