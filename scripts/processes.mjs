@@ -11,6 +11,37 @@ export const MIGRATIONS = ['identity', 'conversation', 'notification', 'webhooks
   script: join(root, 'services', service, 'dist', 'main-migrate.js'),
 }));
 
+/**
+ * Memory of each long-running process, the one place these values are set: `npm start` passes
+ * `--max-old-space-size=<heapMb>` in NODE_OPTIONS, and docker-compose.yml and deploy/k8s set the same
+ * flag with a container memory limit of `limitMb` (test/operate checks them against this table).
+ * Without a heap limit V8 sizes its heap for the whole machine and lets garbage pile up (a service
+ * with ~40 MB of live objects grew past 200 MB under load). Measured under load (user reads, message
+ * creates, 100-message pages, then four concurrent 9 MB message bodies), with these limits: heap
+ * used peaks at 35-60 MB in every process but conversation, which parses and stores the large
+ * bodies (262 MB used at the 256 MB limit, 490 MB with no limit), RSS 420 MB. Every API parses
+ * bodies of up to 10 MB, hence 256 MB for each but the gateway, which streams bodies through
+ * (41 MB used); workers build and send events that carry whole messages: 192 MB. RSS stays
+ * 60-160 MB above the heap: container limits are twice the heap.
+ */
+export const PROCESS_MEMORY = {
+  gateway: { heapMb: 128, limitMb: 256 },
+  identity: { heapMb: 256, limitMb: 512 },
+  conversation: { heapMb: 256, limitMb: 512 },
+  notification: { heapMb: 256, limitMb: 512 },
+  webhooks: { heapMb: 256, limitMb: 512 },
+  'identity-worker': { heapMb: 192, limitMb: 384 },
+  'conversation-worker': { heapMb: 192, limitMb: 384 },
+  'notification-worker': { heapMb: 192, limitMb: 384 },
+  'webhooks-worker': { heapMb: 192, limitMb: 384 },
+};
+
+/** NODE_OPTIONS with the process's heap limit, unless the operator's NODE_OPTIONS already sets one. */
+export function nodeOptionsFor(name, inherited = '') {
+  if (/--max-old-space-size[=\s]/.test(inherited)) return inherited;
+  return [inherited, `--max-old-space-size=${PROCESS_MEMORY[name].heapMb}`].filter(Boolean).join(' ');
+}
+
 /** Long-running processes, each with its own environment on top of the shared one. */
 export function processes(env) {
   const port = (name, fallback) => env[name] || String(fallback);
@@ -39,7 +70,18 @@ export function processes(env) {
     { name: 'webhooks', script: 'services/webhooks/dist/main-api.js', env: { PORT: webhooksPort, METRICS_PORT: metrics(4) } },
     { name: 'webhooks-worker', script: 'services/webhooks/dist/main-worker.js', env: { METRICS_PORT: metrics(14) } },
     { name: 'gateway', script: 'services/gateway/dist/main-api.js', env: { PORT: port('PORT', 8080), METRICS_PORT: metrics(0) } },
-  ].map((entry) => ({ ...entry, env: { ...urls, ...entry.env }, script: join(root, entry.script) }));
+  ].map((entry) => ({
+    ...entry,
+    env: {
+      ...urls,
+      // Internal services and workers are reached on loopback only; HOST (default 127.0.0.1 too)
+      // is where the gateway listens, e.g. 0.0.0.0 to reach it from other machines.
+      HOST: entry.name === 'gateway' ? env.HOST || '127.0.0.1' : '127.0.0.1',
+      NODE_OPTIONS: nodeOptionsFor(entry.name, env.NODE_OPTIONS),
+      ...entry.env,
+    },
+    script: join(root, entry.script),
+  }));
 }
 
 /** The secrets withDevSecrets provides; with all of them set, .data is never read or written. */

@@ -41,8 +41,9 @@ export interface HttpLoad {
   path: string | (() => string);
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   headers?: Record<string, string>;
-  /** Sent as JSON. */
+  /** Sent as JSON: a fixed body, or one computed per request (to make each request's content unique). */
   body?: unknown;
+  bodyPerRequest?: () => unknown;
   connections: number;
   seconds: number;
   /** Requests per second over all connections; unset: as fast as the server answers. */
@@ -57,8 +58,9 @@ export interface RunningLoad {
 
 export function startHttpLoad(load: HttpLoad): RunningLoad {
   const headers: Record<string, string> = { ...load.headers };
-  if (load.body !== undefined) headers['content-type'] = 'application/json';
-  const path = load.path;
+  if (load.body !== undefined || load.bodyPerRequest) headers['content-type'] = 'application/json';
+  const { path, bodyPerRequest } = load;
+  const perRequest = typeof path !== 'string' || bodyPerRequest !== undefined;
   const latencies: number[] = [];
   const outcomes: Record<string, number> = {};
   let failed = 0;
@@ -74,7 +76,17 @@ export function startHttpLoad(load: HttpLoad): RunningLoad {
         method: load.method ?? 'GET',
         headers,
         body: load.body === undefined ? undefined : JSON.stringify(load.body),
-        requests: typeof path === 'string' ? undefined : [{ setupRequest: (request) => ({ ...request, path: path() }) }],
+        requests: perRequest
+          ? [
+              {
+                setupRequest: (request) => ({
+                  ...request,
+                  ...(typeof path !== 'string' && { path: path() }),
+                  ...(bodyPerRequest && { body: JSON.stringify(bodyPerRequest()) }),
+                }),
+              },
+            ]
+          : undefined,
       },
       (error, result) => {
         if (error) reject(error);

@@ -11,22 +11,22 @@ import { cpuProfileSummaries } from './profile.js';
 import { machineInfo, renderReport, type Section } from './report.js';
 import { batch } from './scenarios/batch.js';
 import { cascade } from './scenarios/cascade.js';
-import { gatewayOverhead } from './scenarios/gateway-overhead.js';
+import { fiveCalls } from './scenarios/five-calls.js';
 import { importDump } from './scenarios/import.js';
+import { linkPreviews } from './scenarios/link-previews.js';
 import { MemorySampler } from './scenarios/memory.js';
-import { messages } from './scenarios/messages.js';
 import { scaleOut } from './scenarios/scale-out.js';
 import { webhooks } from './scenarios/webhooks.js';
 import { ROOT, startOwnSystem, useRunningSystem, type System } from './system.js';
 
-const SCENARIOS: Scenario[] = [gatewayOverhead, messages, batch, cascade, scaleOut, webhooks, importDump];
-/** Processes profiled with BENCH_CPU_PROF: the two on the message hot path. */
-const PROFILED = ['gateway', 'conversation'];
+const SCENARIOS: Scenario[] = [fiveCalls, batch, cascade, scaleOut, webhooks, linkPreviews, importDump];
+/** Processes profiled with BENCH_CPU_PROF: the three the five calls go through. */
+const PROFILED = ['gateway', 'identity', 'conversation'];
 
 const config = loadConfig({
   BENCH_SECONDS: vars.integer('Length of one measurement, in seconds', 10),
   BENCH_CONNECTIONS: vars.integer('Concurrent connections of the message scenarios', 50),
-  BENCH_DEADLINE_SECONDS: vars.integer('The whole run stops (and fails) after this long; default 60 × BENCH_SECONDS + 300', 0),
+  BENCH_DEADLINE_SECONDS: vars.integer('The whole run stops (and fails) after this long; default 150 × BENCH_SECONDS + 300', 0),
   BENCH_SCENARIOS: vars.string(`Comma-separated subset of ${SCENARIOS.map((s) => s.key).join(', ')}`, ''),
   BENCH_OUTPUT: vars.string('Where the report goes', join(ROOT, 'BENCHMARKS.md')),
   BENCH_NOTE: vars.string('A line put at the top of the report (e.g. that it is a draft)', ''),
@@ -35,7 +35,7 @@ const config = loadConfig({
   BENCH_URL: vars.string('Gateway of a running system to measure instead of starting one', ''),
   BENCH_CUSTOMER_ID: vars.string('Customer of the running system (with BENCH_URL)', ''),
   BENCH_CUSTOMER_SECRET: vars.string('Its secret (with BENCH_URL)', ''),
-  BENCH_INTERNAL_TOKEN: vars.string("The running system's INTERNAL_TOKEN, to measure its services directly (scenario 1)", ''),
+  BENCH_INTERNAL_TOKEN: vars.string("The running system's INTERNAL_TOKEN, to measure its services directly (sections 1 and 2)", ''),
   BENCH_IDENTITY_URL: vars.string('Its identity service (with BENCH_INTERNAL_TOKEN)', ''),
   BENCH_CONVERSATION_URL: vars.string('Its conversation service (with BENCH_INTERNAL_TOKEN)', ''),
   DATABASE_URL: commonVars.DATABASE_URL,
@@ -77,7 +77,7 @@ async function connect(): Promise<System> {
 }
 
 const system = await connect();
-const deadlineSeconds = config.BENCH_DEADLINE_SECONDS || 60 * seconds + 300;
+const deadlineSeconds = config.BENCH_DEADLINE_SECONDS || 150 * seconds + 300;
 const deadline = setTimeout(() => {
   console.error(`[bench] still running after ${deadlineSeconds} s: stopping`);
   void system.stop().finally(() => process.exit(1));
@@ -102,7 +102,7 @@ try {
   for (const scenario of SCENARIOS.filter((s) => selected.includes(s.key))) {
     log(`scenario ${scenario.key}`);
     try {
-      sections.push(await scenario.run(harness));
+      sections.push(...[await scenario.run(harness)].flat());
     } catch (error) {
       failed = true;
       console.error(`[bench] scenario ${scenario.key} failed:`, error);

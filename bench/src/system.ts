@@ -6,6 +6,7 @@
 import { spawn, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync } from 'node:fs';
+import { createServer as createHttpServer, type RequestListener } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -45,6 +46,8 @@ export interface System {
   customer: { id: string; secret: string };
   /** The system's database, for seeding and the raw-SQL baselines. */
   sql: pg.Pool;
+  /** Its URL, for baseline servers that open their own pool. */
+  databaseUrl: string;
   /** The services themselves, reached with the internal headers; null when unknown. */
   direct: { identity: string; conversation: string; internalToken: string } | null;
   /**
@@ -59,6 +62,20 @@ export interface System {
   /** Where the processes' output went. */
   logDir: string | null;
   stop(): Promise<void>;
+}
+
+/** An HTTP server on a free loopback port (receivers and pages the system calls), and how to close it. */
+export async function loopbackServer(handler: RequestListener): Promise<{ origin: string; close(): Promise<void> }> {
+  const server = createHttpServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 export function freePort(): Promise<number> {
@@ -176,7 +193,9 @@ async function deleteRedisPrefix(redisUrl: string, prefix: string): Promise<void
 }
 
 function pool(databaseUrl: string, size: number): pg.Pool {
-  const sql = new pg.Pool({ connectionString: databaseUrl, max: size });
+  // Idle connections close after a second: the raw-SQL loads open up to BENCH_CONNECTIONS, which
+  // must not stay counted against max_connections while the services are measured.
+  const sql = new pg.Pool({ connectionString: databaseUrl, max: size, idleTimeoutMillis: 1000 });
   sql.on('error', () => undefined);
   return sql;
 }
@@ -263,6 +282,7 @@ export async function startOwnSystem(options: OwnSystemOptions): Promise<System>
     url,
     customer,
     sql,
+    databaseUrl: env.DATABASE_URL!,
     direct: {
       identity: `http://127.0.0.1:${identityPort}`,
       conversation: `http://127.0.0.1:${conversationPort}`,
@@ -312,6 +332,7 @@ export function useRunningSystem(options: {
     url: options.url.replace(/\/$/, ''),
     customer: options.customer,
     sql,
+    databaseUrl: options.databaseUrl,
     direct: options.direct,
     webhooks: null,
     processes: () => [],

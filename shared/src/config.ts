@@ -138,11 +138,24 @@ export const outboundVars = {
   ),
 };
 
+/** Variables of the services whose writes take an Idempotency-Key (http/idempotency.ts). */
+export const idempotencyVars = {
+  IDEMPOTENCY_TTL_HOURS: {
+    description: 'How long an Idempotency-Key and the answer it replays are kept, in hours',
+    default: 24,
+    parse: (raw: string) => {
+      if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new Error('must be a positive integer');
+      return Number(raw);
+    },
+  } satisfies VarSpec<number>,
+};
+
 /** Variables of the processes that run BullMQ workers. */
 export const workerVars = {
   WORKER_CONCURRENCY: vars.integer('Jobs one worker process runs at once', 2),
   JOB_LOCK_MS: vars.integer('How long a job stays locked without a heartbeat before it counts as stalled and is retried', 30_000),
   PURGE_BATCH_SIZE: vars.integer('Rows deleted per transaction by purge jobs', 1000),
+  PURGE_ROWS_PER_SECOND: vars.integer('At most this many rows a second deleted by one purge job, so that other applications keep their latency (0: unpaced)', 10_000),
   OUTBOX_POLL_MS: vars.integer(
     'How often an outbox relay looks for due entries besides being woken when one is recorded (milliseconds)',
     5000,

@@ -32,6 +32,8 @@ export const ERROR_CATALOG = {
   thread_already_exists: { status: 409, message: 'Thread already exists.' },
   message_not_found: { status: 404, message: 'Message not found.' },
   message_already_exists: { status: 409, message: 'Message already exists.' },
+  idempotency_key_in_use: { status: 409, message: 'A request with this Idempotency-Key is still running. Try again.' },
+  idempotency_key_reused: { status: 422, message: 'This Idempotency-Key was used for another request.' },
   file_not_found: { status: 404, message: 'File not found.' },
   file_belongs_to_different_user: {
     status: 403,

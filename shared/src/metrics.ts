@@ -2,13 +2,15 @@
  * Prometheus metrics of one process: default Node metrics (event-loop lag, memory, GC, handles),
  * the HTTP request duration histogram, PostgreSQL pool gauges and, in workers, queue depth gauges,
  * job counters and outbox backlog gauges. Served as `GET /metrics` on an internal port (METRICS_PORT), never on the
- * public or service port.
+ * public or service port. A family is exported only once the process has something to report in
+ * it (a pool, a queue, an outbox it watches): a family without samples tells a dashboard nothing
+ * and hides which process really reports it.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Queue, Worker } from 'bullmq';
 import type { NextFunction, Request, Response } from 'express';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import type { Logger } from './logger.js';
 
@@ -39,9 +41,20 @@ export class ProcessMetrics {
   private readonly outboxes = new Map<string, OutboxBacklog>();
   private readonly jobsCompleted: Counter<'queue'>;
   private readonly jobsFailed: Counter<'queue'>;
+  /** Answers a service replayed for a repeated Idempotency-Key, by route pattern. */
+  private readonly idempotentReplays: Counter<'route'>;
+  /** The families registered on first use, by what turns them on. */
+  private readonly poolFamilies: Metric[] = [];
+  private readonly queueFamilies: Metric[] = [];
+  private readonly outboxFamilies: Metric[] = [];
+  private readonly exported = new Set<Metric>();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    // The GC histogram gets a series per kind only at that kind's first collection: start each at
+    // 0, so that the family is never empty and a rate() has a baseline.
+    const gc = this.registry.getSingleMetric('nodejs_gc_duration_seconds') as Histogram<'kind'> | undefined;
+    for (const kind of ['minor', 'major', 'incremental', 'weakcb']) gc?.zero({ kind });
     this.httpDuration = new Histogram({
       name: 'http_request_duration_seconds',
       help: 'Duration of HTTP requests, by route pattern, method and status',
@@ -55,21 +68,23 @@ export class ProcessMetrics {
         name,
         help,
         labelNames: ['pool'],
-        registers: [this.registry],
+        registers: [],
         collect() {
           this.reset();
           for (const [label, pool] of pools) this.set({ pool: label }, read(pool));
         },
       });
-    poolGauge('db_pool_connections_total', 'PostgreSQL connections open in the pool', (pool) => pool.totalCount);
-    poolGauge('db_pool_connections_idle', 'PostgreSQL connections open and idle in the pool', (pool) => pool.idleCount);
-    poolGauge('db_pool_clients_waiting', 'Queries waiting for a PostgreSQL connection', (pool) => pool.waitingCount);
+    this.poolFamilies.push(
+      poolGauge('db_pool_connections_total', 'PostgreSQL connections open in the pool', (pool) => pool.totalCount),
+      poolGauge('db_pool_connections_idle', 'PostgreSQL connections open and idle in the pool', (pool) => pool.idleCount),
+      poolGauge('db_pool_clients_waiting', 'Queries waiting for a PostgreSQL connection', (pool) => pool.waitingCount),
+    );
     const queues = this.queues;
-    new Gauge({
+    const queueJobs = new Gauge({
       name: 'bullmq_queue_jobs',
       help: 'Jobs in a BullMQ queue by state (read from Redis at scrape time)',
       labelNames: ['queue', 'state'],
-      registers: [this.registry],
+      registers: [],
       async collect() {
         this.reset();
         for (const [name, queue] of queues) {
@@ -78,6 +93,7 @@ export class ProcessMetrics {
         }
       },
     });
+    this.queueFamilies.push(queueJobs);
     // Read from Postgres at scrape time: entries recorded and not yet handled, and how long the
     // oldest has waited (one that keeps failing, e.g. a dependent service down, shows here).
     const outboxes = this.outboxes;
@@ -87,32 +103,51 @@ export class ProcessMetrics {
         name,
         help,
         labelNames: ['schema'],
-        registers: [this.registry],
+        registers: [],
         async collect() {
           this.reset();
           for (const [schema, outbox] of outboxes) this.set({ schema }, read(await outbox.backlog()));
         },
       });
-    outboxGauge('outbox_entries_pending', 'Outbox entries recorded and not handled yet', (backlog) => backlog.entries);
-    outboxGauge('outbox_oldest_entry_age_seconds', 'Age of the oldest outbox entry not handled yet (0: none)', (backlog) => backlog.oldestAgeSeconds);
+    this.outboxFamilies.push(
+      outboxGauge('outbox_entries_pending', 'Outbox entries recorded and not handled yet', (backlog) => backlog.entries),
+      outboxGauge('outbox_oldest_entry_age_seconds', 'Age of the oldest outbox entry not handled yet (0: none)', (backlog) => backlog.oldestAgeSeconds),
+    );
     this.jobsCompleted = new Counter({
       name: 'bullmq_jobs_completed_total',
       help: 'Jobs this worker process completed',
       labelNames: ['queue'],
-      registers: [this.registry],
+      registers: [],
+    });
+    this.idempotentReplays = new Counter({
+      name: 'idempotent_replays_total',
+      help: 'Answers replayed to a request repeating an Idempotency-Key (nothing written again), by route pattern',
+      labelNames: ['route'],
+      registers: [],
     });
     this.jobsFailed = new Counter({
       name: 'bullmq_jobs_failed_total',
       help: 'Job attempts that failed in this worker process (retried or not)',
       labelNames: ['queue'],
-      registers: [this.registry],
+      registers: [],
     });
+  }
+
+  /** Adds these families to the registry the first time something is there to report in them. */
+  private export(families: Metric[]): void {
+    for (const family of families) {
+      if (this.exported.has(family)) continue;
+      this.registry.registerMetric(family);
+      this.exported.add(family);
+    }
   }
 
   /** Reports the pg pool behind a TypeORM DataSource (postgres driver) under `pool`. */
   watchPool(label: string, dataSource: DataSource): void {
     const pool = (dataSource.driver as unknown as { master?: PgPoolCounts }).master;
-    if (pool && typeof pool.totalCount === 'number') this.pools.set(label, pool);
+    if (!pool || typeof pool.totalCount !== 'number') return;
+    this.pools.set(label, pool);
+    this.export(this.poolFamilies);
   }
 
   unwatchPool(label: string): void {
@@ -121,16 +156,30 @@ export class ProcessMetrics {
 
   /** Counts a worker's completed and failed jobs, and reports its queue's depth on scrape. */
   watchWorker(worker: Worker, queue?: Queue): void {
+    this.export([this.jobsCompleted, this.jobsFailed]);
     this.jobsCompleted.inc({ queue: worker.name }, 0);
     this.jobsFailed.inc({ queue: worker.name }, 0);
     worker.on('completed', () => this.jobsCompleted.inc({ queue: worker.name }));
     worker.on('failed', () => this.jobsFailed.inc({ queue: worker.name }));
-    if (queue) this.queues.set(queue.name, queue);
+    if (!queue) return;
+    this.queues.set(queue.name, queue);
+    this.export(this.queueFamilies);
+  }
+
+  /**
+   * Counts the replays of a route that takes an Idempotency-Key (from 0, so that its rate has a
+   * baseline); returns what counts one.
+   */
+  watchIdempotentRoute(route: string): () => void {
+    this.export([this.idempotentReplays]);
+    this.idempotentReplays.inc({ route }, 0);
+    return () => this.idempotentReplays.inc({ route });
   }
 
   /** Reports the backlog of an outbox this process relays, read on scrape. */
   watchOutbox(outbox: OutboxBacklog): void {
     this.outboxes.set(outbox.schema, outbox);
+    this.export(this.outboxFamilies);
   }
 
   /**

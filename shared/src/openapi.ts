@@ -7,6 +7,7 @@
  * or the environment.
  */
 import { ERROR_CATALOG, type ErrorCode } from './errors.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENT_REPLAYED_HEADER } from './http/idempotency.js';
 import { MessageContentSchema } from './routes/message-content.js';
 import { ROUTES } from './routes/index.js';
 import type { AuthKind, PathParam, PathParamFormat, RouteDef } from './routes/route.js';
@@ -96,8 +97,22 @@ function parametersOf(route: RouteDef): JsonSchema[] {
     parameter.schema = param.jsonSchema();
     parameters.push(parameter);
   }
+  if (route.idempotent) parameters.push(IDEMPOTENCY_KEY_PARAMETER);
   return parameters;
 }
+
+const IDEMPOTENCY_KEY_PARAMETER: JsonSchema = {
+  name: IDEMPOTENCY_KEY_HEADER,
+  in: 'header',
+  required: false,
+  description:
+    `Makes a retry safe: the first request with a key runs and its answer is kept (per application, or customer for applications) ` +
+    `for IDEMPOTENCY_TTL_HOURS (24 by default). A repeat with the same key and body gets that answer again, with ` +
+    `\`${IDEMPOTENT_REPLAYED_HEADER}: true\`, and writes nothing; the same key with another body or path answers 422 ` +
+    `\`idempotency_key_reused\`; a repeat while the first still runs answers 409 \`idempotency_key_in_use\` with ` +
+    `\`Retry-After: 1\`. A 5xx answer is not kept (a retry runs again); a 4xx is.`,
+  schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: '^[\\x20-\\x7E]+$' },
+};
 
 const MULTIPART_UPLOAD: JsonSchema = {
   type: 'object',
@@ -155,7 +170,7 @@ function errorCodesWithStatus(status: number): ErrorCode[] {
   return (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((code) => ERROR_CATALOG[code].status === status);
 }
 
-function responseRef(name: keyof typeof ERROR_RESPONSES | 'Error'): JsonSchema {
+function responseRef(name: keyof typeof ERROR_RESPONSES | 'Error' | 'IdempotencyKeyInUse' | 'IdempotencyKeyReused'): JsonSchema {
   return { $ref: `#/components/responses/${name}` };
 }
 
@@ -165,6 +180,10 @@ function responsesOf(route: RouteDef): Record<string, JsonSchema> {
   if (hasInput) responses['400'] = responseRef('BadRequest');
   if (route.auth !== 'none') responses['401'] = responseRef('Unauthorized');
   if (pathParamNames(route.path).length > 0) responses['404'] = responseRef('NotFound');
+  if (route.idempotent) {
+    responses['409'] = responseRef('IdempotencyKeyInUse');
+    responses['422'] = responseRef('IdempotencyKeyReused');
+  }
   responses.default = responseRef('Error');
   return responses;
 }
@@ -192,6 +211,15 @@ function components(): OpenApiDocument['components'] {
       description: `Error codes: ${errorCodesWithStatus(status).join(', ')}.`,
       content: errorContent,
     };
+  responses.IdempotencyKeyInUse = {
+    description: `idempotency_key_in_use: a request with this ${IDEMPOTENCY_KEY_HEADER} is still running; retry after \`Retry-After\` seconds. Other conflicts of the route answer 409 too.`,
+    headers: { 'Retry-After': { schema: { type: 'integer' } } },
+    content: errorContent,
+  };
+  responses.IdempotencyKeyReused = {
+    description: `idempotency_key_reused: this ${IDEMPOTENCY_KEY_HEADER} was used for a request with another body or path.`,
+    content: errorContent,
+  };
   responses.Error = {
     description: 'Any other error (for example 409, 413, 429 or 5xx); the status follows the error code.',
     content: errorContent,

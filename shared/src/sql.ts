@@ -41,9 +41,37 @@ export function deleteBatch(
   );
 }
 
-/** Repeats a batch step until it finds nothing left; returns the total it removed. */
-export async function drainBatches(step: () => Promise<number>): Promise<number> {
+/** Waits, after a batch removed `removed` rows, as long as the pace asks (see purgePace). */
+export type Pace = (removed: number) => Promise<void>;
+
+/**
+ * A pace of at most `rowsPerSecond` rows over all the batches it is given (0: no pause). Purges
+ * delete rows nobody can read any more, so they can take longer, leaving the database's CPU to
+ * the requests of other applications meanwhile.
+ */
+export function purgePace(rowsPerSecond: number): Pace {
+  const started = performance.now();
+  let rows = 0;
+  return async (removed) => {
+    rows += removed;
+    if (rowsPerSecond <= 0) return;
+    const wait = started + (rows * 1000) / rowsPerSecond - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  };
+}
+
+/** Repeats a batch step until it finds nothing left, pausing after each as `pace` asks; returns the total it removed. */
+export async function drainBatches(step: () => Promise<number>, pace?: Pace): Promise<number> {
   let total = 0;
-  for (let removed = await step(); removed > 0; removed = await step()) total += removed;
+  for (let removed = await step(); removed > 0; removed = await step()) {
+    total += removed;
+    await pace?.(removed);
+  }
   return total;
+}
+
+/** How purge jobs delete: rows per transaction, and at most how many a second (0: unpaced). */
+export interface PurgeSettings {
+  batchSize: number;
+  rowsPerSecond: number;
 }

@@ -1,12 +1,14 @@
 /**
  * The body of every worker entry point: connect, drain the service's queues, re-enqueue the work
- * Postgres records as pending, relay the service's outbox, stop cleanly on SIGTERM.
+ * Postgres records as pending, relay the service's outbox, prune its expired Idempotency-Keys,
+ * stop cleanly on SIGTERM.
  */
 import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { loadConfig, metricsPortVar, WORKER_METRICS_PORTS } from './config.js';
 import { ProcessLifecycle, runMain } from './lifecycle.js';
 import { createLogger, type Logger } from './logger.js';
+import { pruneExpiredIdempotencyKeys } from './idempotency/store.js';
 import { processMetrics, serveMetrics } from './metrics.js';
 // Types only: the outbox's code (pg) comes with the processor the service builds.
 import type { OutboxProcessor } from './outbox/outbox.js';
@@ -27,6 +29,9 @@ interface WorkerConfig {
 
 /** How often a worker re-enqueues pending work, besides at start and whenever Redis comes back. */
 const RECOVERY_INTERVAL_MS = 60_000;
+
+/** Expired Idempotency-Keys deleted per transaction. */
+const IDEMPOTENCY_PRUNE_BATCH = 1000;
 
 type OnShutdown = (close: () => Promise<unknown> | unknown) => void;
 
@@ -66,6 +71,8 @@ export function runWorkerMain<Q extends QueueName & keyof typeof WORKER_METRICS_
    * committed transaction recorded is handled, retried until it succeeds.
    */
   outbox?: (db: DataSource, config: C, logger: Logger) => OutboxProcessor;
+  /** The service's schema whose expired Idempotency-Keys this worker prunes. */
+  idempotencyKeys?: string;
 }): void {
   runMain(options.name, async () => {
     const config = options.loadConfig();
@@ -133,6 +140,20 @@ export function runWorkerMain<Q extends QueueName & keyof typeof WORKER_METRICS_
         clearInterval(timer);
         await producer.close();
       });
+    }
+    if (options.idempotencyKeys) {
+      const schema = options.idempotencyKeys;
+      const prune = async () => {
+        try {
+          const pruned = await pruneExpiredIdempotencyKeys(db, schema, IDEMPOTENCY_PRUNE_BATCH);
+          if (pruned > 0) logger.info({ pruned }, 'expired idempotency keys pruned');
+        } catch (error) {
+          logger.warn({ err: (error as Error).message }, 'expired idempotency keys not pruned; trying again later');
+        }
+      };
+      void prune();
+      const timer = setInterval(() => void prune(), RECOVERY_INTERVAL_MS);
+      lifecycle.onShutdown(async () => clearInterval(timer));
     }
     await serveMetrics(lifecycle, METRICS_PORT, logger);
     // Runs first: close() lets active jobs finish; one cut off by the shutdown deadline is

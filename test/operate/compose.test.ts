@@ -22,7 +22,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { freePort } from '../support/ports.js';
 import { startSystem, type TestSystem } from '../support/system.js';
-import { DIRECT_VARS, ENTRY_POINTS, MIGRATIONS, ROOT, sourceEntryPoints, type EntryPoint } from '../support/process-catalog.js';
+import {
+  DIRECT_VARS,
+  documentedVars,
+  ENTRY_POINTS,
+  MIGRATIONS,
+  NODE_VARS,
+  PROCESS_MEMORY,
+  processes,
+  ROOT,
+  sourceEntryPoints,
+  type EntryPoint,
+} from '../support/process-catalog.js';
 
 const COMPOSE_FILE = join(ROOT, 'docker-compose.yml');
 const SCHEMA_FILE = join(ROOT, 'deploy', 'schemas', 'compose-spec.json');
@@ -210,6 +221,49 @@ function dependsOn(service: Doc): Record<string, { condition: string }> {
   return deps;
 }
 
+/** IDENTITY_URL, CONVERSATION_URL, …: where the compose service running that API is. */
+function isServiceUrlVar(name: string): boolean {
+  return /_URL$/.test(name) && `services/${name.replace(/_URL$/, '').toLowerCase()}/dist/main-api.js` in ENTRY_POINTS;
+}
+
+/**
+ * Variables whose value the compose file itself decides rather than the operator: where
+ * PostgreSQL, Redis and the services are (DATABASE_URL is built from POSTGRES_PASSWORD), the ports
+ * inside the containers that the health checks and service URLs use, and the graceful-stop
+ * deadline each stop_grace_period is set against.
+ */
+function fixedByCompose(name: string): boolean {
+  return ['DATABASE_URL', 'REDIS_URL', 'PORT', 'METRICS_PORT', 'SHUTDOWN_TIMEOUT_MS'].includes(name) || isServiceUrlVar(name);
+}
+
+/**
+ * Every variable of README's configuration table that a process reads (its config spec) must
+ * reach it from .env or the environment: set as `${NAME}`, `${NAME:-default}` or `${NAME:?…}`.
+ */
+function passThroughProblems(raw: Doc, documented: Set<string>): string[] {
+  const problems: string[] = [];
+  for (const app of appServices(raw)) {
+    const env = environmentOf(app.service);
+    for (const script of app.scripts) {
+      for (const name of Object.keys(ENTRY_POINTS[script]?.spec ?? {})) {
+        if (!documented.has(name) || fixedByCompose(name)) continue;
+        const passed = new RegExp(`^\\$\\{${name}(?::?[-?][^}]*)?\\}$`);
+        if (!(name in env)) problems.push(`${app.name}: ${name} is documented and read by ${script}, but not passed through`);
+        else if (!passed.test(env[name])) problems.push(`${app.name}: ${name}=${env[name]} ignores the operator's ${name}`);
+      }
+    }
+  }
+  return problems;
+}
+
+/** Compose byte values (`512m`, `1g`, `256M`): binary units, as Docker reads them. */
+function megabytes(value: string | number): number {
+  const match = /^(\d+)([bkmg])?$/i.exec(String(value));
+  if (!match) throw new Error(`not a byte value: ${value}`);
+  const factor: Record<string, number> = { b: 1 / 1024 ** 2, k: 1 / 1024, m: 1, g: 1024 };
+  return Number(match[1]) * factor[(match[2] ?? 'b').toLowerCase()];
+}
+
 // ---------------------------------------------------------------------------------------------
 // Schema
 
@@ -314,7 +368,7 @@ describe('docker-compose.yml against the code', () => {
         if (!entry) continue;
         const where = `${app.name} (${script})`;
         for (const name of Object.keys(env))
-          if (!(name in entry.spec) && !(entry.kind !== 'migrate' && DIRECT_VARS.has(name)))
+          if (!(name in entry.spec) && !(entry.kind !== 'migrate' && (DIRECT_VARS.has(name) || NODE_VARS.has(name))))
             problems.push(`${where}: sets ${name}, which it never reads`);
         for (const [name, rule] of Object.entries(entry.spec)) {
           if (rule.default === undefined) {
@@ -395,6 +449,39 @@ describe('docker-compose.yml against the code', () => {
       const deadline = Number(environmentOf(app.service).SHUTDOWN_TIMEOUT_MS || DEFAULT_SHUTDOWN_TIMEOUT_MS);
       const grace = durationMs(app.service.stop_grace_period ?? '10s');
       if (grace <= deadline) problems.push(`${app.name}: stop_grace_period ${grace} ms is not above SHUTDOWN_TIMEOUT_MS ${deadline} ms`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('passes every documented variable a process reads through from .env, so no setting needs an edit of the file', () => {
+    const documented = documentedVars();
+    // The README documents what the gateway and the workers read, e.g. the queue dashboard's credentials.
+    for (const name of ['ADMIN_USERNAME', 'ADMIN_PASSWORD', 'RATE_LIMIT_PER_MINUTE', 'LINK_PREVIEW_CONCURRENCY', 'WEBHOOK_RETRY_HOURS'])
+      expect(documented, name).toContain(name);
+    expect(passThroughProblems(RAW, documented)).toEqual([]);
+  });
+
+  it('the pass-through check catches a variable left out and one fixed to a literal', () => {
+    const broken = structuredClone(RAW);
+    delete broken.services.gateway.environment.ADMIN_PASSWORD;
+    broken.services['webhooks-worker'].environment.WEBHOOK_RETRY_HOURS = '24';
+    expect(passThroughProblems(broken, documentedVars())).toEqual([
+      'webhooks-worker: WEBHOOK_RETRY_HOURS=24 ignores the operator\'s WEBHOOK_RETRY_HOURS',
+      'gateway: ADMIN_PASSWORD is documented and read by services/gateway/dist/main-api.js, but not passed through',
+    ]);
+  });
+
+  it('gives every long-running process the heap limit and memory limit npm start uses (PROCESS_MEMORY)', () => {
+    const names = processes({}).map((entry) => entry.name).sort();
+    expect(Object.keys(PROCESS_MEMORY).sort()).toEqual(names);
+    expect(APPS.filter((app) => app.entry).map((app) => app.name).sort()).toEqual(names);
+    const problems: string[] = [];
+    for (const app of APPS.filter((a) => a.entry)) {
+      const { heapMb, limitMb } = PROCESS_MEMORY[app.name];
+      const nodeOptions = environmentOf(app.service).NODE_OPTIONS;
+      if (nodeOptions !== `--max-old-space-size=${heapMb}`) problems.push(`${app.name}: NODE_OPTIONS ${nodeOptions}, not --max-old-space-size=${heapMb}`);
+      const limit = app.service.deploy?.resources?.limits?.memory;
+      if (limit === undefined || megabytes(limit) !== limitMb) problems.push(`${app.name}: memory limit ${limit}, not ${limitMb} MB`);
     }
     expect(problems).toEqual([]);
   });
@@ -558,5 +645,11 @@ describe('README', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     expect(readme.includes('docker compose up'), 'README mentions `docker compose up`').toBe(true);
     for (const name of requiredComposeVars(TEXT)) expect(readme, name).toContain(`\`${name}\``);
+  });
+
+  it('documents in the configuration table every variable a process reads', () => {
+    const documented = documentedVars();
+    const read = new Set([...Object.values(ENTRY_POINTS).flatMap((entry) => Object.keys(entry.spec)), ...DIRECT_VARS]);
+    expect([...read].filter((name) => !documented.has(name)).sort()).toEqual([]);
   });
 });

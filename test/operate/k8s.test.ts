@@ -1,22 +1,31 @@
 /**
- * deploy/k8s, checked without a cluster:
- * - every manifest validates against the Kubernetes OpenAPI schema of its kind (kubernetes-models'
- *   generated validators), and fields the schema does not know are rejected, as
- *   `kubectl apply --validate=strict` does;
+ * deploy/k8s, checked without a cluster: each overlay (small, production) is rendered as
+ * `kubectl kustomize` renders it (test/support/kustomize.ts; compared with kubectl's own output when
+ * kubectl is installed), and what it would apply is checked:
+ * - every object validates against the Kubernetes OpenAPI schema of its kind (kubernetes-models'
+ *   generated validators; the ServiceMonitor against the Prometheus Operator's CRD schema), and
+ *   fields the schema does not know are rejected, as `kubectl apply --validate=strict` does;
  * - the manifests agree with the code: each command is an entry point the build produces, each
  *   container gets every variable its process requires (and only names some process reads), with
  *   values its config loader accepts; ports and probe paths are the ones the apps serve; service
- *   URLs point at the Services; graceful-stop timings fit SHUTDOWN_TIMEOUT_MS;
- * - Service, HPA and PDB selectors and targets match the Deployments; kustomization.yaml lists every file.
+ *   URLs point at the Services; graceful-stop timings fit SHUTDOWN_TIMEOUT_MS; heap and memory
+ *   limits are PROCESS_MEMORY's; every metrics port is declared, annotated and scraped;
+ * - Service, HPA and PDB selectors and targets match the Deployments; the NetworkPolicies admit
+ *   only the gateway's public port from outside; the example Ingress keeps /admin/ off.
  * Needs `npm run build` first (the commands' scripts are looked up in dist/).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { join, relative } from 'node:path';
+import { delimiter, join, relative } from 'node:path';
 import { createLogger, createServiceApp, type VarSpec } from '@collab/shared';
+import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import { Job } from 'kubernetes-models/batch/v1/Job';
+import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
@@ -25,22 +34,20 @@ import { Service } from 'kubernetes-models/v1/Service';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { createGatewayApp } from '../../services/gateway/src/app.js';
-import { DIRECT_VARS, ENTRY_POINTS, MIGRATIONS, ROOT, sourceEntryPoints, type Spec } from '../support/process-catalog.js';
+import { renderKustomization, readKustomization, type RenderedObject } from '../support/kustomize.js';
+import { DIRECT_VARS, ENTRY_POINTS, MIGRATIONS, NODE_VARS, PROCESS_MEMORY, ROOT, sourceEntryPoints, type Spec } from '../support/process-catalog.js';
 
 const K8S_DIR = join(ROOT, 'deploy', 'k8s');
 
 type Doc = Record<string, any>;
-interface Manifest {
-  file: string;
-  doc: Doc;
-}
+type Manifest = RenderedObject;
 
 // ---------------------------------------------------------------------------------------------
 // What the code reads and serves
 
 
 function readsVar(script: string, name: string): boolean {
-  return name in ENTRY_POINTS[script].spec || DIRECT_VARS.has(name);
+  return name in ENTRY_POINTS[script].spec || DIRECT_VARS.has(name) || NODE_VARS.has(name);
 }
 
 /** A `vars.secret`: its parser refuses values shorter than 16 characters. */
@@ -83,20 +90,12 @@ function withKeysReplaced(spec: Spec, env: Record<string, string>): Record<strin
 // ---------------------------------------------------------------------------------------------
 // Loading and schema validation
 
-function loadManifests(dir = K8S_DIR): Manifest[] {
-  const manifests: Manifest[] = [];
-  for (const file of readdirSync(dir).filter((f) => /\.ya?ml$/.test(f) && f !== 'kustomization.yaml').sort()) {
-    for (const parsed of parseAllDocuments(readFileSync(join(dir, file), 'utf8'))) {
-      if (parsed.errors.length > 0) throw new Error(`${file}: ${parsed.errors.map((e) => e.message).join('; ')}`);
-      const doc = parsed.toJS() as Doc | null;
-      if (doc !== null) manifests.push({ file, doc });
-    }
-  }
-  return manifests;
-}
+const OVERLAYS = ['small', 'production'] as const;
+type Overlay = (typeof OVERLAYS)[number];
 
-function loadKustomization(dir = K8S_DIR): Doc {
-  return parseAllDocuments(readFileSync(join(dir, 'kustomization.yaml'), 'utf8'))[0].toJS() as Doc;
+/** What `kubectl apply -k deploy/k8s/overlays/<overlay>` would apply. */
+function loadManifests(overlay: Overlay): Manifest[] {
+  return renderKustomization(join(K8S_DIR, 'overlays', overlay), K8S_DIR);
 }
 
 /** The kinds deploy/k8s uses, each with the model whose validator holds its OpenAPI schema. */
@@ -109,6 +108,10 @@ const MODELS: Record<string, { prototype: { validate(): void } }> = {
   'batch/v1/Job': Job,
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
+  'networking.k8s.io/v1/Ingress': Ingress,
+  // A CRD of the Prometheus Operator, validated against its published schema.
+  'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
 };
 
 /**
@@ -313,6 +316,68 @@ function deploymentRunning(manifests: Manifest[], script: string): Doc | undefin
   return containersOf(manifests).find((c) => c.owner.doc.kind === 'Deployment' && c.script === script)?.owner.doc;
 }
 
+
+/** A pod that opens a connection: its namespace (and that namespace's labels) and its own labels. */
+interface PeerSource {
+  namespace: string;
+  namespaceLabels: Record<string, string>;
+  podLabels: Record<string, string>;
+}
+
+/** A label selector as NetworkPolicies read it: `{}` selects everything. */
+function labelSelectorMatches(selector: Doc, labels: Record<string, string>): boolean {
+  if (selector.matchExpressions) throw new Error('matchExpressions are not evaluated here');
+  return Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
+}
+
+/**
+ * Whether the NetworkPolicies let `source` (null: an address outside the cluster) connect to
+ * `port` of the target pod: a pod no Ingress policy selects accepts everything; a selected pod
+ * accepts what some rule of a selecting policy admits (peers and ports; named ports resolved on
+ * the pod's container).
+ */
+function admits(policies: Doc[], target: { namespace: string; labels: Record<string, string>; container: Doc }, port: number, source: PeerSource | null): boolean {
+  const selecting = policies.filter(
+    (p) => p.metadata.namespace === target.namespace && (p.spec.policyTypes ?? ['Ingress']).includes('Ingress') && labelSelectorMatches(p.spec.podSelector, target.labels),
+  );
+  if (selecting.length === 0) return true;
+  return selecting.some((policy) =>
+    (policy.spec.ingress ?? []).some((rule: Doc) => {
+      const ports: Doc[] = rule.ports ?? [];
+      const portOk = ports.length === 0 || ports.some((p) => (p.protocol ?? 'TCP') === 'TCP' && (p.port === undefined || resolvePort(target.container, p.port) === port));
+      const peers: Doc[] = rule.from ?? [];
+      const peerOk =
+        peers.length === 0 ||
+        peers.some((peer) => {
+          if (peer.ipBlock) throw new Error('ipBlock peers are not evaluated here');
+          if (source === null) return false;
+          const namespaceOk = peer.namespaceSelector ? labelSelectorMatches(peer.namespaceSelector, source.namespaceLabels) : source.namespace === policy.metadata.namespace;
+          return namespaceOk && (!peer.podSelector || labelSelectorMatches(peer.podSelector, source.podLabels));
+        });
+      return portOk && peerOk;
+    }),
+  );
+}
+
+/** The backend an Ingress sends `path` to (any host): the longest matching Exact or Prefix path. */
+function ingressBackend(ingress: Doc, path: string): Doc | undefined {
+  let best: { length: number; backend: Doc } | undefined;
+  for (const rule of ingress.spec.rules ?? [])
+    for (const entry of rule.http?.paths ?? []) {
+      const p: string = entry.path;
+      const hit =
+        entry.pathType === 'Exact'
+          ? path === p
+          : entry.pathType === 'Prefix'
+            ? p === '/' || path === p.replace(/\/$/, '') || path.startsWith(`${p.replace(/\/$/, '')}/`)
+            : (() => {
+                throw new Error(`pathType ${entry.pathType} is controller-specific`);
+              })();
+      if (hit && (!best || p.length > best.length)) best = { length: p.length, backend: entry.backend };
+    }
+  return best?.backend ?? ingress.spec.defaultBackend;
+}
+
 const isApi = (script: string | undefined): boolean => Boolean(script && ENTRY_POINTS[script]?.serves);
 
 function clone<T>(value: T): T {
@@ -321,10 +386,12 @@ function clone<T>(value: T): T {
 
 // ---------------------------------------------------------------------------------------------
 
-const manifests = loadManifests();
-const kustomization = loadKustomization();
+describe.each(OVERLAYS)('deploy/k8s/overlays/%s', (overlay) => {
+const manifests = loadManifests(overlay);
+const kustomization = readKustomization(join(K8S_DIR, 'overlays', overlay));
+const baseNamespace = readKustomization(join(K8S_DIR, 'base')).namespace as string;
 
-describe('deploy/k8s manifests', () => {
+describe('manifests', () => {
   it('validate against the Kubernetes OpenAPI schema of their kind, with no unknown field', () => {
     expect(manifests.length).toBeGreaterThan(0);
     const problems = manifests.flatMap((m) => schemaProblems(m.doc).map((p) => `${name(m)}: ${p}`));
@@ -342,25 +409,23 @@ describe('deploy/k8s manifests', () => {
     const missing = clone(ofKind(manifests, 'Service')[0].doc);
     delete missing.spec.ports[0].port;
     expect(schemaProblems(missing).join()).toMatch(/must have required property port/);
+    const monitor = ofKind(manifests, 'ServiceMonitor')[0]?.doc;
+    if (monitor) {
+      const misspelt = clone(monitor);
+      misspelt.spec.endpoints[0].intervall = '30s';
+      expect(schemaProblems(misspelt)).toEqual(['unknown field /spec/endpoints/0/intervall']);
+    }
     expect(schemaProblems({ apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler' })).toEqual([
       'no schema for apiVersion autoscaling/v1 kind HorizontalPodAutoscaler',
     ]);
   });
 
-  it('kustomization.yaml lists every manifest once, and every listed file exists', () => {
-    expect(kustomization.apiVersion).toBe('kustomize.config.k8s.io/v1beta1');
-    expect(kustomization.kind).toBe('Kustomization');
-    const files = readdirSync(K8S_DIR).filter((f) => /\.ya?ml$/.test(f) && f !== 'kustomization.yaml').sort();
-    const listed: string[] = kustomization.resources;
-    expect(new Set(listed).size).toBe(listed.length);
-    expect([...listed].sort()).toEqual(files);
-  });
-
-  it('put every namespaced object in the kustomization namespace, which the Namespace creates', () => {
+  it('put every namespaced object in the namespace of the base, which the Namespace creates', () => {
     const namespaces = ofKind(manifests, 'Namespace').map((m) => m.doc.metadata.name);
-    expect(namespaces).toEqual([kustomization.namespace]);
+    expect(namespaces).toEqual([baseNamespace]);
+    expect(kustomization.namespace).toBe(baseNamespace);
     const elsewhere = manifests
-      .filter((m) => m.doc.kind !== 'Namespace' && m.doc.metadata.namespace !== kustomization.namespace)
+      .filter((m) => m.doc.kind !== 'Namespace' && m.doc.metadata.namespace !== baseNamespace)
       .map(name);
     expect(elsewhere).toEqual([]);
   });
@@ -398,7 +463,7 @@ describe('deploy/k8s manifests', () => {
     config.data.CREDENTIALS_CACHE_TTL_MS = 'soon';
     config.data.FILE_URL_SECRET = 'a-secret-in-a-config-map';
     const problems = containerProblems(broken).filter((p) => p.includes('Deployment/gateway') || p.includes('conversation'));
-    const gatewayWhere = 'Deployment/gateway (gateway.yaml) container gateway';
+    const gatewayWhere = 'Deployment/gateway (base/gateway.yaml) container gateway';
     expect(problems).toEqual(
       expect.arrayContaining([
         `${gatewayWhere}: sets UPSTREAM_TIMEOUT, which services/gateway/dist/main-api.js never reads`,
@@ -413,7 +478,7 @@ describe('deploy/k8s manifests', () => {
     const conversationEnv: Doc[] = conversation.spec.template.spec.containers[0].env;
     conversationEnv.splice(conversationEnv.findIndex((e) => e.name === 'FILE_URL_SECRET'), 1);
     expect(containerProblems(broken)).toContain(
-      'Deployment/conversation (conversation.yaml) container conversation: FILE_URL_SECRET comes from a configMap, not the Secret',
+      'Deployment/conversation (base/conversation.yaml) container conversation: FILE_URL_SECRET comes from a configMap, not the Secret',
     );
   });
 
@@ -454,10 +519,11 @@ describe('deploy/k8s manifests', () => {
     expect([values.CUSTOMER_ID, values.CUSTOMER_SECRET]).toEqual(['', '']);
   });
 
-  it('use one image, the one kustomization.yaml sets, for every container', () => {
-    const images = new Set(containersOf(manifests).map((c) => c.container.image));
-    expect([...images]).toEqual([kustomization.images[0].name]);
+  it("use one image, the one the overlay's kustomization.yaml sets, for every container", () => {
     expect(kustomization.images).toHaveLength(1);
+    const [{ newName, newTag }] = kustomization.images;
+    const images = new Set(containersOf(manifests).map((c) => c.container.image));
+    expect([...images]).toEqual([`${newName}:${newTag}`]);
   });
 
   it('run every pod as non-root, without privilege escalation or capabilities, without API credentials', () => {
@@ -495,7 +561,7 @@ describe('deploy/k8s manifests', () => {
   });
 });
 
-describe('deploy/k8s HTTP services', () => {
+describe('HTTP services', () => {
   const apis = containersOf(manifests).filter((c) => isApi(c.script));
 
   it('cover the gateway and every service', () => {
@@ -508,8 +574,8 @@ describe('deploy/k8s HTTP services', () => {
       const where = `${name(owner)} container ${container.name}`;
       const { env } = resolveEnv(manifests, container);
       const listens = env.PORT ? Number(env.PORT) : (ENTRY_POINTS[script!].spec.PORT.default as number);
-      const ports: Doc[] = container.ports ?? [];
-      if (ports.length !== 1 || ports[0].containerPort !== listens)
+      const ports: Doc[] = (container.ports ?? []).filter((p: Doc) => p.name !== 'metrics');
+      if (ports.length !== 1 || ports[0].containerPort !== listens || ports[0].name !== 'http')
         problems.push(`${where}: listens on ${listens} but exposes ${JSON.stringify(ports.map((p) => p.containerPort))}`);
       const probes: [string, string | undefined][] = [
         ['readinessProbe', '/readyz'],
@@ -574,7 +640,8 @@ describe('deploy/k8s HTTP services', () => {
   it('are reached through a Service that selects them, at the URL the others use', () => {
     const problems: string[] = [];
     const deployments = ofKind(manifests, 'Deployment').map((m) => m.doc);
-    for (const service of ofKind(manifests, 'Service')) {
+    // The headless metrics Service selects every pod (checked with the metrics ports).
+    for (const service of ofKind(manifests, 'Service').filter((s) => s.doc.spec.clusterIP !== 'None')) {
       const selected = deployments.filter((d) => selects(service.doc.spec.selector, podLabels(d)));
       if (selected.length !== 1) {
         problems.push(`${name(service)} selects ${selected.length} Deployments`);
@@ -609,7 +676,7 @@ describe('deploy/k8s HTTP services', () => {
   });
 });
 
-describe('deploy/k8s scaling and disruption', () => {
+describe('scaling and disruption', () => {
   const deployments = ofKind(manifests, 'Deployment');
   const hpas = ofKind(manifests, 'HorizontalPodAutoscaler');
 
@@ -624,7 +691,13 @@ describe('deploy/k8s scaling and disruption', () => {
     expect(problems).toEqual([]);
   });
 
-  it('autoscale the gateway and the conversation service on CPU, with requests to measure against', () => {
+  it.runIf(overlay === 'small')('run one pod of every Deployment, without autoscalers or disruption budgets', () => {
+    expect(deployments.map((d) => [d.doc.metadata.name, d.doc.spec.replicas]).filter(([, replicas]) => replicas !== 1)).toEqual([]);
+    expect(hpas).toEqual([]);
+    expect(ofKind(manifests, 'PodDisruptionBudget')).toEqual([]);
+  });
+
+  it.runIf(overlay === 'production')('autoscale the gateway and the conversation service on CPU, with requests to measure against', () => {
     const targets = hpas.map((hpa) => {
       const ref = hpa.doc.spec.scaleTargetRef;
       expect(ref.apiVersion).toBe('apps/v1');
@@ -645,13 +718,13 @@ describe('deploy/k8s scaling and disruption', () => {
     expect(targets.sort()).toEqual(['services/conversation/dist/main-api.js', 'services/gateway/dist/main-api.js']);
   });
 
-  it('run at least two replicas of every HTTP service, so that a disruption leaves one serving', () => {
+  it.runIf(overlay === 'production')('run at least two replicas of every HTTP service, so that a disruption leaves one serving', () => {
     const scaled = new Set(hpas.map((h) => h.doc.spec.scaleTargetRef.name));
     for (const { owner } of containersOf(manifests).filter((c) => isApi(c.script)))
       if (!scaled.has(owner.doc.metadata.name)) expect(owner.doc.spec.replicas, name(owner)).toBeGreaterThanOrEqual(2);
   });
 
-  it('give every Deployment exactly one PodDisruptionBudget', () => {
+  it.runIf(overlay === 'production')('give every Deployment exactly one PodDisruptionBudget', () => {
     const pdbs = ofKind(manifests, 'PodDisruptionBudget');
     const problems: string[] = [];
     for (const deployment of deployments) {
@@ -672,13 +745,177 @@ describe('deploy/k8s scaling and disruption', () => {
     expect(workers).toHaveLength(4);
     const longestApiGrace = Math.max(...refs.filter((c) => isApi(c.script)).map((c) => c.podSpec.terminationGracePeriodSeconds ?? 30));
     for (const { owner, container, podSpec } of workers) {
-      expect(container.ports, name(owner)).toBeUndefined();
+      expect((container.ports ?? []).map((p: Doc) => p.name), name(owner)).toEqual(['metrics']);
       const grace = podSpec.terminationGracePeriodSeconds ?? 30;
       const shutdownMs = Number(resolveEnv(manifests, container).env.SHUTDOWN_TIMEOUT_MS);
       expect(grace, name(owner)).toBeGreaterThan(longestApiGrace);
       expect(grace * 1000, name(owner)).toBeGreaterThan(shutdownMs);
       const apiShutdownMs = Number(byName(manifests, 'ConfigMap', 'collab-config')!.data.SHUTDOWN_TIMEOUT_MS);
       expect(shutdownMs, name(owner)).toBeGreaterThan(apiShutdownMs);
+    }
+  });
+});
+
+describe('memory, metrics and network access', () => {
+  const deployments = ofKind(manifests, 'Deployment');
+
+  it('give every process the heap limit and memory limit of PROCESS_MEMORY (scripts/processes.mjs)', () => {
+    expect(deployments.map((d) => d.doc.metadata.name).sort()).toEqual(Object.keys(PROCESS_MEMORY).sort());
+    const problems: string[] = [];
+    for (const deployment of deployments) {
+      const { heapMb, limitMb } = PROCESS_MEMORY[deployment.doc.metadata.name];
+      const container = deployment.doc.spec.template.spec.containers[0];
+      const { env } = resolveEnv(manifests, container);
+      if (env.NODE_OPTIONS !== `--max-old-space-size=${heapMb}`) problems.push(`${name(deployment)}: NODE_OPTIONS ${env.NODE_OPTIONS}, not --max-old-space-size=${heapMb}`);
+      const limit = container.resources?.limits?.memory;
+      if (limit === undefined || quantity(limit) !== limitMb * 1024 ** 2) problems.push(`${name(deployment)}: memory limit ${limit}, not ${limitMb}Mi`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('declare each process\'s metrics port (METRICS_PORT), annotate it for scraping, and reach it through the headless metrics Service', () => {
+    const problems: string[] = [];
+    const headless = ofKind(manifests, 'Service').filter((s) => s.doc.spec.clusterIP === 'None');
+    expect(headless.map((s) => s.doc.metadata.name)).toEqual(['metrics']);
+    const metricsService = headless[0].doc;
+    expect(metricsService.spec.ports.map((p: Doc) => [p.name, p.targetPort])).toEqual([['metrics', 'metrics']]);
+    for (const deployment of deployments) {
+      const container = deployment.doc.spec.template.spec.containers[0];
+      const { env } = resolveEnv(manifests, container);
+      const port = Number(env.METRICS_PORT);
+      const declared = resolvePort(container, 'metrics');
+      if (!(port > 0) || declared !== port) problems.push(`${name(deployment)}: METRICS_PORT ${env.METRICS_PORT}, container port metrics ${declared}`);
+      const annotations = deployment.doc.spec.template.metadata?.annotations ?? {};
+      if (annotations['prometheus.io/scrape'] !== 'true' || annotations['prometheus.io/port'] !== String(port) || annotations['prometheus.io/path'] !== '/metrics')
+        problems.push(`${name(deployment)}: scrape annotations ${JSON.stringify(annotations)} do not name port ${port} and /metrics`);
+      if (!selects(metricsService.spec.selector, podLabels(deployment.doc))) problems.push(`${name(deployment)}: not selected by the metrics Service`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('admit from outside only the gateway\'s public port; the namespace reaches every port, the monitoring namespace every metrics port', () => {
+    const policies = ofKind(manifests, 'NetworkPolicy').map((m) => m.doc);
+    const namespaceLabels = (ns: string) => ({ ...(byName(manifests, 'Namespace', ns)?.metadata.labels ?? {}), 'kubernetes.io/metadata.name': ns });
+    const gateway = deploymentRunning(manifests, 'services/gateway/dist/main-api.js')!;
+    const sources: Record<string, PeerSource | null> = {
+      outside: null,
+      'other namespace': { namespace: 'shop', namespaceLabels: namespaceLabels('shop'), podLabels: { 'app.kubernetes.io/name': 'shop' } },
+      monitoring: { namespace: 'monitoring', namespaceLabels: namespaceLabels('monitoring'), podLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+      'same namespace': { namespace: baseNamespace, namespaceLabels: namespaceLabels(baseNamespace), podLabels: podLabels(gateway) },
+    };
+    const admitted: string[] = [];
+    const expected: string[] = [];
+    for (const deployment of deployments) {
+      const container = deployment.doc.spec.template.spec.containers[0];
+      const target = { namespace: deployment.doc.metadata.namespace, labels: podLabels(deployment.doc), container };
+      for (const port of container.ports as Doc[]) {
+        const to = `${deployment.doc.metadata.name}:${port.name}`;
+        for (const [from, source] of Object.entries(sources)) if (admits(policies, target, port.containerPort, source)) admitted.push(`${from} -> ${to}`);
+        expected.push(`same namespace -> ${to}`);
+        if (port.name === 'metrics') expected.push(`monitoring -> ${to}`);
+        if (deployment.doc.metadata.name === 'gateway' && port.name === 'http')
+          expected.push(`outside -> ${to}`, `other namespace -> ${to}`, `monitoring -> ${to}`);
+      }
+    }
+    expect(admitted.sort()).toEqual(expected.sort());
+  });
+
+  it.runIf(overlay === 'production')('scrape every process with a ServiceMonitor that selects the metrics Service and names the process in job', () => {
+    const monitors = ofKind(manifests, 'ServiceMonitor').map((m) => m.doc);
+    expect(monitors).toHaveLength(1);
+    const [monitor] = monitors;
+    expect(monitor.spec.namespaceSelector).toBeUndefined();
+    const selected = ofKind(manifests, 'Service').filter(
+      (s) => s.doc.metadata.namespace === monitor.metadata.namespace && selects(monitor.spec.selector, s.doc.metadata.labels),
+    );
+    expect(selected.map((s) => s.doc.metadata.name)).toEqual(['metrics']);
+    expect(monitor.spec.endpoints).toHaveLength(1);
+    const [endpoint] = monitor.spec.endpoints;
+    expect(selected[0].doc.spec.ports.map((p: Doc) => p.name)).toContain(endpoint.port);
+    expect(endpoint.path).toBe('/metrics');
+    // The dashboard groups by job: the process's name, from its pods' app.kubernetes.io/name.
+    expect(endpoint.relabelings).toContainEqual({ sourceLabels: ['__meta_kubernetes_pod_label_app_kubernetes_io_name'], targetLabel: 'job' });
+  });
+
+  it.runIf(overlay === 'production')('route the public API to the gateway through the Ingress, and never /admin/, /healthz or /readyz', () => {
+    const ingresses = ofKind(manifests, 'Ingress').map((m) => m.doc);
+    expect(ingresses).toHaveLength(1);
+    const [ingress] = ingresses;
+    expect(ingress.spec.defaultBackend).toBeUndefined();
+    const gatewayService = byName(manifests, 'Service', 'gateway')!;
+    const gateway = deploymentRunning(manifests, 'services/gateway/dist/main-api.js')!;
+    expect(selects(gatewayService.spec.selector, podLabels(gateway))).toBe(true);
+    const routed = (path: string) => ingressBackend(ingress, path);
+    for (const path of ['/v1/users/alice', '/v1/openapi.json', '/docs', '/docs/swagger-ui.css'])
+      expect(routed(path), path).toEqual({ service: { name: 'gateway', port: { name: 'http' } } });
+    expect(gatewayService.spec.ports.map((p: Doc) => p.name)).toContain('http');
+    for (const path of ['/admin/queues', '/admin/queues/api/queues', '/admin', '/healthz', '/readyz', '/metrics', '/v1admin'])
+      expect(routed(path), path).toBeUndefined();
+  });
+});
+});
+
+describe('deploy/k8s layout', () => {
+  /** The kustomization directories the overlays use, and the files they name (resources, patches). */
+  function usedFiles(dir: string, seen = new Set<string>()): Set<string> {
+    const kustomization = readKustomization(dir);
+    seen.add(join(dir, 'kustomization.yaml'));
+    for (const resource of kustomization.resources ?? []) {
+      const path = join(dir, resource);
+      if (statSync(path).isDirectory()) usedFiles(path, seen);
+      else seen.add(path);
+    }
+    for (const patch of kustomization.patches ?? []) if (patch.path) seen.add(join(dir, patch.path));
+    return seen;
+  }
+
+  function yamlFiles(dir: string): string[] {
+    return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? yamlFiles(join(dir, entry.name)) : /\.ya?ml$/.test(entry.name) ? [join(dir, entry.name)] : [],
+    );
+  }
+
+  it('uses every YAML file under deploy/k8s in an overlay, each defining its objects once', () => {
+    const used = new Set<string>();
+    for (const overlay of OVERLAYS) for (const file of usedFiles(join(K8S_DIR, 'overlays', overlay))) used.add(file);
+    expect(yamlFiles(K8S_DIR).filter((file) => !used.has(file)).map((file) => relative(K8S_DIR, file))).toEqual([]);
+    for (const overlay of OVERLAYS) {
+      const ids = loadManifests(overlay).map((m) => `${m.doc.kind}/${m.doc.metadata.namespace ?? ''}/${m.doc.metadata.name}`);
+      expect(ids.filter((id, i) => ids.indexOf(id) !== i), overlay).toEqual([]);
+    }
+  });
+
+  it('the renderer refuses what it does not reproduce rather than rendering something else', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kustomize-'));
+    try {
+      const write = (kustomization: string, extra: Record<string, string> = {}) => {
+        writeFileSync(join(dir, 'kustomization.yaml'), `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n${kustomization}`);
+        for (const [file, text] of Object.entries(extra)) writeFileSync(join(dir, file), text);
+      };
+      const configMap = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  A: "1"\n';
+      write('commonLabels:\n  a: b\nresources:\n  - c.yaml\n', { 'c.yaml': configMap });
+      expect(() => renderKustomization(dir)).toThrow(/unsupported fields commonLabels/);
+      write('resources:\n  - c.yaml\npatches:\n  - path: p.yaml\n', { 'p.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\nlist: [1]\n' });
+      expect(() => renderKustomization(dir)).toThrow(/list at \/list: not supported/);
+      write('resources:\n  - c.yaml\npatches:\n  - target:\n      kind: ConfigMap\n    patch: |-\n      - op: remove\n        path: /data/B\n');
+      expect(() => renderKustomization(dir)).toThrow(/remove \/data\/B: no such path/);
+      write('resources:\n  - c.yaml\npatches:\n  - target:\n      kind: ConfigMap\n    patch: |-\n      - op: replace\n        path: /data/A\n        value: "2"\n');
+      expect(renderKustomization(dir).map((o) => o.doc.data)).toEqual([{ A: '2' }]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  const kubectl = process.env.PATH?.split(delimiter).map((dir) => join(dir, 'kubectl')).find((path) => existsSync(path));
+
+  // kubectl is not a Debian package, so CI may lack it; where it is installed, it is the reference.
+  it.runIf(kubectl !== undefined)('renders each overlay exactly as `kubectl kustomize` does', () => {
+    const key = (doc: Doc) => `${doc.kind}/${doc.metadata?.namespace ?? ''}/${doc.metadata?.name}`;
+    const sorted = (docs: Doc[]) => [...docs].sort((a, b) => key(a).localeCompare(key(b)));
+    for (const overlay of OVERLAYS) {
+      const output = execFileSync(kubectl!, ['kustomize', join(K8S_DIR, 'overlays', overlay)], { encoding: 'utf8', timeout: 60_000 });
+      const theirs = parseAllDocuments(output).map((d) => d.toJS() as Doc);
+      expect(sorted(loadManifests(overlay).map((m) => m.doc)), overlay).toEqual(sorted(theirs));
     }
   });
 });

@@ -1,10 +1,13 @@
 /**
  * Prometheus metrics (shared/src/metrics.ts): the internal /metrics server, the HTTP duration
  * histogram labelled by route pattern (never the raw URL), default Node metrics, pool gauges of
- * a TypeORM DataSource, and a worker's job counters and queue depth.
+ * a TypeORM DataSource, and a worker's job counters and queue depth; and a real gateway process's
+ * /metrics after traffic: no family without samples, a 405 under its route, upstream failures and
+ * rate-limited requests counted. The gateway process needs the build.
  */
+import type { ChildProcess } from 'node:child_process';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
   closeServer,
@@ -20,7 +23,11 @@ import {
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIdentityDataSource } from '../../services/identity/src/data-source.js';
+import { createApplication, request, type TestApplication } from '../support/client.js';
+import { freePort } from '../support/ports.js';
+import { killAll, spawnServiceProcess, stopProcess, until } from '../support/processes.js';
 import { startSystem, type TestSystem } from '../support/system.js';
+import { serverToken } from '../support/tokens.js';
 
 const logger = createLogger('test', 'silent');
 
@@ -155,5 +162,100 @@ describe('metrics', () => {
       if (keys.length > 0) await redis.del(...keys);
       redis.disconnect();
     }
+  });
+});
+
+/** Metric families of a scrape (from their TYPE lines) with no sample line. */
+function emptyFamilies(text: string): string[] {
+  const lines = text.split('\n');
+  const families = lines.filter((line) => line.startsWith('# TYPE ')).map((line) => line.split(' ')[2]);
+  const samples = lines.filter((line) => line !== '' && !line.startsWith('#')).map((line) => line.split(/[{ ]/)[0]);
+  // A histogram's samples are <name>_bucket, _sum and _count.
+  return families.filter((family) => !samples.some((name) => name === family || name.startsWith(`${family}_`)));
+}
+
+describe('the gateway process’s /metrics after traffic', () => {
+  let system: TestSystem;
+  let gateway: ChildProcess;
+  let gatewayUrl: string;
+  let metricsUrl: string;
+  /** Accepts connections and never answers: the webhooks service as the gateway sees it here. */
+  let silent: TcpServer;
+  const sockets = new Set<Socket>();
+  let app: TestApplication;
+  let limited: TestApplication;
+  const RATE_LIMIT = 5;
+
+  beforeAll(async () => {
+    system = await startSystem({ workers: false });
+    app = await createApplication(system, 'metrics');
+    limited = await createApplication(system, 'metrics-limited');
+    silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const [port, metricsPort, closedPort] = await Promise.all([freePort(), freePort(), freePort()]);
+    gatewayUrl = `http://127.0.0.1:${port}`;
+    metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+    gateway = spawnServiceProcess('gateway', 'main-api', {
+      ...system.env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+      // Nothing listens there: the notification service is unreachable (503).
+      NOTIFICATION_URL: `http://127.0.0.1:${closedPort}`,
+      WEBHOOKS_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+      UPSTREAM_TIMEOUT_MS: '300',
+      RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+      RATE_LIMIT_BURST: String(RATE_LIMIT),
+    });
+    await until(async () => (await fetch(`${gatewayUrl}/healthz`).catch(() => null))?.ok === true, 'the gateway process');
+  });
+
+  afterAll(async () => {
+    if (gateway) await stopProcess(gateway);
+    killAll();
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => silent?.close(resolve));
+    await system?.stop();
+  });
+
+  const call = async (method: string, path: string, application: TestApplication | null, body?: unknown) =>
+    request(gatewayUrl, method, path, { token: application ? await serverToken(application.id, application.secret) : null, body });
+
+  async function gatewayScrape(): Promise<string> {
+    const response = await fetch(metricsUrl);
+    expect(response.status).toBe(200);
+    return response.text();
+  }
+
+  it('reports every family it exports with samples, a 405 under its route, upstream failures and rate-limited requests', async () => {
+    expect((await call('GET', '/v1/verify', app)).status).toBe(200);
+    expect((await call('PATCH', `/v1/users/metrics-${randomBytes(4).toString('hex')}`, null)).status).toBe(405);
+    const unavailable = await call('POST', '/v1/notifications', app, {});
+    expect(unavailable.status).toBe(503);
+    expect(unavailable.body.error).toBe('service_unavailable');
+    const timedOut = await call('GET', '/v1/webhooks/deliveries', app);
+    expect(timedOut.status).toBe(504);
+    expect(timedOut.body.error).toBe('gateway_timeout');
+    // The budget is RATE_LIMIT at once: one more within the same moment is refused.
+    const statuses: number[] = [];
+    for (let sent = 0; sent <= RATE_LIMIT * 2 && !statuses.includes(429); sent++) statuses.push((await call('GET', '/v1/verify', limited)).status);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(1);
+
+    const text = await gatewayScrape();
+    expect(emptyFamilies(text)).toEqual([]);
+    // The families of workers and services with a database are not the gateway's.
+    for (const family of ['db_pool_connections_total', 'bullmq_queue_jobs', 'bullmq_jobs_completed_total', 'outbox_entries_pending'])
+      expect(text).not.toContain(`# TYPE ${family} `);
+    expect(sample(text, 'http_request_duration_seconds_count', { route: '/v1/users/:userID', method: 'PATCH', status: '405' })).toBe(1);
+    expect(sample(text, 'http_request_duration_seconds_count', { route: 'unmatched', method: 'PATCH' })).toBeUndefined();
+    expect(sample(text, 'gateway_upstream_errors_total', { service: 'notification', code: 'service_unavailable' })).toBe(1);
+    expect(sample(text, 'gateway_upstream_errors_total', { service: 'identity', code: 'service_unavailable' })).toBe(0);
+    expect(sample(text, 'gateway_upstream_errors_total', { service: 'webhooks', code: 'bad_gateway' })).toBe(0);
+    expect(sample(text, 'gateway_upstream_timeouts_total', { service: 'webhooks' })).toBe(1);
+    expect(sample(text, 'gateway_upstream_timeouts_total', { service: 'notification' })).toBe(0);
+    expect(sample(text, 'gateway_rate_limited_requests_total', {})).toBe(1);
   });
 });

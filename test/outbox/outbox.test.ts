@@ -35,7 +35,7 @@ const url = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5
 url.pathname = `/${databaseName}`;
 const databaseUrl = url.toString();
 
-const outbox = defineOutbox(SCHEMA, { 'thing.happened': s.object({ n: s.integer() }) });
+const outbox = defineOutbox(SCHEMA, { 'thing.happened': s.object({ n: s.integer() }), 'other.happened': s.object({ n: s.integer() }) });
 type Entry = OutboxEntry<{ n: number }>;
 
 let db: DataSource;
@@ -72,17 +72,18 @@ beforeEach(async () => {
   handle = async () => undefined;
   logLines = [];
   logger = pino({ level: 'info' }, { write: (line: string) => void logLines.push(JSON.parse(line)) });
-  processor = outbox.processor(
-    db,
-    {
-      'thing.happened': async (entry) => {
-        handled.push(entry.payload.n);
-        await handle(entry);
-      },
-    },
-    logger,
-  );
+  processor = outbox.processor(db, handlers, logger);
 });
+
+const handlers = {
+  'thing.happened': async (entry: Entry) => {
+    handled.push(entry.payload.n);
+    await handle(entry);
+  },
+  'other.happened': async (entry: Entry) => {
+    handled.push(entry.payload.n);
+  },
+};
 
 afterEach(async () => {
   await Promise.all(relays.splice(0).map((relay) => relay.stop()));
@@ -90,10 +91,14 @@ afterEach(async () => {
 
 /** Records entries with these payloads in one committed transaction; returns their ids. */
 function record(...numbers: number[]): Promise<string[]> {
+  return recordTopics(numbers.map((n) => ['thing.happened', n]));
+}
+
+function recordTopics(entries: ['thing.happened' | 'other.happened', number][]): Promise<string[]> {
   return db.transaction((tx) =>
     outbox.record(
       tx,
-      numbers.map((n) => ({ topic: 'thing.happened' as const, applicationId: randomUUID(), requestId: `request-${n}`, payload: { n } })),
+      entries.map(([topic, n]) => ({ topic, applicationId: randomUUID(), requestId: `request-${n}`, payload: { n } })),
     ),
   );
 }
@@ -287,6 +292,51 @@ describe('processNow', () => {
     await Promise.all([draining, now]);
     expect(handled).toEqual([1]);
     expect(await entriesLeft()).toBe(0);
+  });
+});
+
+describe('a batch handler', () => {
+  /** Payloads of each call of the batch handler. */
+  let batches: number[][];
+  let failBatch: boolean;
+  beforeEach(() => {
+    batches = [];
+    failBatch = false;
+    processor = outbox.processor(db, handlers, logger, {
+      'thing.happened': async (entries) => {
+        batches.push(entries.map((entry) => entry.payload.n));
+        if (failBatch) throw new Error('the batch failed');
+      },
+    });
+  });
+
+  it('gets consecutive entries of its topic together, in order; the others and a lone entry run through their handlers', async () => {
+    await recordTopics([
+      ['thing.happened', 1],
+      ['thing.happened', 2],
+      ['thing.happened', 3],
+      ['other.happened', 4],
+      ['thing.happened', 5],
+    ]);
+    await processor.drain();
+    expect(batches).toEqual([[1, 2, 3]]);
+    expect(handled).toEqual([4, 5]);
+    expect(await entriesLeft()).toBe(0);
+    expect(logLines.find((line) => line.msg === 'outbox entries handled')).toMatchObject({ topic: 'thing.happened', entries: 3 });
+  });
+
+  it('that fails has each entry run alone: only the entry that keeps failing waits for its retry', async () => {
+    failBatch = true;
+    handle = async (entry) => {
+      if (entry.payload.n === 2) throw new Error('receiver down');
+    };
+    await record(1, 2, 3);
+    await processor.drain();
+    expect(batches).toEqual([[1, 2, 3]]);
+    expect(handled).toEqual([1, 2, 3]);
+    const { rows } = await sql.query(`SELECT payload->>'n' AS n, attempts FROM "${SCHEMA}".outbox`);
+    expect(rows).toEqual([{ n: '2', attempts: 1 }]);
+    expect(logLines.find((line) => line.msg === 'outbox batch failed; running its entries one by one')).toMatchObject({ err: 'the batch failed', entries: 3 });
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * Bad input never breaks the API (issue #7, point 3), property-based: every route of the shared
  * route table, so a new route is fuzzed without touching this file, gets random and mutated JSON
- * bodies, random query strings and random path parameters through the real gateway, and every
- * paged route gets forged pagination tokens (random ones, and its real tokens mutated). Whatever
+ * bodies, random query strings and random path parameters through the real gateway, every
+ * paged route gets forged pagination tokens (random ones, and its real tokens mutated), and every
+ * route that takes an `Idempotency-Key` gets random keys (a valid one answers its repeat the same). Whatever
  * arrives, the answer is never a 5xx, comes within 10 s, carries an `X-Request-Id`, every 4xx is
  * exactly the error envelope of api.md (`{error, message}`, a catalog code and a non-empty text),
  * and a rejected write leaves the database exactly as it was (a snapshot after each write request
@@ -27,6 +28,7 @@ import { expectEnvelope, forgedPageTokens, nastyString, parseJson, startFuzzSyst
 import { nextPageToken, pagedRoutes } from '../support/pages.js';
 import { waitForBackgroundWork } from '../support/queues.js';
 import type { TestSystem } from '../support/system.js';
+import { serverToken } from '../support/tokens.js';
 
 let system: TestSystem;
 let app: TestApplication;
@@ -422,11 +424,12 @@ async function resetBaseline(restoreSeeds: boolean): Promise<void> {
 
 /**
  * The database without job bookkeeping: a batch rejected by its job (an unknown member is found
- * only there) keeps its record with that error, which GET /v1/batch/<jobID> reports (decisions.md 24).
+ * only there) keeps its record with that error, which GET /v1/batch/<jobID> reports (decisions.md 24),
+ * and a refusal sent with an Idempotency-Key is kept for its repeat.
  */
 function storedData(snapshot: DatabaseSnapshot): DatabaseSnapshot {
   const { 'identity.batches': _batches, ...data } = snapshot;
-  return data;
+  return Object.fromEntries(Object.entries(data).filter(([table]) => !table.endsWith('.idempotency_keys')));
 }
 
 /** Successes that may delete or rename seed data (a thread's or message's `id`). */
@@ -441,13 +444,19 @@ async function check(route: RouteDef, path: string, options: { body?: BodyCase; 
   const answer = await send(system.url, route.method, target, { token: tokens[route.auth], body: text, headers });
   expectEnvelope(answer);
   if (route.method === 'GET') return;
-  if (answer.status >= 400)
+  if (answer.status >= 400) {
     expect(storedData(await snapshotDatabase(system.sql)), `${answer.status} ${answer.text.slice(0, 300)}`).toEqual(storedData(baseline));
-  else await resetBaseline(mayRemoveSeeds(route));
+    return;
+  }
+  // A rotation answers the application's new secret: sign with it from now on (the secret before
+  // stops working at the next rotation).
+  const rotated = answer.body as { applicationID?: unknown; secret?: unknown } | undefined;
+  if (rotated?.applicationID === app.id && typeof rotated.secret === 'string') tokens.app = await serverToken(app.id, rotated.secret);
+  await resetBaseline(mayRemoveSeeds(route));
 }
 
 /** Runs per route, bounded for CI: every write request costs a database snapshot. */
-const RUNS = { body: 20, query: { read: 12, write: 5 }, path: 12, token: 40 };
+const RUNS = { body: 20, query: { read: 12, write: 5 }, path: 12, token: 40, idempotencyKey: 12 };
 
 function assertProperty<T>(arbitrary: fc.Arbitrary<T>, numRuns: number, predicate: (value: T) => Promise<void>) {
   const replay = process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED), path: process.env.FUZZ_PATH } : {};
@@ -472,6 +481,50 @@ describe('fuzzed bodies: random JSON, mutated valid bodies, truncated JSON', () 
   it.each(writes.map((route) => [label(route), route] as const))('%s', async (_, route) => {
     await resetBaseline(false);
     await assertProperty(bodyCases(route), RUNS.body, (body) => check(route, buildPath(route, {}, false), { body }));
+  }, 120_000);
+});
+
+/** Characters a client can put in a header: printable ASCII, tab, and Latin-1 beyond ASCII. */
+const headerChar = fc.oneof(
+  { weight: 8, arbitrary: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)) },
+  { weight: 1, arbitrary: fc.constantFrom('\t', '\u0080', '\u00e9', '\u00ff') },
+);
+const idempotencyKeys = fc.oneof(
+  { weight: 3, arbitrary: fc.string({ unit: headerChar, maxLength: 40 }) },
+  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 250, max: 260 }), headerChar).map(([length, char]) => char.repeat(length)) },
+);
+/** The key as the server reads it (HTTP drops the spaces and tabs around a header value), when valid. */
+function validKey(sent: string): boolean {
+  const key = sent.replace(/^[ \t]+|[ \t]+$/g, '');
+  return key.length >= 1 && key.length <= 255 && /^[\x20-\x7e]+$/.test(key);
+}
+const idempotentRoutes = ROUTES.filter((route) => route.idempotent);
+
+describe('fuzzed Idempotency-Key headers: empty, too long, tabs, Latin-1; a valid key answers its repeat the same', () => {
+  it.each(idempotentRoutes.map((route) => [label(route), route] as const))('%s', async (_, route) => {
+    await resetBaseline(false);
+    const valid = route.body ? validValue(route.body.jsonSchema(), undefined, 0) : fc.constant({});
+    await assertProperty(fc.tuple(idempotencyKeys, valid), RUNS.idempotencyKey, async ([key, body]) => {
+      // Every run is a first request with its key.
+      for (const schema of ['identity', 'conversation', 'notification']) await system.sql.query(`DELETE FROM ${schema}.idempotency_keys`);
+      const path = buildPath(route, {}, false);
+      const sent = () =>
+        send(system.url, route.method, path, { token: tokens[route.auth], json: body, headers: { 'idempotency-key': key } });
+      const answer = await sent();
+      expectEnvelope(answer);
+      if (!validKey(key)) {
+        expect(answer.status, answer.text).toBe(400);
+        expect(answer.body).toMatchObject({ error: 'invalid_field', message: expect.stringContaining('Idempotency-Key') });
+      } else {
+        const repeat = await sent();
+        expect({ status: repeat.status, text: repeat.text }).toEqual({ status: answer.status, text: answer.text });
+        // A refused upload's body was never read (it is not multipart), so there is no answer to keep.
+        if (route.bodyType !== 'multipart') expect(repeat.headers['idempotent-replayed']).toBe('true');
+      }
+      if (answer.status >= 400)
+        expect(storedData(await snapshotDatabase(system.sql)), `${answer.status} ${answer.text.slice(0, 300)}`).toEqual(storedData(baseline));
+      else await resetBaseline(false);
+    });
   }, 120_000);
 });
 

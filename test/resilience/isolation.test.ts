@@ -1,8 +1,9 @@
 /**
  * Tenant isolation matrix (issue #7 point 2). Application A holds one of everything, marked with a
  * string unique to it. For every public route of the route table (so a new route is covered
- * without touching this file), application B uses A's IDs: reads get not-found or B's own empty
- * data, writes touch only B's data, and no response carries anything of A's. A second customer
+ * without touching this file), application B uses A's IDs, and the Idempotency-Keys A wrote with:
+ * reads get not-found or B's own empty data, writes touch only B's data (never A's stored answer),
+ * and no response carries anything of A's. A second customer
  * cannot see, change or delete the first customer's applications. Deleting an application that
  * wrote under all of A's IDs leaves A intact and complete. Needs the build (the customer CLI).
  */
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { ROUTES, type RouteDef } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApplication, request, type ApiResponse, type TestApplication } from '../support/client.js';
+import { ApiClient, asCustomer, createApplication, request, type ApiResponse, type TestApplication } from '../support/client.js';
 import { waitForQueuesIdle } from '../support/queues.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -25,6 +26,8 @@ const ALL_QUEUES = ['identity-batch', 'identity-import', 'conversation-purge', '
 /** In every name, text and metadata of A, and nowhere else. */
 const MARK = `amark${randomBytes(6).toString('hex')}`;
 const paragraph = (text: string) => [{ type: 'p', children: [{ text }] }];
+/** The Idempotency-Key A seeded a route's write with (one per route: a key names one request). */
+const keyOfA = (routeId: string) => ({ 'Idempotency-Key': `${routeId} ${MARK}` });
 
 let system: TestSystem;
 /** Where A's (and B's) registered webhooks deliver; it answers 200. */
@@ -138,7 +141,13 @@ async function call(
     body = await build(as.app ?? appA);
   }
   // Internal headers naming A: the gateway must drop them, whatever the route.
-  const headers = { authorization: `Bearer ${as.token}`, 'x-collab-application-id': appA.id, 'x-collab-customer-id': system.customer.id };
+  const headers = {
+    authorization: `Bearer ${as.token}`,
+    'x-collab-application-id': appA.id,
+    'x-collab-customer-id': system.customer.id,
+    // A's key: another application's request with it runs as its own, never answers A's answer.
+    ...(route.idempotent ? keyOfA(route.id) : {}),
+  };
   const sent = `${paramsOf(route).map(named).join(' ')} ${body && 'json' in body ? JSON.stringify(body.json) : ''}`;
   if (body && 'form' in body) {
     const response = await fetch(`${system.url}${path}`, { method: route.method, headers, body: body.form() });
@@ -155,6 +164,13 @@ function leaksOfA(response: ApiResponse & { sent: string }): string[] {
   const text = JSON.stringify(response.body ?? '');
   const secrets = [MARK, appA.id, appA.secret, idsOfA.fileID, idsOfA.notificationID, idsOfA.jobID];
   return secrets.filter((secret) => text.includes(secret) && !response.sent.includes(secret));
+}
+
+/** A's Idempotency-Key, sent by another tenant, is that tenant's own: never replayed, reused or in use. */
+function expectOwnKey(route: RouteDef, response: ApiResponse) {
+  if (!route.idempotent) return;
+  expect(response.headers.get('idempotent-replayed'), label(route)).toBeNull();
+  expect(String(response.body?.error), label(route)).not.toMatch(/^idempotency_key/);
 }
 
 /** An answer with nothing in it: no non-empty array anywhere. */
@@ -224,7 +240,7 @@ async function seedA(): Promise<Record<string, string>> {
   ok(await client.post('/v1/organizations', { id: 'org-a', name: `Org ${MARK}`, members: ['ann'] }), 'organization');
   const uploaded = await fetch(`${system.url}/v1/files`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${await serverToken(appA.id, appA.secret)}` },
+    headers: { authorization: `Bearer ${await serverToken(appA.id, appA.secret)}`, ...keyOfA('files.upload') },
     body: uploadForm('ann', `file of ${MARK}`),
   });
   const fileID: string = ok({ status: uploaded.status, headers: uploaded.headers, body: await uploaded.json() }, 'file').fileID;
@@ -237,7 +253,7 @@ async function seedA(): Promise<Record<string, string>> {
       addReactions: [{ reaction: 'A', userID: 'bob' }],
       addAttachments: [{ type: 'file', id: fileID }],
       createThread: { groupID: 'team', location: { page: MARK }, url: `https://a.example/${MARK}`, name: `Thread ${MARK}` },
-    }),
+    }, keyOfA('messages.create')),
     'message',
   );
   const notification = ok(
@@ -247,11 +263,11 @@ async function seedA(): Promise<Record<string, string>> {
       template: `{{actor}} ${MARK}`,
       url: 'https://a.example/n',
       type: 'url',
-    }),
+    }, keyOfA('notifications.create')),
     'notification',
   );
   // BATCH_WAIT_MS=0: the batch answers 202 with a job ID at once.
-  const batch = ok(await client.post('/v1/batch', { users: [{ id: 'carl', name: `Carl ${MARK}` }] }), 'batch');
+  const batch = ok(await client.post('/v1/batch', { users: [{ id: 'carl', name: `Carl ${MARK}` }] }, keyOfA('batch.submit')), 'batch');
   // An import of A's customer (an empty dump: it names no application).
   const imported = await fetch(`${system.url}/v1/customer/imports`, {
     method: 'POST',
@@ -287,7 +303,10 @@ async function seedA(): Promise<Record<string, string>> {
 beforeAll(async () => {
   receiver = await new WebhookReceiver(() => undefined).start();
   system = await startSystem({ env: { BATCH_WAIT_MS: '0', OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8' } });
-  appA = await createApplication(system, `A ${MARK}`);
+  // With a key, which another customer then sends with its own creation.
+  const created = await asCustomer(system).post('/v1/applications', { name: `A ${MARK}` }, keyOfA('applications.create'));
+  const { applicationID, secret } = created.body as { applicationID: string; secret: string };
+  appA = { id: applicationID, secret, client: new ApiClient(system, () => serverToken(applicationID, secret)) };
   readerB = await createApplication(system, 'reader B');
   writerB = await createApplication(system, 'writer B');
   idsOfA = await seedA();
@@ -336,6 +355,7 @@ describe("application B with A's IDs", () => {
     const response = await call(route, await appCaller(writerB), idsOfA);
     expect(response.status, JSON.stringify(response.body)).toBeLessThan(500);
     expect(leaksOfA(response), JSON.stringify(response.body)).toEqual([]);
+    expectOwnKey(route, response);
     await expectAIntact();
   });
 
@@ -373,6 +393,7 @@ describe("another customer with A's application ID", () => {
     const response = await call(route, { token: await customerToken(stranger.id, stranger.secret) }, idsOfA);
     expect(leaksOfA(response), JSON.stringify(response.body)).toEqual([]);
     for (const theirs of [readerB, writerB]) expect(JSON.stringify(response.body)).not.toContain(theirs.id);
+    expectOwnKey(route, response);
     // Another customer's application is unknown to this one: 401 application_not_found (behavior.md §13).
     if (paramsOf(route).includes('applicationID'))
       expect({ status: response.status, error: response.body?.error }).toEqual({ status: 401, error: 'application_not_found' });

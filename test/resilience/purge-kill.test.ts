@@ -93,7 +93,7 @@ describe('a purge whose worker is killed', () => {
     await db.initialize();
     try {
       const before = await count(`SELECT count(*)::int AS n FROM conversation.messages`, []);
-      const handlers = purgeJobs(db, 500);
+      const handlers = purgeJobs(db, { batchSize: 500, rowsPerSecond: 0 });
       const result = await handlers['marked.purge'](
         { applicationId: doomed.id, requestId: 'rerun' },
         undefined as never,

@@ -30,9 +30,27 @@ import { loadWebhooksConfig, webhooksConfigSpec } from '../../services/webhooks/
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-export const { MIGRATIONS } = (await import(join(ROOT, 'scripts', 'processes.mjs'))) as {
+export const { MIGRATIONS, PROCESS_MEMORY, processes } = (await import(join(ROOT, 'scripts', 'processes.mjs'))) as {
   MIGRATIONS: { name: string; script: string }[];
+  /** Heap limit (NODE_OPTIONS) and container memory limit of each long-running process, in MB. */
+  PROCESS_MEMORY: Record<string, { heapMb: number; limitMb: number }>;
+  processes(env: Record<string, string | undefined>): { name: string; script: string; env: Record<string, string> }[];
 };
+
+/** Variables Node itself reads: NODE_OPTIONS carries each process's heap limit. */
+export const NODE_VARS = new Set(['NODE_OPTIONS']);
+
+/** The variables README.md's configuration table documents (every name in its first column). */
+export function documentedVars(): Set<string> {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf('\n## Configuration\n');
+  if (start < 0) throw new Error('README.md has no "## Configuration" section');
+  const end = readme.indexOf('\n## ', start + 1);
+  const names = new Set<string>();
+  for (const line of readme.slice(start, end < 0 ? undefined : end).split('\n'))
+    if (line.startsWith('| `')) for (const match of line.split('|')[1].matchAll(/`([A-Z][A-Z0-9_]*)`/g)) names.add(match[1]);
+  return names;
+}
 
 export type Spec = Record<string, VarSpec<unknown>>;
 

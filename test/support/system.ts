@@ -189,7 +189,7 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
   const deliveryQueue = createProducer('webhooks-delivery', queueConnection);
   const linkPreviews = conversationLinkPreviews(conversation.ctx.db, conversationConfig, logger.child({ service: 'conversation-worker' }));
   const workers = options.workers === false ? [] : [
-    startWorker('conversation-purge', conversationPurgeJobs(conversation.ctx.db, conversationConfig.PURGE_BATCH_SIZE), {
+    startWorker('conversation-purge', conversationPurgeJobs(conversation.ctx.db, { batchSize: conversationConfig.PURGE_BATCH_SIZE, rowsPerSecond: conversationConfig.PURGE_ROWS_PER_SECOND }), {
       ...queueConnection,
       logger: logger.child({ service: 'conversation-worker' }),
     }),
@@ -198,7 +198,7 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
       logger: logger.child({ service: 'conversation-worker' }),
       concurrency: conversationConfig.LINK_PREVIEW_CONCURRENCY,
     }),
-    startWorker('notification-purge', notificationPurgeJobs(notification.ctx.db, notificationConfig.PURGE_BATCH_SIZE), {
+    startWorker('notification-purge', notificationPurgeJobs(notification.ctx.db, { batchSize: notificationConfig.PURGE_BATCH_SIZE, rowsPerSecond: notificationConfig.PURGE_ROWS_PER_SECOND }), {
       ...queueConnection,
       logger: logger.child({ service: 'notification-worker' }),
     }),

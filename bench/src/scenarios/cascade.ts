@@ -14,7 +14,9 @@ const MESSAGES = 100_000;
 const THREADS = 10;
 /** The purge's batch (PURGE_BATCH_SIZE's default), for the baseline. */
 const BATCH = 1000;
-const RATE_TARGET = 20_000;
+/** The purge's pace (PURGE_ROWS_PER_SECOND's default): it should keep to it, not fall behind. */
+const PACE = 10_000;
+const RATE_TARGET = 0.9 * PACE;
 const P99_TARGET = 1.5;
 const INVISIBLE_TARGET = 3;
 const PURGE_TIMEOUT_MS = 180_000;
@@ -147,7 +149,7 @@ export const cascade: Scenario = {
         `\`DELETE /v1/groups/<ID>\` of a group with ${THREADS} threads holding ${MESSAGES.toLocaleString('en')} messages (bulk-inserted). ` +
         `Invisible: the DELETE's latency (it answers once nothing of the group can be read), against deleting an empty group ` +
         `(median of ${EMPTY_GROUPS}). Purge: from the DELETE's answer until no message of the group is left (polled every 50 ms), ` +
-        `against a \`pg\` script issuing the purge's batched DELETE (${BATCH} rows) on a twin group, under the same reads. Another application reads a ` +
+        `paced by the worker at PURGE_ROWS_PER_SECOND (default ${PACE.toLocaleString('en')}), against a \`pg\` script issuing the purge's batched DELETE (${BATCH} rows, unpaced) on a twin group, under the same reads. Another application reads a ` +
         `thread of 20 messages at ${READ_RATE} req/s over ${READ_CONNECTIONS} connections, idle for ${harness.seconds} s and during the purge.`,
       rows: [
         {
@@ -161,9 +163,9 @@ export const cascade: Scenario = {
         {
           figure: 'purge rate',
           value: `${rate.toFixed(0)} rows/s`,
-          baseline: `${rawRate.toFixed(0)} rows/s SQL script`,
+          baseline: `${rawRate.toFixed(0)} rows/s SQL script (unpaced)`,
           ratio: fmt.ratio(rate / rawRate),
-          target: `≥ ${RATE_TARGET.toLocaleString('en')} rows/s`,
+          target: `≥ ${RATE_TARGET.toLocaleString('en')} rows/s (its pace: ${PACE.toLocaleString('en')})`,
           met: rate >= RATE_TARGET,
         },
         {

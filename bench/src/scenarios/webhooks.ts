@@ -1,19 +1,17 @@
 /**
  * Scenario 7, webhooks: what events cost the message path, and how fast they reach a receiver.
- * Message create through the gateway (as in scenario 2) for one application without a webhook,
+ * Message create through the gateway (as in section 1) for one application without a webhook,
  * then with one to a loopback receiver answering 200, then with one to a closed loopback port; how
  * many deliveries per second one webhooks worker sends; and how long after a message create's
  * answer its event arrives.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createInternalClient, recordWebhookEvents, type WebhookEventInput } from '@collab/shared';
 import { messageBody, type Application } from '../api.js';
-import { describeCpu, measure, rotate, seedConversations, withCpuShares, type CpuShares, type Harness, type Measured, type Scenario } from '../harness.js';
+import { describeCpu, meanCpu, measure, median, outboxBacklog, rotate, seedConversations, withCpuShares, type CpuShares, type Harness, type Measured, type Scenario } from '../harness.js';
 import { httpLoad, percentile, type HttpLoad } from '../load.js';
 import { fmt, type Row, type Section } from '../report.js';
-import { freePort, until } from '../system.js';
+import { freePort, loopbackServer, until } from '../system.js';
 
 /** Events must cost the message path at most 10 % of its throughput, whether the receiver is up or down. */
 const THROUGHPUT_TARGET = 0.9;
@@ -43,7 +41,7 @@ interface Receiver {
 }
 
 async function startReceiver(): Promise<Receiver> {
-  const server: Server = createServer((request, response) => {
+  const server = await loopbackServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -58,18 +56,7 @@ async function startReceiver(): Promise<Receiver> {
       response.writeHead(200).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const receiver: Receiver = {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`,
-    arrivals: new Map(),
-    messages: new Map(),
-    sample: null,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const receiver: Receiver = { url: `${server.origin}/events`, arrivals: new Map(), messages: new Map(), sample: null, close: server.close };
   return receiver;
 }
 
@@ -85,9 +72,6 @@ async function deleteWebhook(app: Application, webhookId: string): Promise<void>
 async function count(harness: Harness, query: string, parameters: unknown[] = []): Promise<number> {
   return (await harness.system.sql.query<{ count: number }>(query, parameters)).rows[0].count;
 }
-
-/** Entries the conversation worker's relay has not yet handed to the notification and webhooks services. */
-const outboxBacklog = (harness: Harness) => count(harness, 'SELECT count(*)::int AS count FROM conversation.outbox');
 
 interface Relayed {
   /** Entries waiting when the wait began. */
@@ -196,26 +180,6 @@ interface Setting {
   relayCpu: CpuShares | null;
 }
 
-function median(values: readonly number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-}
-
-/** Where the CPU went over several windows: each share averaged, weighted by the window's length. */
-function meanCpu(windows: readonly { cpu: CpuShares | null; seconds: number }[]): CpuShares | null {
-  const known = windows.filter((window): window is { cpu: CpuShares; seconds: number } => window.cpu !== null);
-  if (known.length === 0) return null;
-  const total = known.reduce((sum, window) => sum + window.seconds, 0);
-  const mean = (share: (cpu: CpuShares) => number) => known.reduce((sum, window) => sum + share(window.cpu) * window.seconds, 0) / total;
-  const names = [...new Set(known.flatMap((window) => window.cpu.processes.map((p) => p.name)))];
-  return {
-    busy: mean((cpu) => cpu.busy),
-    processes: names
-      .map((name) => ({ name, share: mean((cpu) => cpu.processes.find((p) => p.name === name)?.share ?? 0) }))
-      .sort((a, b) => b.share - a.share),
-    other: mean((cpu) => cpu.other),
-  };
-}
-
 /**
  * Message create at the run's concurrency without a webhook, with one to the receiver and with one
  * to a closed port: after one load not counted, ROUNDS rounds of the three.
@@ -288,7 +252,7 @@ export const webhooks: Scenario = {
       title: '7. Webhooks',
       method:
         `Message create through the gateway at ${connections} connections, ${harness.seconds} s each after ${harness.warmupSeconds} s of ` +
-        `warm-up (spread over 100 threads of one group, as in scenario 2), for one application: without any webhook (baseline), ` +
+        `warm-up (spread over 100 threads of one group, as in section 1), for one application: without any webhook (baseline), ` +
         `with a webhook for \`thread-message-added\` to a receiver on loopback answering 200, and with one to a closed loopback ` +
         `port instead. After one load not counted, ${ROUNDS} rounds of the three in turn (each round starting with the next ` +
         `setting); medians reported. After each load the conversation worker's relay hands over the backlog the load left ` +
@@ -371,7 +335,7 @@ export const webhooks: Scenario = {
         'Message create per round (no webhook / receiver up / receiver down): ' +
           none.rounds.map((rps, round) => [rps, up.rounds[round], down.rounds[round]].map((value) => value.toFixed(0)).join(' / ')).join('; ') +
           ' req/s.',
-        "Backlogs the loads left in the conversation outbox, relayed one entry at a time whichever worker relays: " +
+        "Backlogs the loads left in the conversation outbox, relayed in order in batches of up to 100 entries: " +
           [none, up, down].map((setting) => `${setting.label} ${setting.backlogs.join(', ')}`).join('; ') +
           ` events (relayed at a median of ${down.relayPerSecond.toFixed(0)}/s receiver down).`,
       );

@@ -1,5 +1,5 @@
 /** Builds the conversation service's Express app; never listens, so tests mount it directly. */
-import { createServiceApp, routesOf, type Logger, type ReadinessCheck } from '@collab/shared';
+import { createServiceApp, routesOf, type IdempotencyStore, type Logger, type ReadinessCheck } from '@collab/shared';
 import type { Router } from 'express';
 import type { ConversationContext } from './domain/context.js';
 import { fileHandlers } from './http/routes/files.routes.js';
@@ -8,7 +8,14 @@ import { threadHandlers } from './http/routes/threads.routes.js';
 
 export function createConversationApp(
   ctx: ConversationContext,
-  options: { logger: Logger; internalToken: string; internal: Router; readiness: ReadinessCheck[]; isDraining?: () => boolean },
+  options: {
+    logger: Logger;
+    internalToken: string;
+    internal: Router;
+    readiness: ReadinessCheck[];
+    isDraining?: () => boolean;
+    idempotency: IdempotencyStore;
+  },
 ) {
   return createServiceApp({
     service: 'conversation',
@@ -19,5 +26,6 @@ export function createConversationApp(
     internal: options.internal,
     readiness: options.readiness,
     isDraining: options.isDraining,
+    idempotency: options.idempotency,
   });
 }

@@ -1,4 +1,4 @@
-import { commonVars, loadConfig, metricsPortVar, outboundVars, vars, workerVars } from '@collab/shared';
+import { commonVars, idempotencyVars, loadConfig, metricsPortVar, outboundVars, vars, workerVars } from '@collab/shared';
 
 export const conversationConfigSpec = {
   ...commonVars,
@@ -13,6 +13,7 @@ export const conversationConfigSpec = {
   PUBLIC_URL: vars.string('Public base URL of the API for download links (default: from the request)', ''),
   /** Read by the API, which queues the preview jobs; the worker fetches the pages. */
   LINK_PREVIEWS: vars.onOff('Link previews of the URLs in messages (on/off)', true),
+  ...idempotencyVars,
 };
 
 /**

@@ -5,6 +5,7 @@
 import { runWorkerMain } from '@collab/shared';
 import { loadConversationWorkerConfig } from './config.js';
 import { createConversationDataSource } from './data-source.js';
+import { CONVERSATION_SCHEMA } from './entities/index.js';
 import { pendingPurges, purgeJobs } from './jobs/purge.jobs.js';
 import { conversationContext, conversationEvents, conversationLinkPreviews } from './service.js';
 
@@ -13,7 +14,7 @@ runWorkerMain({
   queue: 'conversation-purge',
   loadConfig: () => loadConversationWorkerConfig(),
   createDataSource: createConversationDataSource,
-  jobs: (db, config) => purgeJobs(db, config.PURGE_BATCH_SIZE),
+  jobs: (db, config) => purgeJobs(db, { batchSize: config.PURGE_BATCH_SIZE, rowsPerSecond: config.PURGE_ROWS_PER_SECOND }),
   pendingJobs: pendingPurges,
   extraQueues: [
     {
@@ -27,4 +28,5 @@ runWorkerMain({
     },
   ],
   outbox: (db, config, logger) => conversationEvents(conversationContext(db, config, logger), config, logger),
+  idempotencyKeys: CONVERSATION_SCHEMA,
 });

@@ -1,9 +1,10 @@
 /** The conversation service's dependencies and app, wired once for the API process and for tests. */
 import { createInternalClient, createOutboundClient, createProducer, createRedis, type Logger } from '@collab/shared';
-import { storageReadiness } from '@collab/shared/storage';
+import { createIdempotencyStore, storageReadiness } from '@collab/shared/storage';
 import { createConversationApp } from './app.js';
 import type { ConversationConfig, ConversationWorkerConfig } from './config.js';
 import { createConversationDataSource } from './data-source.js';
+import { CONVERSATION_SCHEMA } from './entities/index.js';
 import type { ConversationContext } from './domain/context.js';
 import { identityDirectory } from './domain/identity-directory.js';
 import { applyCascade } from './domain/cascade/cascade.js';
@@ -73,6 +74,7 @@ export async function createConversationService(config: ConversationConfig, logg
     internal: internalRouter(ctx, (applicationId, target, requestId) => applyCascade({ db, purgeQueue }, applicationId, target, requestId)),
     isDraining,
     readiness: storageReadiness(db, redis),
+    idempotency: createIdempotencyStore(db, { schema: CONVERSATION_SCHEMA, ttlHours: config.IDEMPOTENCY_TTL_HOURS }),
   });
   return {
     app,

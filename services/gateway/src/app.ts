@@ -187,6 +187,8 @@ export function createGatewayApp(options: GatewayAppOptions): Express {
     const lookup = matcher.lookup(req.method, pathname);
     if (lookup.kind === 'not_found') throw new ApiError('not_found', `No route for ${req.method} ${pathname}.`);
     if (lookup.kind === 'method_not_allowed') {
+      // The path is the API's: counted under its route, not with the paths no route knows.
+      setMetricsRoute(res, lookup.path);
       const allow = [...new Set(lookup.allowed)].join(', ');
       throw new ApiError('method_not_allowed', `${req.method} is not allowed on ${pathname}. Allowed: ${allow}.`, {
         headers: { Allow: allow },

@@ -3,6 +3,7 @@ import {
   createInternalClient,
   createRedis,
   CredentialStore,
+  processMetrics,
   QUEUES,
   type HttpServerOptions,
   type InternalClient,
@@ -15,9 +16,11 @@ import { createGatewayApp } from './app.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import type { GatewayConfig } from './config.js';
 import { createRateLimit } from './limits/rate-limit.js';
+import { gatewayMetrics } from './metrics.js';
 import { createServiceProxies } from './proxy.js';
 
 export async function createGateway(config: GatewayConfig, logger: Logger, isDraining: () => boolean) {
+  const metrics = gatewayMetrics(processMetrics());
   const targets: Record<ServiceName, string> = {
     identity: config.IDENTITY_URL,
     conversation: config.CONVERSATION_URL,
@@ -59,6 +62,7 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
         limiterConnection,
         { perMinute: config.RATE_LIMIT_PER_MINUTE, burst: config.RATE_LIMIT_BURST, prefix: config.REDIS_PREFIX },
         logger,
+        metrics,
       )
     : undefined;
 
@@ -66,7 +70,7 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
     logger,
     internalToken: config.INTERNAL_TOKEN,
     authenticate: createAuthenticator(credentials, config.ACCESS_TOKEN_SECRET),
-    proxies: createServiceProxies({ targets, timeoutMs: config.UPSTREAM_TIMEOUT_MS, logger }),
+    proxies: createServiceProxies({ targets, timeoutMs: config.UPSTREAM_TIMEOUT_MS, logger, metrics }),
     isDraining,
     queueDashboard: { router: createQueueDashboardRouter(queues), credentials: operator },
     rateLimit,

@@ -6,6 +6,7 @@ import http from 'node:http';
 import { ApiError, type Logger, type ServiceName } from '@collab/shared';
 import type { Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
+import type { GatewayMetrics, UpstreamFailure } from './metrics.js';
 
 type ProxiedRequest = Request & { upstreamTimedOut?: boolean };
 
@@ -24,6 +25,7 @@ export function createServiceProxies(options: {
   targets: Record<ServiceName, string>;
   timeoutMs: number;
   logger: Logger;
+  metrics: GatewayMetrics;
 }): Record<ServiceName, RequestHandler> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256, keepAliveMsecs: 10_000 });
   const proxies = {} as Record<ServiceName, RequestHandler>;
@@ -54,6 +56,7 @@ export function createServiceProxies(options: {
           const timedOut = (req as ProxiedRequest).upstreamTimedOut === true;
           const apiError = upstreamError(error as NodeJS.ErrnoException, timedOut, service);
           options.logger.warn({ err: (error as Error).message, service, code: apiError.code }, 'upstream failure');
+          options.metrics.upstreamFailed(service, apiError.code as UpstreamFailure);
           if (!('writeHead' in res)) {
             res.destroy();
             return;

@@ -1,5 +1,5 @@
 /** Builds identity's Express app; never listens, so tests mount it directly. */
-import { createServiceApp, routesOf, type Logger, type ReadinessCheck } from '@collab/shared';
+import { createServiceApp, routesOf, type IdempotencyStore, type Logger, type ReadinessCheck } from '@collab/shared';
 import type { BatchContext } from './domain/batch/batch.js';
 import type { IdentityContext } from './domain/context.js';
 import type { ExportContext } from './domain/imports/export-dump.js';
@@ -22,6 +22,7 @@ export function createIdentityApp(
     batch: BatchContext;
     imports: ImportsContext & ExportContext;
     isDraining?: () => boolean;
+    idempotency: IdempotencyStore;
   },
 ) {
   return createServiceApp({
@@ -41,5 +42,6 @@ export function createIdentityApp(
     internal: internalRouter(ctx),
     readiness: options.readiness,
     isDraining: options.isDraining,
+    idempotency: options.idempotency,
   });
 }

@@ -1,4 +1,4 @@
-import { commonVars, encryptionKeyVar, loadConfig, metricsPortVar, outboundVars, vars, WORKER_METRICS_PORTS, workerVars } from '@collab/shared';
+import { commonVars, encryptionKeyVar, idempotencyVars, loadConfig, metricsPortVar, outboundVars, vars, WORKER_METRICS_PORTS, workerVars } from '@collab/shared';
 
 export const identityConfigSpec = {
   ...commonVars,
@@ -8,6 +8,10 @@ export const identityConfigSpec = {
   METRICS_PORT: metricsPortVar(9081),
   ACCESS_TOKEN_SECRET: vars.secret('Key that signs the access tokens of POST /v1/authorize'),
   SECRETS_ENCRYPTION_KEY: encryptionKeyVar('Key that encrypts application and customer secrets at rest (openssl rand -hex 32)'),
+  SECRET_ROTATION_GRACE_HOURS: vars.integer(
+    "How long server tokens signed with an application's previous secret keep working after POST /v1/applications/<ID>/secret, in hours (0: not at all)",
+    24,
+  ),
   CUSTOMER_ID: vars.uuid('Customer ensured at boot (with CUSTOMER_SECRET)', ''),
   CUSTOMER_SECRET: vars.string('Secret of CUSTOMER_ID', ''),
   DB_POOL_SIZE: vars.integer('PostgreSQL connections per process', 10),
@@ -15,6 +19,7 @@ export const identityConfigSpec = {
   NOTIFICATION_URL: vars.url('Internal URL of the notification service (deletion cascade)', 'http://127.0.0.1:8083'),
   WEBHOOKS_URL: vars.url('Internal URL of the webhooks service (deletion cascade)', 'http://127.0.0.1:8084'),
   BATCH_WAIT_MS: vars.integer('How long POST /v1/batch waits for its job before answering 202 with a jobID', 8000),
+  ...idempotencyVars,
 };
 
 export type IdentityConfig = ReturnType<typeof loadIdentityConfig>;

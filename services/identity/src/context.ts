@@ -6,7 +6,7 @@ import { deletionProcessor } from './domain/cascade/deletion-cascade.js';
 import type { IdentityContext } from './domain/context.js';
 
 /** Everything but the batch settings, which only the API process uses (service.ts). */
-export async function createIdentityContext(config: Omit<IdentityConfig, 'BATCH_WAIT_MS' | 'METRICS_PORT'>, logger: Logger) {
+export async function createIdentityContext(config: Omit<IdentityConfig, 'BATCH_WAIT_MS' | 'METRICS_PORT' | 'IDEMPOTENCY_TTL_HOURS'>, logger: Logger) {
   const db = createIdentityDataSource(config.DATABASE_URL, config.DB_POOL_SIZE);
   await db.initialize();
   // Few retries: a Redis outage must not stall requests; caches then expire by TTL instead.
@@ -19,6 +19,7 @@ export async function createIdentityContext(config: Omit<IdentityConfig, 'BATCH_
     logger,
     deletions: deletionProcessor(db, config, logger),
     accessTokenSecret: config.ACCESS_TOKEN_SECRET,
+    secretRotationGraceHours: config.SECRET_ROTATION_GRACE_HOURS,
     outbound: createOutboundClient({ allowedCidrs: config.OUTBOUND_ALLOWED_CIDRS }),
     async publishInvalidation(message) {
       try {

@@ -7,6 +7,7 @@
 import { runWorkerMain, SecretBox } from '@collab/shared';
 import { loadIdentityWorkerConfig } from './config.js';
 import { createIdentityDataSource } from './data-source.js';
+import { IDENTITY_SCHEMA } from './entities/index.js';
 import { deletionProcessor } from './domain/cascade/deletion-cascade.js';
 import { batchJobs, pendingBatches } from './jobs/batch.jobs.js';
 import { identityImportJobs, pendingImports } from './jobs/import.jobs.js';
@@ -29,4 +30,5 @@ runWorkerMain({
     },
   ],
   outbox: deletionProcessor,
+  idempotencyKeys: IDENTITY_SCHEMA,
 });

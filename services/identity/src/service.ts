@@ -1,9 +1,10 @@
 /** Identity's dependencies and app, wired once for the API process and for tests. */
 import { createInternalClient, createProducer, exportClient, type Logger } from '@collab/shared';
-import { storageReadiness } from '@collab/shared/storage';
+import { createIdempotencyStore, storageReadiness } from '@collab/shared/storage';
 import { createIdentityApp } from './app.js';
 import type { IdentityConfig } from './config.js';
 import { createIdentityContext } from './context.js';
+import { IDENTITY_SCHEMA } from './entities/index.js';
 
 export async function createIdentityService(config: IdentityConfig, logger: Logger, isDraining?: () => boolean) {
   const { ctx, redis, close } = await createIdentityContext(config, logger);
@@ -26,6 +27,8 @@ export async function createIdentityService(config: IdentityConfig, logger: Logg
         webhooks: createInternalClient({ baseUrl: config.WEBHOOKS_URL, internalToken: config.INTERNAL_TOKEN, service: 'webhooks' }),
       }),
     },
+    // Sealed: an application's creation answers its secret, which identity stores only encrypted.
+    idempotency: createIdempotencyStore(ctx.db, { schema: IDENTITY_SCHEMA, ttlHours: config.IDEMPOTENCY_TTL_HOURS, seal: ctx.secretBox }),
   });
   return {
     app,

@@ -1,4 +1,4 @@
-import { commonVars, loadConfig, metricsPortVar, vars, workerVars } from '@collab/shared';
+import { commonVars, idempotencyVars, loadConfig, metricsPortVar, vars, workerVars } from '@collab/shared';
 
 export const notificationConfigSpec = {
   ...commonVars,
@@ -10,6 +10,7 @@ export const notificationConfigSpec = {
   IDENTITY_URL: vars.url('Internal URL of the identity service', 'http://127.0.0.1:8081'),
   /** The messages and threads that notifications show are asked of it. */
   CONVERSATION_URL: vars.url('Internal URL of the conversation service', 'http://127.0.0.1:8082'),
+  ...idempotencyVars,
 };
 
 /** The notification worker builds notifications as the API shows them, and its outbox relay hands their events to the webhooks service. */

@@ -5,6 +5,7 @@
 import { runWorkerMain } from '@collab/shared';
 import { loadNotificationWorkerConfig } from './config.js';
 import { createNotificationDataSource } from './data-source.js';
+import { NOTIFICATION_SCHEMA } from './entities/index.js';
 import { pendingPurges, purgeJobs } from './jobs/purge.jobs.js';
 import { notificationContext, notificationEvents } from './service.js';
 
@@ -13,7 +14,8 @@ runWorkerMain({
   queue: 'notification-purge',
   loadConfig: () => loadNotificationWorkerConfig(),
   createDataSource: createNotificationDataSource,
-  jobs: (db, config) => purgeJobs(db, config.PURGE_BATCH_SIZE),
+  jobs: (db, config) => purgeJobs(db, { batchSize: config.PURGE_BATCH_SIZE, rowsPerSecond: config.PURGE_ROWS_PER_SECOND }),
   pendingJobs: pendingPurges,
   outbox: (db, config, logger) => notificationEvents(notificationContext(db, config), config, logger),
+  idempotencyKeys: NOTIFICATION_SCHEMA,
 });

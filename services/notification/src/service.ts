@@ -1,10 +1,11 @@
 /** The notification service's dependencies and app, wired once for the API process and for tests. */
 import { conversationDirectory, createInternalClient, createProducer, createRedis, identityDirectory, type Logger } from '@collab/shared';
-import { storageReadiness } from '@collab/shared/storage';
+import { createIdempotencyStore, storageReadiness } from '@collab/shared/storage';
 import type { DataSource } from 'typeorm';
 import { createNotificationApp } from './app.js';
 import type { NotificationConfig, NotificationWorkerConfig } from './config.js';
 import { createNotificationDataSource } from './data-source.js';
+import { NOTIFICATION_SCHEMA } from './entities/index.js';
 import { applyCascade } from './domain/cascade/cascade.js';
 import { eventsProcessor } from './domain/events/relay.js';
 import type { NotificationContext } from './domain/notifications/notifications.js';
@@ -40,6 +41,7 @@ export async function createNotificationService(config: NotificationConfig, logg
     internal: internalRouter(ctx, (applicationId, target, requestId) => applyCascade({ db, purgeQueue }, applicationId, target, requestId)),
     isDraining,
     readiness: storageReadiness(db, redis),
+    idempotency: createIdempotencyStore(db, { schema: NOTIFICATION_SCHEMA, ttlHours: config.IDEMPOTENCY_TTL_HOURS }),
   });
   return {
     app,

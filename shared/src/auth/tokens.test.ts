@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { compactVerify, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../errors.js';
-import { accessTokenSession, TOKEN_CLOCK_TOLERANCE_SECONDS, TOKEN_MAX_AGE_SECONDS, verifySignedToken } from './tokens.js';
+import { accessTokenSession, TOKEN_CLOCK_TOLERANCE_SECONDS, TOKEN_MAX_AGE_SECONDS, verifySignedToken, verifySignedTokenWithAny } from './tokens.js';
 
 const NOW = 1_800_000_000;
 const SECRET = 'the-application-secret-0123456789';
@@ -131,5 +131,27 @@ describe('token checks (fast path against jose)', () => {
     ];
     for (const [token, message] of refusals)
       await expect(verifySignedToken(token, SECRET, 'invalid_app_token')).rejects.toMatchObject({ code: 'invalid_app_token', message });
+  });
+
+  it('verifySignedTokenWithAny (a rotated secret’s grace): accepts a token signed with any of the secrets, refuses one signed with none', async () => {
+    const payload = JSON.stringify({ iat: NOW });
+    const [current, previous, stranger] = [SECRET, OTHER_SECRET, 'a-third-secret-0123456789abcdef'];
+    for (const secret of [current, previous])
+      await expect(verifySignedTokenWithAny(sign('{"alg":"HS512"}', payload, secret), [current, previous], 'invalid_app_token')).resolves.toBeUndefined();
+    await expect(verifySignedTokenWithAny(sign('{"alg":"HS512"}', payload, previous), [current], 'invalid_app_token')).rejects.toMatchObject({
+      code: 'invalid_app_token',
+      message: 'JsonWebTokenError: invalid signature',
+    });
+    await expect(verifySignedTokenWithAny(sign('{"alg":"HS512"}', payload, stranger), [current, previous], 'invalid_app_token')).rejects.toMatchObject({
+      code: 'invalid_app_token',
+      message: 'JsonWebTokenError: invalid signature',
+    });
+    // Only a signature that does not match tries the next secret: an expired token signed with the current one is expired.
+    const expired = sign('{"alg":"HS512"}', JSON.stringify({ iat: NOW - 60, exp: NOW - T }), current);
+    await expect(verifySignedTokenWithAny(expired, [current, previous], 'invalid_app_token')).rejects.toMatchObject({ message: 'TokenExpiredError: jwt expired' });
+    const expiredPrevious = sign('{"alg":"HS512"}', JSON.stringify({ iat: NOW - 60, exp: NOW - T }), previous);
+    await expect(verifySignedTokenWithAny(expiredPrevious, [current, previous], 'invalid_app_token')).rejects.toMatchObject({
+      message: 'TokenExpiredError: jwt expired',
+    });
   });
 });

@@ -130,11 +130,32 @@ export async function verifySignedToken(token: string, secret: string, code: Err
   }
 }
 
+/**
+ * Verifies a token that may be signed with any of `secrets`: an application's current secret
+ * first, then its previous one during the grace period after a rotation. Only a signature that
+ * does not match moves on to the next secret; any other failure (expired, bad header) is the
+ * answer. When no secret matches, the error is the first secret's.
+ */
+export async function verifySignedTokenWithAny(token: string, secrets: readonly string[], code: ErrorCode): Promise<void> {
+  let mismatch: unknown;
+  for (const secret of secrets) {
+    try {
+      return await verifySignedToken(token, secret, code);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.message !== SIGNATURE_MISMATCH) throw error;
+      mismatch ??= error;
+    }
+  }
+  throw mismatch ?? new ApiError(code, SIGNATURE_MISMATCH);
+}
+
+const SIGNATURE_MISMATCH = 'JsonWebTokenError: invalid signature';
+
 function describeJoseError(error: unknown): string {
   const joseCode = (error as { code?: string }).code;
   switch (joseCode) {
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
-      return 'JsonWebTokenError: invalid signature';
+      return SIGNATURE_MISMATCH;
     case 'ERR_JOSE_ALG_NOT_ALLOWED':
       return 'JsonWebTokenError: invalid algorithm';
     case 'ERR_JWT_EXPIRED':

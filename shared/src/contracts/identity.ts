@@ -13,6 +13,12 @@ export const identityInternal = {
       name: s.string(),
       customerId: s.uuid(),
       secret: s.string({ minLength: 1 }),
+      /**
+       * The secret before the last rotation while server tokens signed with it are still accepted,
+       * and until when (ISO-8601); absent or null otherwise. Events are signed with `secret` only.
+       */
+      previousSecret: s.string({ minLength: 1 }).nullable().optional(),
+      previousSecretExpiresAt: s.string().nullable().optional(),
       /** Where the application wants its events, and which types (null: never set). */
       eventWebhookURL: s.string().nullable().optional(),
       eventWebhookSubscriptions: s.array(s.string()).nullable().optional(),

@@ -11,6 +11,7 @@ import type { Logger } from '../logger.js';
 import { processMetrics, setMetricsRoute, type ProcessMetrics } from '../metrics.js';
 import type { RouteDef } from '../routes/route.js';
 import { errorMiddleware, notFoundMiddleware } from './errors-middleware.js';
+import { idempotentHandler, type IdempotencyStore } from './idempotency.js';
 import { rawJsonBody } from './json-body.js';
 
 export interface RequestContext {
@@ -49,6 +50,8 @@ export interface ServiceAppOptions {
   isDraining?: () => boolean;
   /** Where request durations are recorded; the process's metrics unless given. */
   metrics?: ProcessMetrics;
+  /** The service's Idempotency-Key records; required when one of its routes is `idempotent`. */
+  idempotency?: IdempotencyStore;
 }
 
 export function assertHandlersMatchRoutes(service: string, routes: readonly RouteDef[], handlers: HandlerMap): void {
@@ -76,6 +79,10 @@ function header(req: Request, name: string): string | undefined {
 export function createServiceApp(options: ServiceAppOptions): Express {
   const { service, logger, internalToken, routes, handlers } = options;
   assertHandlersMatchRoutes(service, routes, handlers);
+  const metrics = options.metrics ?? processMetrics();
+  const idempotentRoutes = routes.filter((route) => route.idempotent).map((route) => route.id);
+  if (idempotentRoutes.length > 0 && !options.idempotency)
+    throw new Error(`${service}: routes ${idempotentRoutes.join(', ')} take an Idempotency-Key but no idempotency store was given`);
 
   const app = express();
   app.disable('x-powered-by');
@@ -87,7 +94,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.get('/readyz', readinessHandler(options));
 
   // Request durations by route pattern (health checks are not counted).
-  app.use((options.metrics ?? processMetrics()).middleware);
+  app.use(metrics.middleware);
 
   // Everything below is reachable only through the gateway (or another service).
   app.use((req, res, next) => {
@@ -121,7 +128,13 @@ export function createServiceApp(options: ServiceAppOptions): Express {
       setMetricsRoute(res, route.path);
       next();
     };
-    app[method](route.path, markRoute, ...stack, asRouteHandler(handlers[route.id]));
+    const handler = route.idempotent
+      ? idempotentHandler(
+          { route, store: options.idempotency!, onReplay: metrics.watchIdempotentRoute(route.path) },
+          handlers[route.id],
+        )
+      : asRouteHandler(handlers[route.id]);
+    app[method](route.path, markRoute, ...stack, handler);
   }
 
   app.use(notFoundMiddleware);

@@ -42,6 +42,16 @@ export type OutboxHandlers<T extends OutboxTopics> = {
   [K in TopicName<T>]: (entry: OutboxEntry<Infer<T[K]>>, log: Logger) => Promise<void>;
 };
 
+/**
+ * Optional handlers of several consecutive entries of one topic at once, in their order: where
+ * handing work over together saves round trips (one call for many events). A batch that throws
+ * is not retried as a batch: each of its entries then runs through its own handler, so that one
+ * entry that keeps failing holds back only itself. Like the handlers, they must be idempotent.
+ */
+export type OutboxBatchHandlers<T extends OutboxTopics> = {
+  [K in TopicName<T>]?: (entries: OutboxEntry<Infer<T[K]>>[], log: Logger) => Promise<void>;
+};
+
 /** Runs the entries of one outbox: what the request path and the relay use. */
 export interface OutboxProcessor {
   readonly schema: string;
@@ -72,13 +82,19 @@ export interface Outbox<T extends OutboxTopics> {
    * after its commit (processNow), and a relay runs them only if it did not (it died meanwhile).
    */
   record(tx: Queryable, entries: readonly NewOutboxEntry<T>[], options?: { relayAfterMs?: number }): Promise<string[]>;
-  /** What runs this outbox's entries with these handlers, on this data source. */
-  processor(db: DataSource, handlers: OutboxHandlers<T>, logger: Logger): OutboxProcessor;
+  /** What runs this outbox's entries with these handlers (and batch handlers), on this data source. */
+  processor(db: DataSource, handlers: OutboxHandlers<T>, logger: Logger, batchHandlers?: OutboxBatchHandlers<T>): OutboxProcessor;
 }
 
 /** The first retry waits this long; each further one twice as long as the previous, up to RETRY_MAX_MS. */
 const RETRY_FIRST_MS = 1000;
 const RETRY_MAX_MS = 5 * 60_000;
+/**
+ * Due entries a relay takes at once, in one transaction holding the relay lock: one round trip
+ * to find them, and batch handlers get up to this many; small enough that a batch whose entries
+ * all fall back to their own handlers still ends in bounded time.
+ */
+const RELAY_BATCH_SIZE = 100;
 
 /** How long an entry that has failed `attempts` times waits before its next run. */
 export function outboxRetryDelayMs(attempts: number): number {
@@ -112,23 +128,35 @@ export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T):
 
   async function record(tx: Queryable, entries: readonly NewOutboxEntry<T>[], options: { relayAfterMs?: number } = {}): Promise<string[]> {
     const ids: string[] = [];
-    // One statement per entry: each gets its own clock_timestamp(), so they run in this order.
+    // One statement per entry, so each gets its own clock_timestamp() and they run in this order.
+    // Each also notifies the relays, at commit and never if the transaction rolls back; Postgres
+    // delivers the same notification of one transaction once.
     for (const entry of entries) {
       const payload = parsePayload(entry.topic, entry.payload);
       const id = randomUUID();
       await tx.query(
-        `INSERT INTO ${table} (id, application_id, topic, payload, request_id, available_at)
-         VALUES ($1, $2, $3, $4, $5, clock_timestamp() + make_interval(secs => $6))`,
-        [id, entry.applicationId, entry.topic, JSON.stringify(payload), entry.requestId, (options.relayAfterMs ?? 0) / 1000],
+        `WITH inserted AS (
+           INSERT INTO ${table} (id, application_id, topic, payload, request_id, available_at)
+           VALUES ($1, $2, $3, $4, $5, clock_timestamp() + make_interval(secs => $6)) RETURNING 1)
+         SELECT pg_notify($7, '') FROM inserted`,
+        [id, entry.applicationId, entry.topic, JSON.stringify(payload), entry.requestId, (options.relayAfterMs ?? 0) / 1000, outboxChannel(schema)],
       );
       ids.push(id);
     }
-    // Delivered at commit, never if the transaction rolls back.
-    if (ids.length > 0) await tx.query('SELECT pg_notify($1, $2)', [outboxChannel(schema), '']);
     return ids;
   }
 
-  function processor(db: DataSource, handlers: OutboxHandlers<T>, logger: Logger): OutboxProcessor {
+  function processor(db: DataSource, handlers: OutboxHandlers<T>, logger: Logger, batchHandlers: OutboxBatchHandlers<T> = {}): OutboxProcessor {
+    const handlerOf = (topic: string) => (handlers as Record<string, OutboxHandlers<T>[TopicName<T>]>)[topic];
+    const batchHandlerOf = (topic: string) => (batchHandlers as Record<string, OutboxBatchHandlers<T>[TopicName<T>]>)[topic];
+    const asEntry = (entry: StoredEntry) => ({
+      id: entry.id,
+      applicationId: entry.applicationId,
+      requestId: entry.requestId,
+      payload: parsePayload(entry.topic, entry.payload) as never,
+      attempts: entry.attempts,
+    });
+
     /**
      * Runs a locked entry's handler and deletes it; when the handler fails, schedules the next
      * try and returns the error (the caller commits either way).
@@ -143,9 +171,7 @@ export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T):
         applicationId: entry.applicationId,
       });
       try {
-        const payload = parsePayload(entry.topic, entry.payload) as never;
-        const handler = (handlers as Record<string, OutboxHandlers<T>[TopicName<T>]>)[entry.topic];
-        await handler({ id: entry.id, applicationId: entry.applicationId, requestId: entry.requestId, payload, attempts: entry.attempts }, log);
+        await handlerOf(entry.topic)(asEntry(entry), log);
       } catch (caught) {
         const error = caught instanceof Error ? caught : new Error(String(caught));
         const retryInMs = outboxRetryDelayMs(attempt);
@@ -163,21 +189,47 @@ export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T):
     }
 
     /**
-     * Runs the oldest due entry, in a transaction that holds the schema's relay lock: relays
-     * run one entry at a time, in order, whichever process they are in. Returns false when no
-     * entry is due.
+     * Runs locked consecutive entries of one topic through its batch handler and deletes them;
+     * when the batch fails, runs each through its own handler instead.
      */
-    async function runOldestDue(): Promise<boolean> {
+    async function runBatchLocked(tx: EntityManager, entries: StoredEntry[], proceed: () => boolean): Promise<void> {
+      const { topic } = entries[0];
+      const log = logger.child({ topic, entries: entries.length });
+      try {
+        await batchHandlerOf(topic)!(entries.map(asEntry), log);
+      } catch (error) {
+        log.warn({ err: (error as Error).message }, 'outbox batch failed; running its entries one by one');
+        for (const entry of entries) if (proceed()) await runLocked(tx, entry);
+        return;
+      }
+      await tx.query(`DELETE FROM ${table} WHERE id = ANY($1::uuid[])`, [entries.map((entry) => entry.id)]);
+      log.info('outbox entries handled');
+    }
+
+    /**
+     * Runs the oldest due entries, up to RELAY_BATCH_SIZE, in one transaction that holds the
+     * schema's relay lock: relays run entries in order, one batch at a time, whichever process
+     * they are in. Consecutive entries of a topic with a batch handler go to it together; every
+     * other entry runs alone. Returns false when no entry is due.
+     */
+    async function runOldestDue(proceed: () => boolean): Promise<boolean> {
       return db.transaction(async (tx) => {
         await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`outbox:${schema}`]);
         // Not SKIP LOCKED: an entry a request is running (processNow) is waited for, not overtaken.
-        const [entry]: StoredEntry[] = await tx.query(
+        const entries: StoredEntry[] = await tx.query(
           `SELECT ${ENTRY_COLUMNS} FROM ${table} WHERE available_at <= clock_timestamp()
-           ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
+           ORDER BY created_at, id LIMIT $1 FOR UPDATE`,
+          [RELAY_BATCH_SIZE],
         );
-        if (!entry) return false;
-        await runLocked(tx, entry);
-        return true;
+        for (let start = 0; start < entries.length && proceed(); ) {
+          const { topic } = entries[start];
+          let end = start + 1;
+          if (batchHandlerOf(topic)) while (end < entries.length && entries[end].topic === topic) end += 1;
+          if (end - start > 1) await runBatchLocked(tx, entries.slice(start, end), proceed);
+          else await runLocked(tx, entries[start]);
+          start = end;
+        }
+        return entries.length > 0;
       });
     }
 
@@ -198,7 +250,7 @@ export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T):
       },
 
       async drain(proceed = () => true) {
-        while (proceed() && (await runOldestDue()));
+        while (proceed() && (await runOldestDue(proceed)));
         // Measured by Postgres's clock, which also set available_at.
         const [next]: { ms: number | null }[] = await db.query(
           `SELECT (extract(epoch FROM min(available_at) - clock_timestamp()) * 1000)::float8 AS ms FROM ${table}`,

@@ -107,6 +107,7 @@ function applicationRoutes(prefix: 'applications' | 'projects') {
       path: base,
       service: 'identity',
       auth: 'customer',
+      idempotent: true,
       tag,
       summary: 'Create an application',
       body: createApplicationBody,
@@ -151,6 +152,17 @@ function applicationRoutes(prefix: 'applications' | 'projects') {
       summary: 'Delete an application and everything it owns',
       params: applicationParam,
       body: deleteApplicationBody,
+    }),
+    rotateSecret: defineRoute({
+      id: `${prefix}.rotateSecret`,
+      method: 'POST',
+      path: `${base}/:applicationID/secret`,
+      service: 'identity',
+      auth: 'customer',
+      tag,
+      summary:
+        'Issue a new secret, answered only here; the previous one keeps working for server tokens for SECRET_ROTATION_GRACE_HOURS',
+      params: applicationParam,
     }),
   };
 }
@@ -375,6 +387,7 @@ export const identityRoutes = {
     path: '/v1/batch',
     service: 'identity',
     auth: 'app',
+    idempotent: true,
     tag: 'Batch',
     summary: 'Create or update many users and groups in one call, all or nothing',
     body: batchBody,

@@ -100,13 +100,21 @@ describe('RouteMatcher', () => {
     const lookup = matcher.lookup('POST', '/v1/users/alice');
     expect(lookup.kind).toBe('method_not_allowed');
     if (lookup.kind === 'method_not_allowed') expect([...lookup.allowed].sort()).toEqual(['DELETE', 'GET', 'PUT']);
-    expect(matcher.lookup('DELETE', '/v1/users')).toEqual({ kind: 'method_not_allowed', allowed: ['GET'] });
-    expect(matcher.lookup('GET', '/v1/applications/')).toEqual({ kind: 'method_not_allowed', allowed: ['POST'] });
-    expect(matcher.lookup('PATCH', '/v1/groups/g/members')).toEqual({ kind: 'method_not_allowed', allowed: ['GET', 'POST'] });
+    expect(matcher.lookup('DELETE', '/v1/users')).toEqual({ kind: 'method_not_allowed', allowed: ['GET'], path: '/v1/users' });
+    expect(matcher.lookup('GET', '/v1/applications/')).toEqual({ kind: 'method_not_allowed', allowed: ['POST'], path: '/v1/applications' });
+    expect(matcher.lookup('PATCH', '/v1/groups/g/members')).toEqual({
+      kind: 'method_not_allowed',
+      allowed: ['GET', 'POST'],
+      path: '/v1/groups/:groupID/members',
+    });
   });
 
   it('answers method_not_allowed on a path that matches only with bad encoding: the path exists', () => {
-    expect(matcher.lookup('POST', '/v1/users/%zz')).toEqual({ kind: 'method_not_allowed', allowed: ['GET', 'PUT', 'DELETE'] });
+    expect(matcher.lookup('POST', '/v1/users/%zz')).toEqual({
+      kind: 'method_not_allowed',
+      allowed: ['GET', 'PUT', 'DELETE'],
+      path: '/v1/users/:userID',
+    });
     expect(matcher.lookup('GET', '/v1/nowhere/%zz')).toEqual({ kind: 'not_found' });
   });
 

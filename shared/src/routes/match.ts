@@ -21,7 +21,8 @@ export interface RouteMatch<R extends RouteDef> {
 
 export type PathLookup<R extends RouteDef> =
   | { kind: 'match'; match: RouteMatch<R> }
-  | { kind: 'method_not_allowed'; allowed: HttpMethod[] }
+  /** `path`: the route table's pattern the path matched (the first such route's), for labels and logs. */
+  | { kind: 'method_not_allowed'; allowed: HttpMethod[]; path: string }
   | { kind: 'not_found' };
 
 export class RouteMatcher<R extends RouteDef> {
@@ -45,14 +46,16 @@ export class RouteMatcher<R extends RouteDef> {
     const parts = pathname.split('/').slice(1);
     if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
     const allowed: HttpMethod[] = [];
+    let path: string | undefined;
     for (const candidate of this.compiled) {
       const matched = matchSegments(candidate.segments, parts);
       if (!matched) continue;
       if (candidate.route.method === method.toUpperCase())
         return { kind: 'match', match: { route: candidate.route, ...matched } };
       allowed.push(candidate.route.method);
+      path ??= candidate.route.path;
     }
-    return allowed.length > 0 ? { kind: 'method_not_allowed', allowed } : { kind: 'not_found' };
+    return path !== undefined ? { kind: 'method_not_allowed', allowed, path } : { kind: 'not_found' };
   }
 }
 

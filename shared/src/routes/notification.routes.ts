@@ -10,6 +10,7 @@ export const notificationRoutes = {
     path: '/v1/notifications',
     service: 'notification',
     auth: 'app',
+    idempotent: true,
     tag: 'Notifications',
     summary: 'Send a notification from one user to another',
     // `actor_id` and `recipient_id` are required; their camelCase aliases are accepted instead

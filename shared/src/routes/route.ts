@@ -47,6 +47,11 @@ export interface RouteDef {
    * and read by its handler, without the 10 MB limit of JSON bodies.
    */
   bodyType?: 'multipart' | 'dump';
+  /**
+   * Takes an `Idempotency-Key` header: a write that is not naturally idempotent, whose retry with
+   * the same key answers the first answer instead of writing again (http/idempotency.ts).
+   */
+  idempotent?: true;
 }
 
 export function defineRoute<const R extends RouteDef>(route: R): R {

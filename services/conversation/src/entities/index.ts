@@ -2,7 +2,7 @@
  * The conversation schema as TypeORM entities. User and group ids are the customer's external ids:
  * those entities belong to identity, and this service never reads identity's tables.
  */
-import { outboxEntity } from '@collab/shared/storage';
+import { idempotencyKeyEntity, outboxEntity } from '@collab/shared/storage';
 import { EntitySchema } from 'typeorm';
 
 export const CONVERSATION_SCHEMA = 'conversation';
@@ -305,6 +305,9 @@ export const ApplicationPurgeEntity = new EntitySchema<ApplicationPurgeRow>({
 /** Events recorded with the change that causes them, relayed by the conversation worker. */
 export const OutboxEntity = outboxEntity(CONVERSATION_SCHEMA);
 
+/** The Idempotency-Keys of message creations and file uploads, stored with the write. */
+export const IdempotencyKeyEntity = idempotencyKeyEntity(CONVERSATION_SCHEMA);
+
 export const conversationEntities = [
   ThreadEntity,
   MessageEntity,
@@ -317,4 +320,5 @@ export const conversationEntities = [
   LinkPreviewEntity,
   ApplicationPurgeEntity,
   OutboxEntity,
+  IdempotencyKeyEntity,
 ];

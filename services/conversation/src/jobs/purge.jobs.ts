@@ -4,12 +4,12 @@
  * Identity tells this service of a deletion only once it has committed, so what a job purges is
  * gone for good.
  */
-import { drainBatches, type JobHandlers, type Logger, type PendingJob } from '@collab/shared';
+import { drainBatches, purgePace, type JobHandlers, type Logger, type PendingJob, type PurgeSettings } from '@collab/shared';
 import { purgeOrder } from '@collab/shared/storage';
 import type { DataSource } from 'typeorm';
 import { purgeRepository } from '../repositories/purge.repository.js';
 
-export function purgeJobs(db: DataSource, batchSize: number): JobHandlers<'conversation-purge'> {
+export function purgeJobs(db: DataSource, { batchSize, rowsPerSecond }: PurgeSettings): JobHandlers<'conversation-purge'> {
   const report = (log: Logger, counts: Record<string, number>) => {
     log.info(counts, 'purged');
     return counts;
@@ -17,20 +17,22 @@ export function purgeJobs(db: DataSource, batchSize: number): JobHandlers<'conve
   return {
     'marked.purge': async ({ applicationId }, _job, log) => {
       await purgeOrder.afterMarkings(db, 'conversation', applicationId);
+      const pace = purgePace(rowsPerSecond);
       return report(log, {
-        messages: await drainBatches(() => purgeRepository.deleteMarkedMessages(db, applicationId, batchSize)),
-        threads: await drainBatches(() => purgeRepository.deleteMarkedThreads(db, applicationId, batchSize)),
+        messages: await drainBatches(() => purgeRepository.deleteMarkedMessages(db, applicationId, batchSize), pace),
+        threads: await drainBatches(() => purgeRepository.deleteMarkedThreads(db, applicationId, batchSize), pace),
         // Files carry their bytes: fewer per batch.
-        files: await drainBatches(() => purgeRepository.deleteMarkedFiles(db, applicationId, Math.max(1, batchSize / 100))),
+        files: await drainBatches(() => purgeRepository.deleteMarkedFiles(db, applicationId, Math.max(1, batchSize / 100)), pace),
       });
     },
     'application.purge': async ({ applicationId }, _job, log) => {
       await purgeOrder.afterMarkings(db, 'conversation', applicationId);
       const request = await purgeRepository.applicationPurgeRequest(db, applicationId);
+      const pace = purgePace(rowsPerSecond);
       const counts = report(log, {
-        messages: await drainBatches(() => purgeRepository.deleteApplicationRows(db, 'messages', applicationId, batchSize)),
-        threads: await drainBatches(() => purgeRepository.deleteApplicationRows(db, 'threads', applicationId, batchSize)),
-        files: await drainBatches(() => purgeRepository.deleteApplicationRows(db, 'files', applicationId, Math.max(1, batchSize / 100))),
+        messages: await drainBatches(() => purgeRepository.deleteApplicationRows(db, 'messages', applicationId, batchSize), pace),
+        threads: await drainBatches(() => purgeRepository.deleteApplicationRows(db, 'threads', applicationId, batchSize), pace),
+        files: await drainBatches(() => purgeRepository.deleteApplicationRows(db, 'files', applicationId, Math.max(1, batchSize / 100)), pace),
       });
       if (request) await purgeRepository.forgetApplicationPurge(db, applicationId, request);
       return counts;

@@ -4,6 +4,7 @@ import { MarkForPurge1795303284448 } from './1795303284448-mark-for-purge.js';
 import { RecordApplicationPurges1795310439236 } from './1795310439236-record-application-purges.js';
 import { RecordEventsInOutbox1795400000001 } from './1795400000001-record-events-in-outbox.js';
 import { StoreLinkPreviews1795500000000 } from './1795500000000-store-link-previews.js';
+import { RecordIdempotencyKeys1795600000000 } from './1795600000000-record-idempotency-keys.js';
 
 /** Every conversation migration, oldest first. */
 export const conversationMigrations = [
@@ -13,4 +14,5 @@ export const conversationMigrations = [
   RecordApplicationPurges1795310439236,
   RecordEventsInOutbox1795400000001,
   StoreLinkPreviews1795500000000,
+  RecordIdempotencyKeys1795600000000,
 ];

@@ -114,11 +114,6 @@ export const messagesRepository = {
   },
 
   /** Whether the thread has any message yet (a new message is then the one that starts it). */
-  async anyInThread(db: Db, threadId: string): Promise<boolean> {
-    const rows: unknown[] = await db.query(`SELECT 1 FROM conversation.messages WHERE thread_id = $1 LIMIT 1`, [threadId]);
-    return rows.length > 0;
-  },
-
   async exists(db: Db, applicationId: string, externalId: string): Promise<boolean> {
     const rows: unknown[] = await db.query(`SELECT 1 FROM conversation.messages WHERE application_id = $1 AND external_id = $2`, [
       applicationId,

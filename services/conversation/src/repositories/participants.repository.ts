@@ -21,6 +21,19 @@ export const participantsRepository = {
     return rows.map((row) => row.userId);
   },
 
+  /**
+   * What a new message of the thread is decided by, in one statement: its subscribers (in the
+   * order they subscribed) and whether it has any message yet.
+   */
+  async beforeNewMessage(db: Db, threadId: string): Promise<{ subscribers: string[]; hasMessages: boolean }> {
+    const [row]: { subscribers: string[]; hasMessages: boolean }[] = await db.query(
+      `SELECT ARRAY(SELECT user_id FROM conversation.thread_participants WHERE thread_id = $1 AND subscribed ORDER BY seq) AS subscribers,
+              EXISTS (SELECT 1 FROM conversation.messages WHERE thread_id = $1) AS "hasMessages"`,
+      [threadId],
+    );
+    return row;
+  },
+
   /** Creates missing records; `subscribed` true subscribes, false leaves existing records as they are. */
   async subscribe(db: Db, threadId: string, userIds: readonly string[], subscribed: boolean): Promise<void> {
     if (userIds.length === 0) return;

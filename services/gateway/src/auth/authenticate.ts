@@ -10,6 +10,8 @@ import {
   serverTokenApplicationId,
   unverifiedPayload,
   verifySignedToken,
+  verifySignedTokenWithAny,
+  type ApplicationCredentials,
   type AuthKind,
 } from '@collab/shared';
 import type { CredentialStore } from '@collab/shared';
@@ -17,6 +19,16 @@ import type { CredentialStore } from '@collab/shared';
 export interface Caller {
   applicationId?: string;
   customerId?: string;
+}
+
+/**
+ * The secrets a server token of the application may be signed with: the current one, and the
+ * previous one until its grace period ends (checked here, so that a cached entry does not extend it).
+ */
+export function acceptedSecrets(application: ApplicationCredentials, now = Date.now()): string[] {
+  const { secret, previousSecret, previousSecretExpiresAt } = application;
+  if (!previousSecret || !previousSecretExpiresAt || !(Date.parse(previousSecretExpiresAt) > now)) return [secret];
+  return [secret, previousSecret];
 }
 
 export function createAuthenticator(credentials: CredentialStore, accessTokenSecret: string) {
@@ -33,7 +45,7 @@ export function createAuthenticator(credentials: CredentialStore, accessTokenSec
     const applicationId = serverTokenApplicationId(unverifiedPayload(token, 'invalid_app_token'));
     const application = await credentials.application(applicationId, requestId);
     if (!application) throw new ApiError('application_not_found', `Application ${applicationId} not found.`);
-    await verifySignedToken(token, application.secret, 'invalid_app_token');
+    await verifySignedTokenWithAny(token, acceptedSecrets(application), 'invalid_app_token');
     return { applicationId };
   }
 

@@ -18,6 +18,7 @@
 import { ApiError, type Logger, type Redis } from '@collab/shared';
 import type { Response } from 'express';
 import type { Caller } from '../auth/authenticate.js';
+import type { GatewayMetrics } from '../metrics.js';
 
 /**
  * KEYS[1]: the caller's key, holding its theoretical arrival time (TAT) in microseconds.
@@ -55,7 +56,7 @@ export type RateLimit = (caller: Caller, res: Response) => Promise<void>;
  * `redis` should fail fast (no offline queue, a short command timeout), or every request would
  * wait for Redis while it is away.
  */
-export function createRateLimit(redis: Redis, options: RateLimitOptions, logger: Logger): RateLimit {
+export function createRateLimit(redis: Redis, options: RateLimitOptions, logger: Logger, metrics: GatewayMetrics): RateLimit {
   const burst = options.burst || options.perMinute;
   const intervalUs = Math.max(1, Math.round(60_000_000 / options.perMinute));
   const policy = `${burst};w=${Math.ceil((burst * intervalUs) / 1_000_000)}`;
@@ -82,6 +83,7 @@ export function createRateLimit(redis: Redis, options: RateLimitOptions, logger:
     res.setHeader('RateLimit-Reset', String(Math.ceil(resetMs / 1000)));
     if (!allowed) {
       const retryAfter = Math.max(1, Math.ceil(retryAfterMs / 1000));
+      metrics.rateLimited();
       throw new ApiError(
         'rate_limited',
         `Too many requests: at most ${burst} at once and ${options.perMinute} a minute. Retry in ${retryAfter} s.`,

@@ -12,6 +12,8 @@ export interface IdentityContext {
   /** Runs the deletions recorded in identity's outbox (cascade/deletion-cascade.ts). */
   deletions: OutboxProcessor;
   accessTokenSecret: string;
+  /** How long server tokens signed with a rotated application secret keep working (SECRET_ROTATION_GRACE_HOURS). */
+  secretRotationGraceHours: number;
   /** Calls customer-given URLs (the webhook URL-verification handshake). */
   outbound: OutboundClient;
 }

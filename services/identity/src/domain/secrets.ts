@@ -43,6 +43,20 @@ export function openSecret(box: SecretBox, owner: SecretOwner, row: { id: string
 }
 
 /**
+ * An application's previous secret while server tokens signed with it are still accepted (the
+ * grace period after a rotation), else null. Sealed for the same row as the current one.
+ */
+export function openPreviousSecret(
+  box: SecretBox,
+  application: { id: string; previousSecretEncrypted: string | null; previousSecretExpiresAt: Date | null },
+  now = new Date(),
+): { secret: string; expiresAt: Date } | null {
+  const { previousSecretEncrypted: sealed, previousSecretExpiresAt: expiresAt } = application;
+  if (sealed === null || expiresAt === null || expiresAt <= now) return null;
+  return { secret: box.open(sealed, rowContext('application', application.id)), expiresAt };
+}
+
+/**
  * Run before anything reads or writes secrets (at boot in ensureBootCustomer, and by the customer
  * CLI). First checks that the configured key opens what is stored, so that a wrong key stops the
  * process with a clear message instead of failing every token later or mixing keys; then encrypts

@@ -3,7 +3,7 @@
  * checks that generating a migration from them yields nothing); queries live in repositories.
  */
 import type { ErrorBody } from '@collab/shared';
-import { outboxEntity } from '@collab/shared/storage';
+import { idempotencyKeyEntity, outboxEntity } from '@collab/shared/storage';
 import { EntitySchema } from 'typeorm';
 
 export const IDENTITY_SCHEMA = 'identity';
@@ -55,6 +55,12 @@ export interface ApplicationRow extends StoredSecret {
   eventWebhookSubscriptions: string[] | null;
   redirectUri: string | null;
   emailSettings: Record<string, unknown>;
+  /**
+   * The secret before the last rotation, sealed like the current one, and when it stops being
+   * accepted for server tokens (domain/applications/secret-rotation.ts); both null when none.
+   */
+  previousSecretEncrypted: string | null;
+  previousSecretExpiresAt: Date | null;
   createdAt: Date;
 }
 
@@ -72,10 +78,15 @@ export const ApplicationEntity = new EntitySchema<ApplicationRow>({
     eventWebhookSubscriptions: { name: 'event_webhook_subscriptions', type: 'text', array: true, nullable: true },
     redirectUri: { name: 'redirect_uri', type: 'text', nullable: true },
     emailSettings: { name: 'email_settings', type: 'jsonb', default: () => "'{}'" },
+    previousSecretEncrypted: { name: 'previous_secret_encrypted', type: 'text', nullable: true },
+    previousSecretExpiresAt: { name: 'previous_secret_expires_at', type: 'timestamptz', nullable: true },
     createdAt: { name: 'created_at', type: 'timestamptz', default: () => 'now()' },
   },
   indices: [{ name: 'applications_customer_idx', columns: ['customerId', 'createdAt'] }],
-  checks: [oneStoredSecret('applications')],
+  checks: [
+    oneStoredSecret('applications'),
+    { name: 'applications_previous_secret_check', expression: 'num_nulls(previous_secret_encrypted, previous_secret_expires_at) <> 1' },
+  ],
   foreignKeys: [{ target: 'Customer', columnNames: ['customerId'], referencedColumnNames: ['id'], onDelete: 'CASCADE' }],
 });
 
@@ -343,6 +354,9 @@ export const ImportMappingEntity = new EntitySchema<ImportMappingRow>({
 /** Deletions of groups, users and applications, recorded with them for the other services (domain/cascade). */
 export const OutboxEntity = outboxEntity(IDENTITY_SCHEMA);
 
+/** The Idempotency-Keys of application creations and batches, stored with the write. */
+export const IdempotencyKeyEntity = idempotencyKeyEntity(IDENTITY_SCHEMA);
+
 export const identityEntities = [
   CustomerEntity,
   ApplicationEntity,
@@ -352,6 +366,7 @@ export const identityEntities = [
   SessionEntity,
   BatchEntity,
   OutboxEntity,
+  IdempotencyKeyEntity,
   ImportRecordEntity,
   ImportChunkEntity,
   ImportMappingEntity,

@@ -5,7 +5,7 @@
 import { ApiError, identityLookup, isUuid, MAX_JSON_BODY_BYTES } from '@collab/shared';
 import express, { type Router } from 'express';
 import type { IdentityContext } from '../domain/context.js';
-import { openSecret } from '../domain/secrets.js';
+import { openPreviousSecret, openSecret } from '../domain/secrets.js';
 import { applicationsRepository, customersRepository, sessionsRepository } from '../repositories/applications.repository.js';
 import { lookupRepository } from '../repositories/lookup.repository.js';
 
@@ -22,11 +22,14 @@ export function internalRouter(ctx: IdentityContext): Router {
     if (!application) throw new ApiError('not_found', 'No such application.');
     // The gateway verifies tokens with the plaintext secret; only it holds INTERNAL_TOKEN.
     const secret = openSecret(ctx.secretBox, 'application', application);
+    // Sent only during a rotation's grace period: a gateway older than rotation refuses unknown keys.
+    const previous = openPreviousSecret(ctx.secretBox, application);
     res.json({
       id: application.id,
       name: application.name,
       customerId: application.customerId,
       secret,
+      ...(previous && { previousSecret: previous.secret, previousSecretExpiresAt: previous.expiresAt.toISOString() }),
       eventWebhookURL: application.eventWebhookUrl,
       eventWebhookSubscriptions: application.eventWebhookSubscriptions,
     });

@@ -4,6 +4,8 @@ import { RecordBatches1795310436605 } from './1795310436605-record-batches.js';
 import { RecordDeletionsInOutbox1795320000000 } from './1795320000000-record-deletions-in-outbox.js';
 import { ClearBatchPayloads1795320000001 } from './1795320000001-clear-batch-payloads.js';
 import { AddEventWebhookSubscriptions1795420000000 } from './1795420000000-add-event-webhook-subscriptions.js';
+import { RecordIdempotencyKeys1795600000000 } from './1795600000000-record-idempotency-keys.js';
+import { KeepPreviousApplicationSecret1795600000001 } from './1795600000001-keep-previous-application-secret.js';
 import { RecordImports1795700000000 } from './1795700000000-record-imports.js';
 
 /** Every identity migration, oldest first. */
@@ -14,5 +16,7 @@ export const identityMigrations = [
   RecordDeletionsInOutbox1795320000000,
   ClearBatchPayloads1795320000001,
   AddEventWebhookSubscriptions1795420000000,
+  RecordIdempotencyKeys1795600000000,
+  KeepPreviousApplicationSecret1795600000001,
   RecordImports1795700000000,
 ];

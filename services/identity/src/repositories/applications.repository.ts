@@ -8,7 +8,7 @@ const secretColumns = (table: string) =>
   `${table}.secret_encrypted AS "secretEncrypted", ${table}.plaintext_secret AS "plaintextSecret"`;
 const APPLICATION_COLUMNS = `a.id, a.customer_id AS "customerId", a.name, ${secretColumns('a')}, a.icon_url AS "iconUrl",
   a.event_webhook_url AS "eventWebhookUrl", a.event_webhook_subscriptions AS "eventWebhookSubscriptions", a.redirect_uri AS "redirectUri", a.email_settings AS "emailSettings",
-  a.created_at AS "createdAt"`;
+  a.previous_secret_encrypted AS "previousSecretEncrypted", a.previous_secret_expires_at AS "previousSecretExpiresAt", a.created_at AS "createdAt"`;
 
 export type ApplicationFields = Partial<
   Pick<ApplicationRow, 'name' | 'iconUrl' | 'eventWebhookUrl' | 'eventWebhookSubscriptions' | 'redirectUri' | 'emailSettings'>
@@ -64,6 +64,11 @@ export const applicationsRepository = {
     return rows[0] ?? null;
   },
 
+  /** Every customer's applications, for the operator CLI. */
+  async listAll(db: Db): Promise<ApplicationRow[]> {
+    return db.query(`SELECT ${APPLICATION_COLUMNS} FROM identity.applications a ORDER BY a.created_at, a.id`);
+  },
+
   async list(db: Db, customerId: string): Promise<ApplicationRow[]> {
     return db.query(
       `SELECT ${APPLICATION_COLUMNS} FROM identity.applications a WHERE a.customer_id = $1 ORDER BY a.created_at, a.id`,
@@ -93,6 +98,45 @@ export const applicationsRepository = {
        WHERE customer_id = $1 AND id = $2`,
       [customerId, applicationId, ...keys.map((key) => jsonIfObject(key, fields[key]))],
     );
+  },
+
+  /**
+   * Stores a new sealed secret. The current one becomes the previous secret, accepted until
+   * `graceHours` from now by the database's clock (none when 0; a secret stored before encryption
+   * is not kept). Answers that moment, or null when there is no previous secret now, or undefined
+   * when the application does not exist.
+   */
+  async rotateSecret(
+    db: Db,
+    customerId: string,
+    applicationId: string,
+    secretEncrypted: string,
+    graceHours: number,
+  ): Promise<Date | null | undefined> {
+    // Wrapped in a SELECT: TypeORM answers a bare UPDATE … RETURNING with [rows, rowCount].
+    const rows: { previousSecretExpiresAt: Date | null }[] = await db.query(
+      `WITH rotated AS (
+         UPDATE identity.applications SET
+           previous_secret_encrypted = CASE WHEN $4::int > 0 THEN secret_encrypted END,
+           previous_secret_expires_at = CASE WHEN $4::int > 0 AND secret_encrypted IS NOT NULL THEN now() + make_interval(hours => $4::int) END,
+           secret_encrypted = $3, plaintext_secret = NULL
+         WHERE customer_id = $1 AND id = $2
+         RETURNING previous_secret_expires_at)
+       SELECT previous_secret_expires_at AS "previousSecretExpiresAt" FROM rotated`,
+      [customerId, applicationId, secretEncrypted, graceHours],
+    );
+    return rows.length === 0 ? undefined : rows[0].previousSecretExpiresAt;
+  },
+
+  /** Stops accepting the previous secret now (it stays stored, expired, until the next rotation); false when none was accepted. */
+  async expirePreviousSecret(db: Db, customerId: string, applicationId: string): Promise<boolean> {
+    const expired = await countAffected(
+      db,
+      `UPDATE identity.applications SET previous_secret_expires_at = now()
+       WHERE customer_id = $1 AND id = $2 AND previous_secret_expires_at > now()`,
+      [customerId, applicationId],
+    );
+    return expired > 0;
   },
 
   /**

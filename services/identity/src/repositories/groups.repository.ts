@@ -157,15 +157,4 @@ export const groupsRepository = {
     );
     return Number(rows[0].count);
   },
-
-  /** External ids of the groups a user belongs to, in membership order. */
-  async groupIdsOfUser(db: Db, applicationId: string, userId: string, options: { activeOnly: boolean }): Promise<string[]> {
-    const rows: { externalId: string }[] = await db.query(
-      `SELECT g.external_id AS "externalId" FROM identity.group_members m JOIN identity.groups g ON g.internal_id = m.group_id
-       WHERE m.application_id = $1 AND m.user_id = $2 ${options.activeOnly ? "AND g.status = 'active'" : ''}
-       ORDER BY m.added_seq`,
-      [applicationId, userId],
-    );
-    return rows.map((row) => row.externalId);
-  },
 };

@@ -30,6 +30,22 @@ export const usersRepository = {
     return rows[0] ?? null;
   },
 
+  /**
+   * The user with the ids of its active groups, in the order it joined them: what GET answers,
+   * in one statement.
+   */
+  async findWithGroupIds(db: Db, applicationId: string, externalId: string): Promise<(UserRow & { groupIds: string[] }) | null> {
+    const rows: (UserRow & { groupIds: string[] })[] = await db.query(
+      `SELECT ${USER_COLUMNS}, ARRAY(
+         SELECT g.external_id FROM identity.group_members m JOIN identity.groups g ON g.internal_id = m.group_id
+         WHERE m.application_id = u.application_id AND m.user_id = u.internal_id AND g.status = 'active'
+         ORDER BY m.added_seq) AS "groupIds"
+       FROM identity.users u WHERE u.application_id = $1 AND u.external_id = $2`,
+      [applicationId, externalId],
+    );
+    return rows[0] ?? null;
+  },
+
   /** Internal ids of the given users, keyed by external id; absent keys are unknown users. */
   async internalIds(db: Db, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
     if (externalIds.length === 0) return new Map();
@@ -56,14 +72,38 @@ export const usersRepository = {
     return rows[0] ?? null;
   },
 
-  async update(db: Db, applicationId: string, internalId: string, fields: UserFields): Promise<void> {
+  /**
+   * Writes the given fields in one statement: creates the user when `create` allows and it does
+   * not exist, else updates the fields given (none: the row is left as it is). Null when the user
+   * does not exist and may not be created.
+   */
+  async upsert(
+    db: Db,
+    applicationId: string,
+    externalId: string,
+    fields: UserFields,
+    options: { create: boolean },
+  ): Promise<{ internalId: string; created: boolean } | null> {
     const keys = Object.keys(fields) as (keyof UserFields)[];
-    if (keys.length === 0) return;
-    await db.query(
-      `UPDATE identity.users SET ${keys.map((key, index) => `${FIELD_COLUMNS[key]} = $${index + 3}`).join(', ')}
-       WHERE application_id = $1 AND internal_id = $2`,
-      [applicationId, internalId, ...keys.map((key) => columnValue(key, fields[key]))],
-    );
+    const values = [applicationId, externalId, ...keys.map((key) => columnValue(key, fields[key]))];
+    // With no field given, assigning the id to itself changes nothing but still finds the row.
+    const assignments = keys.length > 0 ? keys.map((key, index) => `${FIELD_COLUMNS[key]} = $${index + 3}`).join(', ') : 'external_id = u.external_id';
+    const rows: { internalId: string; created: boolean }[] = options.create
+      ? await db.query(
+          `INSERT INTO identity.users AS u (application_id, external_id${keys.map((key) => `, ${FIELD_COLUMNS[key]}`).join('')})
+           VALUES ($1, $2${keys.map((_, index) => `, $${index + 3}`).join('')})
+           ON CONFLICT (application_id, external_id) DO UPDATE SET ${assignments}
+           RETURNING u.internal_id AS "internalId", (u.xmax = 0) AS created`,
+          values,
+        )
+      : // In a WITH: TypeORM answers a bare UPDATE … RETURNING with [rows, rowCount].
+        await db.query(
+          `WITH updated AS (UPDATE identity.users u SET ${assignments} WHERE u.application_id = $1 AND u.external_id = $2
+             RETURNING u.internal_id AS "internalId", false AS created)
+           SELECT * FROM updated`,
+          values,
+        );
+    return rows[0] ?? null;
   },
 
   /** One page in code-point order of the id, after `afterExternalId`. */

@@ -3,7 +3,7 @@
  * and threads are the conversation service's internal references (never its tables).
  */
 import type { ReplyAction } from '@collab/shared';
-import { outboxEntity } from '@collab/shared/storage';
+import { idempotencyKeyEntity, outboxEntity } from '@collab/shared/storage';
 import { EntitySchema } from 'typeorm';
 
 export const NOTIFICATION_SCHEMA = 'notification';
@@ -111,4 +111,10 @@ export const ApplicationPurgeEntity = new EntitySchema<ApplicationPurgeRow>({
   },
 });
 
-export const notificationEntities = [NotificationEntity, ApplicationPurgeEntity, outboxEntity(NOTIFICATION_SCHEMA)];
+export const notificationEntities = [
+  NotificationEntity,
+  ApplicationPurgeEntity,
+  outboxEntity(NOTIFICATION_SCHEMA),
+  // The Idempotency-Keys of notification creations, stored with the write.
+  idempotencyKeyEntity(NOTIFICATION_SCHEMA),
+];

@@ -3,21 +3,21 @@
  * Identity tells this service of a deletion only once it has committed, so what a job purges is
  * gone for good.
  */
-import { drainBatches, type JobHandlers, type PendingJob } from '@collab/shared';
+import { drainBatches, purgePace, type JobHandlers, type PendingJob, type PurgeSettings } from '@collab/shared';
 import { purgeOrder } from '@collab/shared/storage';
 import type { DataSource } from 'typeorm';
 import { notificationPurgeRepository as purges } from '../repositories/notifications.repository.js';
 
-export function purgeJobs(db: DataSource, batchSize: number): JobHandlers<'notification-purge'> {
+export function purgeJobs(db: DataSource, { batchSize, rowsPerSecond }: PurgeSettings): JobHandlers<'notification-purge'> {
   return {
     'marked.purge': async ({ applicationId }) => {
       await purgeOrder.afterMarkings(db, 'notification', applicationId);
-      return { notifications: await drainBatches(() => purges.deleteMarked(db, applicationId, batchSize)) };
+      return { notifications: await drainBatches(() => purges.deleteMarked(db, applicationId, batchSize), purgePace(rowsPerSecond)) };
     },
     'application.purge': async ({ applicationId }) => {
       await purgeOrder.afterMarkings(db, 'notification', applicationId);
       const request = await purges.applicationPurgeRequest(db, applicationId);
-      const notifications = await drainBatches(() => purges.deleteOfApplication(db, applicationId, batchSize));
+      const notifications = await drainBatches(() => purges.deleteOfApplication(db, applicationId, batchSize), purgePace(rowsPerSecond));
       if (request) await purges.forgetApplicationPurge(db, applicationId, request);
       return { notifications };
     },

@@ -10,49 +10,75 @@ import { messageViews, type ViewOptions } from '../messages/message-views.js';
 import { threadViews } from '../threads/thread-views.js';
 import type { Recipient } from './recipients.js';
 
+/** A new message and the users it notifies, as its outbox entry recorded them. */
+export interface AddedMessage {
+  /** The message's internal id. */
+  messageId: string;
+  recipients: readonly Recipient[];
+}
+
 /**
- * The event's payload, or null when the message is gone (deleted, or being purged with its
- * thread, group, author or application): no event is built from data being deleted.
+ * The events' payloads of several new messages of one application, built together (one read of
+ * the messages, their threads, their views and the users they name), keyed by message internal id.
+ * A message that is gone (deleted, or being purged with its thread, group, author or application)
+ * has none: no event is built from data being deleted.
  */
-export async function threadMessageAddedPayload(
+export async function threadMessageAddedPayloads(
   ctx: ConversationContext,
   applicationId: string,
-  messageInternalId: string,
-  recipients: readonly Recipient[],
+  added: readonly AddedMessage[],
   view: ViewOptions,
   requestId: string,
-): Promise<Record<string, unknown> | null> {
-  const message = await messagesRepository.findByInternalId(ctx.db, applicationId, messageInternalId);
-  if (!message) return null;
-  const [thread] = await threadsRepository.findByInternalIds(ctx.db, applicationId, [message.threadId]);
-  if (!thread) return null;
-  const [[messageView], [threadView], { users }] = await Promise.all([
-    messageViews(ctx.db, [message], new Map([[thread.internalId, thread]]), view),
-    threadViews(ctx.db, ctx.identity, applicationId, [thread], requestId),
-    ctx.identity.lookup(applicationId, { userIds: [message.authorId, ...recipients.map((recipient) => recipient.userId)] }, requestId),
+): Promise<Map<string, Record<string, unknown>>> {
+  const messages = await messagesRepository.findByInternalIds(
+    ctx.db,
+    applicationId,
+    added.map((message) => message.messageId),
+  );
+  if (messages.length === 0) return new Map();
+  const threads = await threadsRepository.findByInternalIds(
+    ctx.db,
+    applicationId,
+    messages.map((message) => message.threadId),
+  );
+  const threadsById = new Map(threads.map((thread) => [thread.internalId, thread]));
+  const live = messages.filter((message) => threadsById.has(message.threadId));
+  const recipientsOf = new Map(added.map((message) => [message.messageId, message.recipients]));
+  const userIds = live.flatMap((message) => [message.authorId, ...recipientsOf.get(message.internalId)!.map((recipient) => recipient.userId)]);
+  const [messageViewList, threadViewList, { users }] = await Promise.all([
+    messageViews(ctx.db, live, threadsById, view),
+    threadViews(ctx.db, ctx.identity, applicationId, threads, requestId),
+    ctx.identity.lookup(applicationId, { userIds: [...new Set(userIds)] }, requestId),
   ]);
-  const author = clientUserData(message.authorId, users.get(message.authorId));
-  return {
-    threadID: thread.externalId,
-    messageID: message.externalId,
-    orgID: thread.groupId,
-    organizationID: thread.groupId,
-    groupID: thread.groupId,
-    applicationID: applicationId,
-    projectID: applicationId,
-    author,
-    // The original sent mention nodes here with its internal user ids; the message's own content
-    // (with the customer's ids) is what a receiver can use.
-    content: messageView.content,
-    plaintext: messageView.plaintext,
-    url: messageView.url,
-    messageType: message.type,
-    metadata: message.metadata,
-    message: { ...messageView, author },
-    thread: threadView,
-    usersToNotify: recipients.map((recipient) => ({
-      ...clientUserData(recipient.userId, users.get(recipient.userId)),
-      replyActions: recipient.replyActions,
-    })),
-  };
+  const threadViewById = new Map(threads.map((thread, index) => [thread.internalId, threadViewList[index]]));
+  const payloads = new Map<string, Record<string, unknown>>();
+  live.forEach((message, index) => {
+    const thread = threadsById.get(message.threadId)!;
+    const messageView = messageViewList[index];
+    const author = clientUserData(message.authorId, users.get(message.authorId));
+    payloads.set(message.internalId, {
+      threadID: thread.externalId,
+      messageID: message.externalId,
+      orgID: thread.groupId,
+      organizationID: thread.groupId,
+      groupID: thread.groupId,
+      applicationID: applicationId,
+      projectID: applicationId,
+      author,
+      // The original sent mention nodes here with its internal user ids; the message's own content
+      // (with the customer's ids) is what a receiver can use.
+      content: messageView.content,
+      plaintext: messageView.plaintext,
+      url: messageView.url,
+      messageType: message.type,
+      metadata: message.metadata,
+      message: { ...messageView, author },
+      thread: threadViewById.get(thread.internalId),
+      usersToNotify: recipientsOf.get(message.internalId)!.map((recipient) => ({
+        ...clientUserData(recipient.userId, users.get(recipient.userId)),
+        replyActions: recipient.replyActions,
+      })),
+    });
+  });
+  return payloads;
 }

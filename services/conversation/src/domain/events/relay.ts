@@ -12,13 +12,13 @@ import {
   type InternalClient,
   type Logger,
 } from '@collab/shared';
-import type { OutboxHandlers, OutboxProcessor } from '@collab/shared/storage';
+import type { OutboxBatchHandlers, OutboxEntry, OutboxHandlers, OutboxProcessor } from '@collab/shared/storage';
 import type { MessageRow } from '../../entities/index.js';
 import { messagesRepository } from '../../repositories/messages.repository.js';
 import type { ConversationContext } from '../context.js';
 import { ACTION_TRANSLATION_KEYS } from '../messages/action-messages.js';
-import { threadMessageAddedPayload } from './message-added.js';
-import { eventsOutbox } from './outbox.js';
+import { threadMessageAddedPayloads } from './message-added.js';
+import { eventsOutbox, type MessageAdded } from './outbox.js';
 import type { Recipient } from './recipients.js';
 
 export interface EventClients {
@@ -43,7 +43,11 @@ function addedNotifications(message: MessageRow, recipients: readonly Recipient[
   };
 }
 
-export function eventHandlers(ctx: ConversationContext, clients: EventClients): OutboxHandlers<typeof eventsOutbox.topics> {
+type Topics = typeof eventsOutbox.topics;
+type MessageAddedEntry = OutboxEntry<MessageAdded['payload']>;
+
+/** The relay's handlers: every topic alone, and new messages also in batches (their events go over in one call). */
+export function eventHandlers(ctx: ConversationContext, clients: EventClients): { handlers: OutboxHandlers<Topics>; batchHandlers: OutboxBatchHandlers<Topics> } {
   /**
    * The message as it is now, or null when it is gone (deleted, or being purged with its thread,
    * group, author or application): nothing is built from data being deleted.
@@ -73,26 +77,45 @@ export function eventHandlers(ctx: ConversationContext, clients: EventClients): 
     );
   }
 
-  return {
-    'message.added': async (entry, log) => {
-      const { id, applicationId, requestId, payload } = entry;
-      const message = await messageOf(applicationId, payload.messageId);
-      if (!message) {
-        log.info('the message is gone: no notifications, no event');
-        return;
+  /**
+   * New messages, in their order: first the notifications each causes (the events' usersToNotify
+   * name them, so they exist when an event arrives), then the events, built together and handed
+   * over in one call per application and link base. Entries are ids of their own, so a retry
+   * creates and records nothing twice.
+   */
+  async function messagesAdded(entries: readonly MessageAddedEntry[], log: Logger): Promise<void> {
+    const groups = new Map<string, MessageAddedEntry[]>();
+    for (const entry of entries) {
+      const key = JSON.stringify([entry.applicationId, entry.payload.linkBase]);
+      groups.set(key, [...(groups.get(key) ?? []), entry]);
+    }
+    for (const group of groups.values()) {
+      const { applicationId, requestId, payload } = group[0];
+      const messages = await messagesRepository.findByInternalIds(
+        ctx.db,
+        applicationId,
+        group.map((entry) => entry.payload.messageId),
+      );
+      const messageById = new Map(messages.map((message) => [message.internalId, message]));
+      for (const entry of group) {
+        const message = messageById.get(entry.payload.messageId);
+        if (message) await notify(entry, message, addedNotifications(message, entry.payload.recipients));
       }
-      // The notifications first: the event's usersToNotify names them, so they exist when it arrives.
-      await notify(entry, message, addedNotifications(message, payload.recipients));
-      // Building the payload is most of the work: none for an application nobody receives events of.
-      if (!(await hasWebhookTargets(clients.webhooks, applicationId, 'thread-message-added', requestId))) return;
+      // Building payloads is most of the work: none for an application nobody receives events of.
+      if (messageById.size === 0 || !(await hasWebhookTargets(clients.webhooks, applicationId, 'thread-message-added', requestId))) continue;
       const view = { linkBase: payload.linkBase, fileUrlSecret: ctx.files.urlSecret };
-      const event = await threadMessageAddedPayload(ctx, applicationId, payload.messageId, payload.recipients, view, requestId);
-      if (!event) {
-        log.info('the message is gone: no event');
-        return;
-      }
-      await recordWebhookEvents(clients.webhooks, applicationId, [{ id, type: 'thread-message-added', payload: event }], requestId);
-    },
+      const events = await threadMessageAddedPayloads(ctx, applicationId, group.map((entry) => entry.payload), view, requestId);
+      const built = group.flatMap((entry) => {
+        const event = events.get(entry.payload.messageId);
+        return event ? [{ id: entry.id, type: 'thread-message-added' as const, payload: event }] : [];
+      });
+      if (built.length < group.length) log.info({ gone: group.length - built.length }, 'messages gone: no event for them');
+      if (built.length > 0) await recordWebhookEvents(clients.webhooks, applicationId, built, requestId);
+    }
+  }
+
+  const handlers: OutboxHandlers<Topics> = {
+    'message.added': (entry, log) => messagesAdded([entry], log),
 
     'message.mentioned': async (entry, log) => {
       const message = await messageOf(entry.applicationId, entry.payload.messageId);
@@ -114,8 +137,10 @@ export function eventHandlers(ctx: ConversationContext, clients: EventClients): 
       await notify(entry, message, { reaction: { recipientId: authorId, reaction } }, userId);
     },
   };
+  return { handlers, batchHandlers: { 'message.added': messagesAdded } };
 }
 
 export function eventsProcessor(ctx: ConversationContext, clients: EventClients, logger: Logger): OutboxProcessor {
-  return eventsOutbox.processor(ctx.db, eventHandlers(ctx, clients), logger);
+  const { handlers, batchHandlers } = eventHandlers(ctx, clients);
+  return eventsOutbox.processor(ctx.db, handlers, logger, batchHandlers);
 }

@@ -2,10 +2,10 @@
  * File uploads (decisions.md 32): multipart form data (`file`, `ownerID`, optional `name`) streamed
  * into Postgres in 1 MiB chunks inside one transaction, so a failed or refused upload leaves nothing.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, type Hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { ApiError, isUuid } from '@collab/shared';
+import { ApiError, isUuid, type RecordWrite } from '@collab/shared';
 import busboy from 'busboy';
 import { filesRepository, findFileById, updateUploadedFile } from '../../repositories/files.repository.js';
 import type { Db } from '../../repositories/db.js';
@@ -21,8 +21,8 @@ interface UploadedPart {
   truncated: boolean;
 }
 
-/** Writes the stream as chunks of the file; returns what was written. */
-async function storeChunks(db: Db, fileId: string, stream: Readable): Promise<{ size: number; truncated: boolean }> {
+/** Writes the stream as chunks of the file, hashing its bytes; returns what was written. */
+async function storeChunks(db: Db, fileId: string, stream: Readable, hash: Hash): Promise<{ size: number; truncated: boolean }> {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let seq = 0;
@@ -39,6 +39,7 @@ async function storeChunks(db: Db, fileId: string, stream: Readable): Promise<{ 
   };
   for await (const data of stream as AsyncIterable<Buffer>) {
     size += data.length;
+    hash.update(data);
     pending.push(data);
     pendingBytes += data.length;
     if (pendingBytes >= CHUNK_BYTES) await flush();
@@ -47,8 +48,20 @@ async function storeChunks(db: Db, fileId: string, stream: Readable): Promise<{ 
   return { size, truncated };
 }
 
+/**
+ * What identifies an upload for an Idempotency-Key: its fields, and its file's name, type and
+ * bytes. Not the raw body, whose multipart boundary a client draws anew for each attempt.
+ */
+function uploadFingerprint(fields: Record<string, string>, part: UploadedPart | null, fileHash: Hash): string {
+  const file = part ? { name: part.filename, type: part.mimeType, sha256: fileHash.digest('hex') } : null;
+  const sortedFields = Object.keys(fields)
+    .sort()
+    .map((name) => [name, fields[name]]);
+  return createHash('sha256').update(JSON.stringify({ fields: sortedFields, file })).digest('hex');
+}
+
 function parseUpload(db: Db, fileId: string, headers: IncomingHttpHeaders, body: Readable, maxBytes: number) {
-  return new Promise<{ fields: Record<string, string>; part: UploadedPart | null }>((resolve, reject) => {
+  return new Promise<{ fields: Record<string, string>; part: UploadedPart | null; fingerprint: string }>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
       parser = busboy({
@@ -68,12 +81,13 @@ function parseUpload(db: Db, fileId: string, headers: IncomingHttpHeaders, body:
     let writing: Promise<unknown> = Promise.resolve();
     let failure: unknown = null;
     let settled = false;
+    const fileHash = createHash('sha256');
     // Settles only once no chunk write is in flight, so the transaction never ends under a write.
     const settle = () => {
       if (settled) return;
       settled = true;
       writing.then(
-        () => (failure ? reject(failure) : resolve({ fields, part })),
+        () => (failure ? reject(failure) : resolve({ fields, part, fingerprint: uploadFingerprint(fields, part, fileHash) })),
         (error: unknown) => reject(failure ?? error),
       );
     };
@@ -91,7 +105,7 @@ function parseUpload(db: Db, fileId: string, headers: IncomingHttpHeaders, body:
       }
       const current: UploadedPart = { filename: info.filename ?? 'file', mimeType: info.mimeType, size: 0, truncated: false };
       part = current;
-      writing = storeChunks(db, fileId, stream).then((result) => {
+      writing = storeChunks(db, fileId, stream, fileHash).then((result) => {
         current.size = result.size;
         current.truncated = result.truncated;
       });
@@ -118,20 +132,26 @@ function parseUpload(db: Db, fileId: string, headers: IncomingHttpHeaders, body:
   });
 }
 
-/** Stores an uploaded file owned by `ownerID`; returns its id. */
+/**
+ * Stores an uploaded file owned by `ownerID`; returns its id. `bodyFingerprint` gets what
+ * identifies the upload once it is read, before anything else is checked.
+ */
 export async function uploadFile(
   ctx: ConversationContext,
   applicationId: string,
   request: { headers: IncomingHttpHeaders; body: Readable },
-  requestId: string,
+  options: { requestId: string; bodyFingerprint: (fingerprint: string) => void; recordWrite: RecordWrite<string> },
 ): Promise<string> {
+  const { requestId } = options;
   if (!String(request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data'))
     throw new ApiError('invalid_request', 'Expected a multipart/form-data body with a file.');
   const fileId = randomUUID();
   await ctx.db.transaction(async (tx) => {
     // The row exists first so that chunks can reference it; owner and size are set once known.
     await filesRepository.insert(tx, { id: fileId, applicationId, ownerId: '', name: '', mimeType: '', size: '0' });
-    const { fields, part } = await parseUpload(tx, fileId, request.headers, request.body, ctx.files.maxBytes);
+    const { fields, part, fingerprint } = await parseUpload(tx, fileId, request.headers, request.body, ctx.files.maxBytes);
+    // A repeat of an upload already answered stops here (its chunks roll back).
+    options.bodyFingerprint(fingerprint);
     const missing = [...(part ? [] : ['file']), ...(fields.ownerID ? [] : ['ownerID'])];
     if (missing.length > 0)
       throw new ApiError('missing_field', `Missing required field${missing.length > 1 ? 's' : ''}: ${missing.join(' and ')}.`);
@@ -146,6 +166,8 @@ export async function uploadFile(
       mimeType: part!.mimeType || 'application/octet-stream',
       size: String(part!.size),
     });
+    // The request's answer, stored with the file (Idempotency-Key).
+    await options.recordWrite(tx, fileId);
   });
   return fileId;
 }

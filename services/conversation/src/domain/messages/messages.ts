@@ -10,6 +10,7 @@ import {
   type CursorOf,
   type FlatJson,
   type MessageNode,
+  type RecordWrite,
 } from '@collab/shared';
 import type { MessageRow, ThreadRow } from '../../entities/index.js';
 import type { Db } from '../../repositories/db.js';
@@ -156,9 +157,9 @@ export async function createMessage(
   applicationId: string,
   threadId: string,
   input: MessageCreation,
-  requestId: string,
-  linkBase: string,
+  options: { requestId: string; linkBase: string; recordWrite: RecordWrite<string> },
 ): Promise<string> {
+  const { requestId, linkBase } = options;
   const existing = await threadsRepository.find(ctx.db, applicationId, threadId);
   if (!existing && !input.createThread) throw threadNotFound(threadId);
   if (!existing && !isIdentifier(threadId))
@@ -205,8 +206,8 @@ export async function createMessage(
         ));
       }
       // Who the message notifies is decided by the subscribers before it subscribes anyone.
-      const subscribedBefore = await participantsRepository.subscribers(tx, thread.internalId);
-      const startsThread = createdThread || !(await messagesRepository.anyInThread(tx, thread.internalId));
+      const { subscribers: subscribedBefore, hasMessages } = await participantsRepository.beforeNewMessage(tx, thread.internalId);
+      const startsThread = createdThread || !hasMessages;
       const events: MessageAdded[] = [];
       const added = (messageInternalId: string, recipients: MessageAdded['payload']['recipients']): MessageAdded => ({
         topic: 'message.added',
@@ -250,6 +251,8 @@ export async function createMessage(
       );
       // The reopen's event first: receivers get a thread's events in the order of its messages.
       await eventsOutbox.record(tx, events);
+      // The request's answer, stored with the message (Idempotency-Key).
+      await options.recordWrite(tx, messageId);
       return message;
     });
   } catch (error) {

@@ -13,8 +13,13 @@ function extValue(name: string): string {
 export function fileHandlers(ctx: ConversationContext): HandlerMap {
   return {
     [routes.uploadFile.id]: async (req) => {
-      const fileID = await files.uploadFile(ctx, applicationOf(req), { headers: req.headers, body: req }, req.ctx.requestId);
-      return { success: true, message: 'File uploaded.', fileID };
+      const uploaded = (fileID: string) => ({ success: true, message: 'File uploaded.', fileID });
+      const fileID = await files.uploadFile(ctx, applicationOf(req), { headers: req.headers, body: req }, {
+        requestId: req.ctx.requestId,
+        bodyFingerprint: (fingerprint) => req.idempotency.bodyFingerprint(fingerprint),
+        recordWrite: (tx, id) => req.idempotency.record(tx, { status: 200, body: uploaded(id) }),
+      });
+      return uploaded(fileID);
     },
 
     [routes.downloadFile.id]: async (req, res) => {

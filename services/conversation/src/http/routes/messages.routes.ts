@@ -15,8 +15,13 @@ export function messageHandlers(ctx: ConversationContext): HandlerMap {
     [routes.createMessage.id]: async (req) => {
       const body = routeBody(routes.createMessage, req);
       const { threadID } = routeParams(routes.createMessage, req);
-      const messageID = await messages.createMessage(ctx, applicationOf(req), threadID, body, req.ctx.requestId, viewOptions(ctx, req).linkBase);
-      return { success: true, message: 'Message created.', messageID };
+      const created = (messageID: string) => ({ success: true, message: 'Message created.', messageID });
+      const messageID = await messages.createMessage(ctx, applicationOf(req), threadID, body, {
+        requestId: req.ctx.requestId,
+        linkBase: viewOptions(ctx, req).linkBase,
+        recordWrite: (tx, id) => req.idempotency.record(tx, { status: 200, body: created(id) }),
+      });
+      return created(messageID);
     },
 
     [routes.getMessage.id]: (req) => {

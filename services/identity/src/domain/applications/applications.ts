@@ -1,6 +1,6 @@
 /** Application use cases (behavior.md §13); every call is scoped to the calling customer. */
 import { randomUUID } from 'node:crypto';
-import { ApiError, requireHttpUrl, type WebhookEventType } from '@collab/shared';
+import { ApiError, requireHttpUrl, type RecordWrite, type WebhookEventType } from '@collab/shared';
 import type { ApplicationRow } from '../../entities/index.js';
 import { applicationsRepository, type ApplicationFields } from '../../repositories/applications.repository.js';
 import { recordDeletion } from '../cascade/deletion-cascade.js';
@@ -52,12 +52,21 @@ function validateInput(input: ApplicationInput): void {
 }
 
 /** Creates the application; its eventWebhookURL is stored without a handshake, as in the original service. */
-export async function createApplication(ctx: IdentityContext, customerId: string, input: ApplicationInput & { name: string }) {
+export async function createApplication(
+  ctx: IdentityContext,
+  customerId: string,
+  input: ApplicationInput & { name: string },
+  recordWrite: RecordWrite<{ id: string; secret: string }>,
+) {
   validateInput(input);
   const id = randomUUID();
   const secret = generateSecret();
   const secretEncrypted = sealSecret(ctx.secretBox, 'application', id, secret);
-  await applicationsRepository.insert(ctx.db, customerId, { ...fieldsFrom(input), name: input.name, id, secretEncrypted });
+  await ctx.db.transaction(async (tx) => {
+    await applicationsRepository.insert(tx, customerId, { ...fieldsFrom(input), name: input.name, id, secretEncrypted });
+    // The request's answer, stored with the application (Idempotency-Key).
+    await recordWrite(tx, { id, secret });
+  });
   // The only time the plaintext leaves identity other than to the gateway (decisions.md 9).
   return { id, secret };
 }
@@ -96,6 +105,37 @@ export async function updateApplication(
 }
 
 /**
+ * Issues a new secret for the application and answers it (the only time it leaves identity other
+ * than to the gateway and the webhooks service). Server tokens signed with the secret it replaces
+ * keep working for `graceHours` (the deployment's SECRET_ROTATION_GRACE_HOURS unless an operator
+ * says otherwise), so that the customer's servers can switch without an outage; events are signed
+ * with the new secret at once, as the caches of the gateway and the webhooks service are told now.
+ */
+export async function rotateApplicationSecret(
+  ctx: IdentityContext,
+  customerId: string,
+  applicationId: string,
+  graceHours = ctx.secretRotationGraceHours,
+) {
+  const application = await applicationsRepository.find(ctx.db, customerId, applicationId);
+  if (!application) throw applicationNotFound(applicationId);
+  const secret = generateSecret();
+  const sealed = sealSecret(ctx.secretBox, 'application', application.id, secret);
+  const previousSecretExpiresAt = await applicationsRepository.rotateSecret(ctx.db, customerId, application.id, sealed, graceHours);
+  // Deleted meanwhile (a concurrent DELETE won).
+  if (previousSecretExpiresAt === undefined) throw applicationNotFound(applicationId);
+  await ctx.publishInvalidation({ kind: 'application', id: application.id });
+  return { id: application.id, secret, previousSecretExpiresAt };
+}
+
+/** Stops accepting the previous secret of the application now; false when none was accepted. */
+export async function expirePreviousSecret(ctx: IdentityContext, customerId: string, applicationId: string): Promise<boolean> {
+  const expired = await applicationsRepository.expirePreviousSecret(ctx.db, customerId, applicationId);
+  if (expired) await ctx.publishInvalidation({ kind: 'application', id: applicationId });
+  return expired;
+}
+
+/**
  * Deletes the application when the secret matches. Identity's rows go at once, and the deletion
  * is recorded in the same transaction for the other services, which purge the rest (their data
  * cannot be read once no token of the application verifies); then it is carried into them at
@@ -111,10 +151,18 @@ export async function deleteApplication(
   const application = await applicationsRepository.find(ctx.db, customerId, applicationId);
   if (!application || !secretsEqual(secret, openSecret(ctx.secretBox, 'application', application)))
     throw applicationNotFound(applicationId);
+  await removeApplication(ctx, application, requestId);
+}
+
+/**
+ * Deletes an application whoever asked (the API once the secret matched, or the operator CLI for
+ * a customer who lost it), by the one path that reaches every service's data.
+ */
+export async function removeApplication(ctx: IdentityContext, application: ApplicationRow, requestId: string) {
   // Caches are keyed by the stored (lower-case) id, whatever case the path used.
   const id = application.id;
   const deletion = await ctx.db.transaction(async (tx) => {
-    if (!(await applicationsRepository.delete(tx, customerId, id))) throw applicationNotFound(applicationId);
+    if (!(await applicationsRepository.delete(tx, application.customerId, id))) throw applicationNotFound(id);
     return recordDeletion(tx, { topic: 'application.deleted', applicationId: id, requestId, payload: {} });
   });
   // Committed: no token of the application verifies any more, whatever the other services answer.

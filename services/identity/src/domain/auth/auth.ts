@@ -6,11 +6,11 @@ import {
   authorizeTokenApplicationId,
   signAccessToken,
   unverifiedPayload,
-  verifySignedToken,
+  verifySignedTokenWithAny,
 } from '@collab/shared';
 import { applicationsRepository, sessionsRepository } from '../../repositories/applications.repository.js';
 import type { IdentityContext } from '../context.js';
-import { openSecret } from '../secrets.js';
+import { openPreviousSecret, openSecret } from '../secrets.js';
 
 /** Checks the signed app token, opens a 24-hour session and signs an access token for it. */
 export async function authorize(ctx: IdentityContext, signedAppToken: string) {
@@ -18,7 +18,10 @@ export async function authorize(ctx: IdentityContext, signedAppToken: string) {
   const applicationId = authorizeTokenApplicationId(payload);
   const application = await applicationsRepository.findById(ctx.db, applicationId);
   if (!application) throw new ApiError('application_not_found', `Application ${applicationId} not found.`);
-  await verifySignedToken(signedAppToken, openSecret(ctx.secretBox, 'application', application), 'invalid_app_token');
+  // Signed with the current secret, or with the previous one during a rotation's grace period.
+  const previous = openPreviousSecret(ctx.secretBox, application);
+  const secrets = [openSecret(ctx.secretBox, 'application', application), ...(previous ? [previous.secret] : [])];
+  await verifySignedTokenWithAny(signedAppToken, secrets, 'invalid_app_token');
 
   const issuedAt = new Date();
   const expiresAt = new Date(issuedAt.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000);

@@ -10,7 +10,15 @@
  * failure does, and a rejection (the client's fault) is final at once.
  */
 import { randomUUID } from 'node:crypto';
-import { ApiError, apiErrorOfFailure, ENQUEUE_TIMEOUT_MS, type Logger, type Producer } from '@collab/shared';
+import {
+  ApiError,
+  apiErrorOfFailure,
+  ENQUEUE_TIMEOUT_MS,
+  type Logger,
+  type Producer,
+  type Queryable,
+  type RecordWrite,
+} from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import { batchRepository } from '../../repositories/batch.repository.js';
 import { batchMessage, missingGroupName, namelessGroups, planBatch, type BatchInput } from './batch-plan.js';
@@ -45,8 +53,15 @@ export async function submitBatch(
   ctx: BatchContext,
   applicationId: string,
   batch: BatchInput,
-  requestId: string,
+  options: {
+    requestId: string;
+    /** Called in the transaction that records the batch. */
+    recordWrite: RecordWrite<string>;
+    /** Called in the transaction that removes the record of a batch that could not be queued. */
+    forgetWrite: (tx: Queryable) => Promise<void>;
+  },
 ): Promise<BatchSubmission> {
+  const { requestId } = options;
   const plan = planBatch(batch);
   const nameless = namelessGroups(plan);
   if (nameless.length > 0) {
@@ -60,14 +75,22 @@ export async function submitBatch(
   }
 
   const jobId = randomUUID();
-  await batchRepository.record(ctx.db, jobId, applicationId, batch);
+  await ctx.db.transaction(async (tx) => {
+    await batchRepository.record(tx, jobId, applicationId, batch);
+    await options.recordWrite(tx, jobId);
+  });
   try {
     await ctx.queue.add('batch.apply', { applicationId, requestId, batchId: jobId }, { jobId }, { timeoutMs: ENQUEUE_TIMEOUT_MS });
   } catch (error) {
     ctx.logger.warn({ err: (error as Error).message, requestId, applicationId }, 'batch not queued');
     // Answered 503: it must not be applied later. Should this fail too, the worker applies it
     // once Redis is back; repeating the batch converges either way.
-    await batchRepository.forget(ctx.db, jobId).catch(() => undefined);
+    await ctx.db
+      .transaction(async (tx) => {
+        await batchRepository.forget(tx, jobId);
+        await options.forgetWrite(tx);
+      })
+      .catch(() => undefined);
     throw unavailable('The batch could not be queued. Try again.');
   }
 

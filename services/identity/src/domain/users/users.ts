@@ -72,22 +72,23 @@ export async function upsertUser(
     throw new ApiError('invalid_field', 'Adding and removing the same group is invalid.');
   const fields = userFieldsFrom(input);
 
-  return ctx.db.transaction(async (tx) => {
-    let user = await usersRepository.find(tx, applicationId, userId, true);
-    let outcome: 'created' | 'updated' = 'updated';
-    if (!user) {
-      if (options.earlierGeneration && !fields.email) throw new ApiError('missing_field', 'Missing required field: email.');
-      user = await usersRepository.insertIfAbsent(tx, applicationId, userId, fields);
-      if (user) outcome = 'created';
-      else user = (await usersRepository.find(tx, applicationId, userId, true))!;
-    }
-    if (outcome === 'updated') await usersRepository.update(tx, applicationId, user.internalId, fields);
+  // The earlier generation creates a user only with an email; without one it only updates.
+  const write = async (db: Db) => {
+    const written = await usersRepository.upsert(db, applicationId, userId, fields, { create: !options.earlierGeneration || Boolean(fields.email) });
+    if (!written) throw new ApiError('missing_field', 'Missing required field: email.');
+    return written;
+  };
+  const outcome = (written: { created: boolean }) => (written.created ? ('created' as const) : ('updated' as const));
+  // No membership to change: the user's one statement is the whole write.
+  if (addGroups.length === 0 && removeGroups.length === 0) return outcome(await write(ctx.db));
 
+  return ctx.db.transaction(async (tx) => {
+    const written = await write(tx);
     const joinIds = await groupIdsOrFail(tx, applicationId, addGroups);
     const leaveIds = await groupIdsOrFail(tx, applicationId, removeGroups);
-    for (const groupId of joinIds) await groupsRepository.addMembers(tx, applicationId, groupId, [user.internalId]);
-    for (const groupId of leaveIds) await groupsRepository.removeMembers(tx, applicationId, groupId, [user.internalId]);
-    return outcome;
+    for (const groupId of joinIds) await groupsRepository.addMembers(tx, applicationId, groupId, [written.internalId]);
+    for (const groupId of leaveIds) await groupsRepository.removeMembers(tx, applicationId, groupId, [written.internalId]);
+    return outcome(written);
   });
 }
 
@@ -131,10 +132,9 @@ function userNotFound(userId: string): ApiError {
 }
 
 export async function getUser(ctx: IdentityContext, applicationId: string, userId: string) {
-  const user = await usersRepository.find(ctx.db, applicationId, userId);
+  const user = await usersRepository.findWithGroupIds(ctx.db, applicationId, userId);
   if (!user) throw userNotFound(userId);
-  const groupIds = await groupsRepository.groupIdsOfUser(ctx.db, applicationId, user.internalId, { activeOnly: true });
-  return userDetails(user, groupIds);
+  return userDetails(user, user.groupIds);
 }
 
 /**

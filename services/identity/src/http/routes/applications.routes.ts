@@ -11,11 +11,20 @@ export function applicationHandlers(ctx: IdentityContext): HandlerMap {
     const get = routes[`${prefix}Get`];
     const update = routes[`${prefix}Update`];
     const remove = routes[`${prefix}Delete`];
+    const rotateSecret = routes[`${prefix}RotateSecret`];
 
     handlers[create.id] = async (req) => {
       const body = routeBody(create, req);
-      const { id, secret } = await applications.createApplication(ctx, customerOf(req), body);
-      return { success: true, message: 'Application created', applicationID: id, secret };
+      const created = ({ id, secret }: { id: string; secret: string }) => ({
+        success: true,
+        message: 'Application created',
+        applicationID: id,
+        secret,
+      });
+      const application = await applications.createApplication(ctx, customerOf(req), body, (tx, written) =>
+        req.idempotency.record(tx, { status: 200, body: created(written) }),
+      );
+      return created(application);
     };
 
     handlers[list.id] = (req) => applications.listApplications(ctx, customerOf(req));
@@ -40,6 +49,19 @@ export function applicationHandlers(ctx: IdentityContext): HandlerMap {
       const { applicationID } = routeParams(remove, req);
       await applications.deleteApplication(ctx, customerOf(req), applicationID, secret, req.ctx.requestId);
       return { success: true, message: `You successfully deleted application ${applicationID}` };
+    };
+
+    handlers[rotateSecret.id] = async (req) => {
+      const { applicationID } = routeParams(rotateSecret, req);
+      const rotated = await applications.rotateApplicationSecret(ctx, customerOf(req), applicationID);
+      return {
+        success: true,
+        message: `You successfully rotated the secret of application ${applicationID}`,
+        applicationID: rotated.id,
+        secret: rotated.secret,
+        // Until when server tokens signed with the previous secret still work (null: they no longer do).
+        previousSecretExpires: rotated.previousSecretExpiresAt?.toISOString() ?? null,
+      };
     };
   }
   return handlers;

@@ -6,10 +6,16 @@ export function batchHandlers(ctx: batches.BatchContext): HandlerMap {
   return {
     [routes.batch.id]: async (req, res) => {
       const body = routeBody(routes.batch, req);
-      const outcome = await batches.submitBatch(ctx, applicationOf(req), body, req.ctx.requestId);
+      const accepted = (jobID: string) => ({ success: true, message: 'Batch accepted.', jobID });
+      const outcome = await batches.submitBatch(ctx, applicationOf(req), body, {
+        requestId: req.ctx.requestId,
+        // Stored with the batch's record: a retry after a crash gets the job to follow.
+        recordWrite: (tx, jobId) => req.idempotency.record(tx, { status: 202, body: accepted(jobId) }),
+        forgetWrite: (tx) => req.idempotency.forget(tx),
+      });
       if (outcome.kind === 'accepted') {
         res.status(202);
-        return { success: true, message: 'Batch accepted.', jobID: outcome.jobId };
+        return accepted(outcome.jobId);
       }
       return { success: true, message: outcome.message };
     },

@@ -1,41 +1,63 @@
 /**
- * What the notification worker's relay does with each recorded event: build the notification as
- * its recipient's list shows it now, and hand it to the webhooks service under the outbox entry's
- * id, so that a retry after a lost answer records nothing twice.
+ * What the notification worker's relay does with recorded events: build each notification as its
+ * recipient's list shows it now, and hand them to the webhooks service under the outbox entries'
+ * ids, so that a retry after a lost answer records nothing twice.
  */
 import { hasWebhookTargets, recordWebhookEvents, type InternalClient, type Logger } from '@collab/shared';
-import type { OutboxHandlers, OutboxProcessor } from '@collab/shared/storage';
+import type { OutboxBatchHandlers, OutboxEntry, OutboxHandlers, OutboxProcessor } from '@collab/shared/storage';
 import { notificationsRepository } from '../../repositories/notifications.repository.js';
 import { renderItems, visibilityOf } from '../notifications/items.js';
 import type { NotificationContext } from '../notifications/notifications.js';
-import { eventsOutbox } from './outbox.js';
+import { eventsOutbox, type NotificationCreated } from './outbox.js';
 
-export function eventHandlers(ctx: NotificationContext, webhooks: InternalClient): OutboxHandlers<typeof eventsOutbox.topics> {
-  return {
-    'notification.created': async ({ id, applicationId, requestId, payload }, log) => {
+type Topics = typeof eventsOutbox.topics;
+type CreatedEntry = OutboxEntry<NotificationCreated['payload']>;
+
+/** The relay's handlers: each entry alone, or consecutive ones together (their events go over in one call per application). */
+export function eventHandlers(ctx: NotificationContext, webhooks: InternalClient): { handlers: OutboxHandlers<Topics>; batchHandlers: OutboxBatchHandlers<Topics> } {
+  /** The event of one notification as its recipient's list shows it now, or null when it is not shown. */
+  async function eventOf({ applicationId, requestId, payload }: CreatedEntry, log: Logger): Promise<Record<string, unknown> | null> {
+    // Gone (deleted, or being purged with its recipient, sender or application): no event is
+    // built from data being deleted.
+    const row = await notificationsRepository.find(ctx.db, applicationId, payload.notificationId);
+    if (!row) {
+      log.info({ notificationId: payload.notificationId }, 'the notification is gone: no event');
+      return null;
+    }
+    const visibility = await visibilityOf(ctx, applicationId, row.messageRef ? [row.messageRef] : [], requestId);
+    // Not shown (its message is soft-deleted or gone, or the reaction was taken back): dropped, as the original does.
+    const item = await notificationsRepository.itemOf(ctx.db, applicationId, row, visibility);
+    const [shown] = item ? await renderItems(ctx, applicationId, [item], payload.linkBase, requestId) : [];
+    if (!shown) {
+      log.info({ notificationId: payload.notificationId }, 'the notification is not shown: no event');
+      return null;
+    }
+    return { ...shown, recipientUserID: row.recipientId };
+  }
+
+  async function notificationsCreated(entries: readonly CreatedEntry[], log: Logger): Promise<void> {
+    const byApplication = new Map<string, CreatedEntry[]>();
+    for (const entry of entries) byApplication.set(entry.applicationId, [...(byApplication.get(entry.applicationId) ?? []), entry]);
+    for (const [applicationId, group] of byApplication) {
+      const { requestId } = group[0];
       // Rendering asks conversation and identity: none for an application nobody receives events of.
-      if (!(await hasWebhookTargets(webhooks, applicationId, 'notification-created', requestId))) return;
-      // Gone (deleted, or being purged with its recipient, sender or application): no event is
-      // built from data being deleted.
-      const row = await notificationsRepository.find(ctx.db, applicationId, payload.notificationId);
-      if (!row) {
-        log.info('the notification is gone: no event');
-        return;
+      if (!(await hasWebhookTargets(webhooks, applicationId, 'notification-created', requestId))) continue;
+      const events = [];
+      for (const entry of group) {
+        const event = await eventOf(entry, log);
+        if (event) events.push({ id: entry.id, type: 'notification-created' as const, payload: event });
       }
-      const visibility = await visibilityOf(ctx, applicationId, row.messageRef ? [row.messageRef] : [], requestId);
-      // Not shown (its message is soft-deleted or gone, or the reaction was taken back): dropped, as the original does.
-      const item = await notificationsRepository.itemOf(ctx.db, applicationId, row, visibility);
-      const [shown] = item ? await renderItems(ctx, applicationId, [item], payload.linkBase, requestId) : [];
-      if (!shown) {
-        log.info('the notification is not shown: no event');
-        return;
-      }
-      const event = { ...shown, recipientUserID: row.recipientId };
-      await recordWebhookEvents(webhooks, applicationId, [{ id, type: 'notification-created', payload: event }], requestId);
-    },
+      if (events.length > 0) await recordWebhookEvents(webhooks, applicationId, events, requestId);
+    }
+  }
+
+  return {
+    handlers: { 'notification.created': (entry, log) => notificationsCreated([entry], log) },
+    batchHandlers: { 'notification.created': notificationsCreated },
   };
 }
 
 export function eventsProcessor(ctx: NotificationContext, webhooks: InternalClient, logger: Logger): OutboxProcessor {
-  return eventsOutbox.processor(ctx.db, eventHandlers(ctx, webhooks), logger);
+  const { handlers, batchHandlers } = eventHandlers(ctx, webhooks);
+  return eventsOutbox.processor(ctx.db, handlers, logger, batchHandlers);
 }

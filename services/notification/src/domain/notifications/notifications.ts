@@ -10,6 +10,7 @@ import {
   StringSchema,
   type ConversationDirectory,
   type CursorOf,
+  type RecordWrite,
   type FlatJson,
   type IdentityDirectory,
   type Path,
@@ -88,9 +89,9 @@ export async function createNotification(
   ctx: NotificationContext,
   applicationId: string,
   input: NotificationInput,
-  requestId: string,
-  linkBase: string,
+  options: { requestId: string; linkBase: string; recordWrite: RecordWrite<string> },
 ): Promise<string> {
+  const { requestId, linkBase } = options;
   // The snake_case keys are the documented ones; their camelCase aliases win when both are sent.
   const actorId = input.actorID ?? input.actor_id;
   const recipientId = input.recipientID ?? input.recipient_id;
@@ -118,6 +119,8 @@ export async function createNotification(
       },
     ]);
     await eventsOutbox.record(tx, createdEntries(applicationId, requestId, inserted, linkBase));
+    // The request's answer, stored with the notification (Idempotency-Key).
+    await options.recordWrite(tx, id);
   });
   return id;
 }

@@ -17,8 +17,13 @@ export function notificationHandlers(ctx: notifications.NotificationContext): Ha
       // All missing keys first, with the actor/recipient aliases counted (behavior.md §5.2, §14.1).
       notifications.requireFields(raw);
       const body = notifications.notificationBody.parse(raw);
-      const notificationID = await notifications.createNotification(ctx, applicationOf(req), body, req.ctx.requestId, requestBaseUrl(req));
-      return { success: true, message: 'Notification created.', notificationID };
+      const created = (notificationID: string) => ({ success: true, message: 'Notification created.', notificationID });
+      const notificationID = await notifications.createNotification(ctx, applicationOf(req), body, {
+        requestId: req.ctx.requestId,
+        linkBase: requestBaseUrl(req),
+        recordWrite: (tx, id) => req.idempotency.record(tx, { status: 200, body: created(id) }),
+      });
+      return created(notificationID);
     },
 
     [routes.listUserNotifications.id]: (req) => {
