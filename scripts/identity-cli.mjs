@@ -1,4 +1,4 @@
-// `npm run customer` and `npm run app`: identity's CLIs (services/identity/dist/cli/<name>.js)
+// `npm run customer`, `npm run app` and `npm run import`: identity's CLIs (services/identity/dist/cli/<name>.js)
 // with the development secrets `npm start` uses (the encryption key above all), so that what they
 // write on a developer machine is readable by it and they read what it wrote.
 import { spawnSync } from 'node:child_process';

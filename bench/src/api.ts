@@ -5,7 +5,7 @@
 import { createHmac } from 'node:crypto';
 import { INTERNAL_HEADERS } from '@collab/shared';
 
-function hs512(claims: Record<string, unknown>, secret: string): string {
+export function hs512(claims: Record<string, unknown>, secret: string): string {
   const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const unsigned = `${encode({ alg: 'HS512', typ: 'JWT' })}.${encode({ ...claims, iat: Math.floor(Date.now() / 1000) })}`;
   return `${unsigned}.${createHmac('sha512', secret).update(unsigned).digest('base64url')}`;

@@ -12,13 +12,14 @@ import { machineInfo, renderReport, type Section } from './report.js';
 import { batch } from './scenarios/batch.js';
 import { cascade } from './scenarios/cascade.js';
 import { fiveCalls } from './scenarios/five-calls.js';
+import { importDump } from './scenarios/import.js';
 import { linkPreviews } from './scenarios/link-previews.js';
 import { MemorySampler } from './scenarios/memory.js';
 import { scaleOut } from './scenarios/scale-out.js';
 import { webhooks } from './scenarios/webhooks.js';
 import { ROOT, startOwnSystem, useRunningSystem, type System } from './system.js';
 
-const SCENARIOS: Scenario[] = [fiveCalls, batch, cascade, scaleOut, webhooks, linkPreviews];
+const SCENARIOS: Scenario[] = [fiveCalls, batch, cascade, scaleOut, webhooks, linkPreviews, importDump];
 /** Processes profiled with BENCH_CPU_PROF: the three the five calls go through. */
 const PROFILED = ['gateway', 'identity', 'conversation'];
 

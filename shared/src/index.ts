@@ -34,3 +34,7 @@ export * from './contracts/conversation.js';
 export * from './contracts/notification.js';
 export * from './outbound/index.js';
 export * from './webhooks/client-user.js';
+export * from './dump/index.js';
+export * from './contracts/imports.js';
+export * from './http/import-router.js';
+export * from './contracts/exports.js';

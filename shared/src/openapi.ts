@@ -124,9 +124,20 @@ const MULTIPART_UPLOAD: JsonSchema = {
   required: ['file', 'ownerID'],
 };
 
+const DUMP: JsonSchema = { type: 'string', format: 'binary', description: 'The dump: a psql script of COPY blocks ending with COMMIT;.' };
+
 function requestBodyOf(route: RouteDef): JsonSchema | undefined {
   if (route.bodyType === 'multipart')
     return { required: true, content: { 'multipart/form-data': { schema: MULTIPART_UPLOAD } } };
+  if (route.bodyType === 'dump')
+    return {
+      required: true,
+      content: {
+        'text/plain': { schema: DUMP },
+        'application/octet-stream': { schema: DUMP },
+        'multipart/form-data': { schema: { type: 'object', properties: { dump: DUMP }, required: ['dump'] } },
+      },
+    };
   if (route.body)
     return { required: true, content: { 'application/json': { schema: route.body.jsonSchema() } } };
   return undefined;
@@ -134,6 +145,10 @@ function requestBodyOf(route: RouteDef): JsonSchema | undefined {
 
 /** Successful answers that are not JSON, by route id. */
 const NON_JSON_SUCCESS: Record<string, JsonSchema> = {
+  'customer.dbdump': {
+    description: 'The dump, as text/plain; it ends with COMMIT; only when whole (an error half-way ends it with a `-- <error>` comment).',
+    content: { 'text/plain': { schema: { type: 'string' } } },
+  },
   'files.download': {
     description: "The file's bytes, with its own Content-Type and a Content-Disposition naming it.",
     content: { '*/*': { schema: { type: 'string', format: 'binary' } } },

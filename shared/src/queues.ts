@@ -45,6 +45,13 @@ export const QUEUES = {
      */
     'batch.apply': s.object({ ...tenantJob, batchId: s.uuid() }),
   },
+  'identity-import': {
+    /**
+     * Imports one customer dump recorded in identity.imports (its id is the job's id too), which
+     * holds the dump itself: a customer-level job, so it names the customer, not an application.
+     */
+    'import.run': s.object({ customerId: s.uuid(), importId: s.uuid(), requestId: s.string() }),
+  },
 } as const satisfies Record<string, Record<string, ObjectSchema<Shape>>>;
 
 export type QueueName = keyof typeof QUEUES;
@@ -68,6 +75,13 @@ export const QUEUE_JOB_OPTIONS: Partial<Record<QueueName, JobsOptions>> = {
   'identity-batch': {
     removeOnComplete: { age: 24 * 3600, count: 1000 },
     removeOnFail: { age: 7 * 24 * 3600, count: 1000 },
+  },
+  // An import runs for minutes; one that fails for good keeps its outcome in its record, so few
+  // retries (each resumes where the last stopped) and a short retention suffice.
+  'identity-import': {
+    attempts: 5,
+    removeOnComplete: { age: 24 * 3600, count: 100 },
+    removeOnFail: { age: 7 * 24 * 3600, count: 100 },
   },
   // A preview run only fails when Postgres or Redis does (a page that fails is an outcome): a few
   // retries cover an outage; the next edit of the message queues it again anyway.

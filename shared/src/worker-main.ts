@@ -35,6 +35,9 @@ const IDEMPOTENCY_PRUNE_BATCH = 1000;
 
 type OnShutdown = (close: () => Promise<unknown> | unknown) => void;
 
+/** Any queue's pending work, as the recovery loop handles it (each queue's own type is checked where it is declared). */
+type PendingJobsOf<C> = (db: DataSource, config: C) => Promise<{ name: string; data: unknown; key: string; jobId?: string }[]>;
+
 /** Builds a queue's handlers; resources they open are closed through `onShutdown`. */
 type JobsOf<Q extends QueueName, C> = (db: DataSource, config: C, onShutdown: OnShutdown, logger: Logger) => JobHandlers<Q>;
 
@@ -44,6 +47,8 @@ export interface ExtraQueue<Q extends QueueName, C> {
   jobs: JobsOf<Q, C>;
   /** Jobs of this queue run at once (default: the process's WORKER_CONCURRENCY). */
   concurrency?: (config: C) => number;
+  /** The work of this queue Postgres records as pending (as the main queue's `pendingJobs`). */
+  pendingJobs?: (db: DataSource, config: C) => Promise<PendingJob<Q>[]>;
 }
 
 export function runWorkerMain<Q extends QueueName & keyof typeof WORKER_METRICS_PORTS, C extends WorkerConfig>(options: {
@@ -113,19 +118,22 @@ export function runWorkerMain<Q extends QueueName & keyof typeof WORKER_METRICS_
       lifecycle.onShutdown(() => queue.close());
       return worker;
     });
-    if (options.pendingJobs) {
-      const pendingJobs = options.pendingJobs;
-      const producer = createProducer(options.queue, { redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
+    const recoveries = [
+      { queue: options.queue as QueueName, pendingJobs: options.pendingJobs as PendingJobsOf<C> | undefined },
+      ...(options.extraQueues ?? []).map((extra) => ({ queue: extra.queue as QueueName, pendingJobs: extra.pendingJobs as PendingJobsOf<C> | undefined })),
+    ];
+    for (const { queue: name, pendingJobs } of recoveries) {
+      if (!pendingJobs) continue;
+      const producer = createProducer(name, { redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
       const recover = async () => {
         try {
           const pending = await pendingJobs(db, config);
-          for (const job of pending) await producer.add(job.name, job.data as never, { jobId: job.jobId, deduplication: { id: job.key } });
-          if (pending.length > 0) logger.info({ jobs: pending.length }, 'pending work queued');
+          for (const job of pending) await producer.add(job.name as never, job.data as never, { jobId: job.jobId, deduplication: { id: job.key } });
+          if (pending.length > 0) logger.info({ queue: name, jobs: pending.length }, 'pending work queued');
         } catch (error) {
-          logger.warn({ err: (error as Error).message }, 'pending work not queued; trying again later');
+          logger.warn({ queue: name, err: (error as Error).message }, 'pending work not queued; trying again later');
         }
       };
-      // Redis back after an outage may have lost its jobs: queue the pending work at once.
       producer.onReady(() => void recover());
       const timer = setInterval(() => void recover(), RECOVERY_INTERVAL_MS);
       lifecycle.onShutdown(async () => {

@@ -299,14 +299,15 @@ describe('cascade endpoint (consumer) of conversation and notification', () => {
 
 /** A payload that the job's schema accepts, and one it refuses. */
 function payloads(queue: QueueName, job: string): { valid: Record<string, unknown>; invalid: Record<string, unknown> } {
-  const valid: Record<string, unknown> = { applicationId: randomUUID(), requestId: randomUUID() };
-  // Jobs carry ids, never the work itself.
+  // Jobs carry ids, never the work itself; an import belongs to a customer, the others to an application.
+  const valid: Record<string, unknown> =
+    queue === 'identity-import' ? { customerId: randomUUID(), importId: randomUUID(), requestId: randomUUID() } : { applicationId: randomUUID(), requestId: randomUUID() };
   if (queue === 'identity-batch') valid.batchId = randomUUID();
   if (queue === 'webhooks-delivery') valid.deliveryId = randomUUID();
   if (queue === 'conversation-link-previews') valid.messageId = '1';
   const schema = (QUEUES[queue] as Record<string, { parse(value: unknown): unknown }>)[job];
   schema.parse(valid);
-  const invalid = { ...valid, applicationId: 'not-a-uuid' };
+  const invalid = queue === 'identity-import' ? { ...valid, importId: 'not-a-uuid' } : { ...valid, applicationId: 'not-a-uuid' };
   expect(() => schema.parse(invalid)).toThrow();
   return { valid, invalid };
 }

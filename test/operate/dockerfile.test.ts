@@ -370,6 +370,8 @@ describe('the Dockerfile as written', () => {
 describe('the image the Dockerfile builds (replayed)', () => {
   let identityUrl: string | undefined;
   let identityCustomer: { id: string; secret: string };
+  /** Identity's key, which its worker needs too. */
+  const secretsKey = randomBytes(32).toString('hex');
 
   it('holds the built entry points the compose file and the default command run, and no dev dependency', () => {
     const appRoot = inStage(image.finalRoot, image.final.workdir);
@@ -405,7 +407,7 @@ describe('the image the Dockerfile builds (replayed)', () => {
       ...env,
       PORT: String(port),
       ACCESS_TOKEN_SECRET: randomBytes(32).toString('hex'),
-      SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      SECRETS_ENCRYPTION_KEY: secretsKey,
       CUSTOMER_ID: customer.id,
       CUSTOMER_SECRET: customer.secret,
       // The batch below waits for the worker rather than answering 202.
@@ -424,7 +426,8 @@ describe('the image the Dockerfile builds (replayed)', () => {
 
   it('runs the identity worker: it joins its queue under its own Redis prefix, applies a batch, and exits 0 on SIGTERM', async () => {
     if (!identityUrl) throw new Error('the identity API did not start (previous test)');
-    const worker = start(image, ['node', 'services/identity/dist/main-worker.js'], env);
+    // The worker seals the secrets of imported dumps with identity's key.
+    const worker = start(image, ['node', 'services/identity/dist/main-worker.js'], { ...env, SECRETS_ENCRYPTION_KEY: secretsKey });
     running.push(worker);
     const connection = createRedis(env.REDIS_URL, { maxRetriesPerRequest: null });
     const queue = new Queue('identity-batch', { connection, prefix: env.REDIS_PREFIX });

@@ -170,7 +170,7 @@ describe('the OpenAPI document', () => {
           required: true,
           content: { 'application/json': { schema: route.body.jsonSchema() } },
         });
-      else if (route.bodyType !== 'multipart') expect(operation.requestBody, route.id).toBeUndefined();
+      else if (route.bodyType === undefined) expect(operation.requestBody, route.id).toBeUndefined();
       const query = (operation.parameters ?? []).filter((parameter) => parameter.in === 'query');
       expect(query.map((parameter) => parameter.name), route.id).toEqual(Object.keys(route.query?.shape ?? {}));
       for (const parameter of query) {
@@ -186,6 +186,14 @@ describe('the OpenAPI document', () => {
       'application/json'
     ].schema;
     expect(body.properties.content).toEqual({ type: 'array', items: { $ref: '#/components/schemas/MessageNode' } });
+  });
+
+  it('describes the customer dump an import takes, raw or as multipart', () => {
+    const imports = ROUTES.filter((route) => route.bodyType === 'dump');
+    expect(imports.map((route) => route.id)).toEqual(['imports.create']);
+    const requestBody = operationOf(document, imports[0]).requestBody as { content: Record<string, { schema: { required?: string[] } }> };
+    expect(Object.keys(requestBody.content)).toEqual(['text/plain', 'application/octet-stream', 'multipart/form-data']);
+    expect(requestBody.content['multipart/form-data'].schema.required).toEqual(['dump']);
   });
 
   it('describes the multipart upload', () => {

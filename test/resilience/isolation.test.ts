@@ -21,7 +21,7 @@ import { customerToken, serverToken } from '../support/tokens.js';
 
 const run = promisify(execFile);
 const CUSTOMER_CLI = fileURLToPath(new URL('../../services/identity/dist/cli/customer.js', import.meta.url));
-const ALL_QUEUES = ['identity-batch', 'conversation-purge', 'notification-purge', 'webhooks-delivery'] as const;
+const ALL_QUEUES = ['identity-batch', 'identity-import', 'conversation-purge', 'notification-purge', 'webhooks-delivery'] as const;
 
 /** In every name, text and metadata of A, and nowhere else. */
 const MARK = `amark${randomBytes(6).toString('hex')}`;
@@ -87,10 +87,19 @@ const BODIES: Record<string, (as: TestApplication) => Body | Promise<Body>> = {
     },
   }),
   'files.upload': () => ({ form: () => uploadForm('ann', 'B file') }),
+  'imports.create': () => ({ form: () => dumpForm() }),
   'notifications.create': () => ({
     json: { actor_id: 'ann', recipient_id: 'bob', template: 'B {{actor}}', url: 'https://b.example/n', type: 'url' },
   }),
 };
+
+/** A customer dump with nothing in it, as the `dump` part of a form. */
+const EMPTY_DUMP = 'BEGIN;\n\nCOMMIT;\n';
+function dumpForm(): FormData {
+  const form = new FormData();
+  form.set('dump', new Blob([EMPTY_DUMP], { type: 'text/plain' }), 'dump.sql');
+  return form;
+}
 
 function uploadForm(ownerID: string, text: string): FormData {
   const form = new FormData();
@@ -99,7 +108,7 @@ function uploadForm(ownerID: string, text: string): FormData {
   return form;
 }
 
-const takesBody = (route: RouteDef) => Boolean(route.body) || route.bodyType === 'multipart';
+const takesBody = (route: RouteDef) => Boolean(route.body) || route.bodyType !== undefined;
 const paramsOf = (route: RouteDef) => [...route.path.matchAll(/:(\w+)/g)].map((match) => match[1]);
 const appRoutes = ROUTES.filter((route) => route.auth !== 'customer');
 const customerRoutes = ROUTES.filter((route) => route.auth === 'customer');
@@ -259,6 +268,13 @@ async function seedA(): Promise<Record<string, string>> {
   );
   // BATCH_WAIT_MS=0: the batch answers 202 with a job ID at once.
   const batch = ok(await client.post('/v1/batch', { users: [{ id: 'carl', name: `Carl ${MARK}` }] }, keyOfA('batch.submit')), 'batch');
+  // An import of A's customer (an empty dump: it names no application).
+  const imported = await fetch(`${system.url}/v1/customer/imports`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await customerToken(system.customer.id, system.customer.secret)}` },
+    body: dumpForm(),
+  });
+  const importOfA = ok({ status: imported.status, body: await imported.json() } as ApiResponse, 'import');
   // The message's event is relayed and delivered in the background: wait for its delivery.
   let deliveryID: string | undefined;
   for (const deadline = Date.now() + 20_000; !deliveryID; ) {
@@ -280,6 +296,7 @@ async function seedA(): Promise<Record<string, string>> {
     notificationID: notification.notificationID,
     jobID: batch.jobID,
     applicationID: appA.id,
+    importID: importOfA.importID,
   };
 }
 
@@ -380,7 +397,10 @@ describe("another customer with A's application ID", () => {
     // Another customer's application is unknown to this one: 401 application_not_found (behavior.md §13).
     if (paramsOf(route).includes('applicationID'))
       expect({ status: response.status, error: response.body?.error }).toEqual({ status: 401, error: 'application_not_found' });
-    else expect(response.status, JSON.stringify(response.body)).toBe(200);
+    // So is its import.
+    else if (paramsOf(route).includes('importID')) expect({ status: response.status, error: response.body?.error }).toEqual({ status: 404, error: 'not_found' });
+    // Its own import is accepted.
+    else expect(response.status, JSON.stringify(response.body)).toBe(route.id === 'imports.create' ? 202 : 200);
     await expectAIntact();
   });
 });

@@ -15,10 +15,11 @@ import { purgeJobs as conversationPurgeJobs } from '../../services/conversation/
 import { conversationEvents, conversationLinkPreviews, createConversationService } from '../../services/conversation/src/service.js';
 import { loadGatewayConfig } from '../../services/gateway/src/config.js';
 import { createGateway } from '../../services/gateway/src/gateway.js';
-import { loadIdentityConfig } from '../../services/identity/src/config.js';
+import { loadIdentityConfig, loadIdentityWorkerConfig } from '../../services/identity/src/config.js';
 import { createIdentityDataSource } from '../../services/identity/src/data-source.js';
 import { createCustomer, ensureBootCustomer } from '../../services/identity/src/domain/customers/customers.js';
 import { batchJobs } from '../../services/identity/src/jobs/batch.jobs.js';
+import { identityImportJobs } from '../../services/identity/src/jobs/import.jobs.js';
 import { createIdentityService } from '../../services/identity/src/service.js';
 import { loadNotificationWorkerConfig } from '../../services/notification/src/config.js';
 import { createNotificationDataSource } from '../../services/notification/src/data-source.js';
@@ -204,6 +205,11 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
     startWorker('identity-batch', batchJobs(identity.ctx.db), {
       ...queueConnection,
       logger: logger.child({ service: 'identity-worker' }),
+    }),
+    startWorker('identity-import', identityImportJobs(identity.ctx.db, loadIdentityWorkerConfig(env), identity.ctx.secretBox), {
+      ...queueConnection,
+      logger: logger.child({ service: 'identity-worker' }),
+      concurrency: 1,
     }),
     startWorker(
       'webhooks-delivery',

@@ -9,7 +9,7 @@ import type { BenchProcess } from '../system.js';
 const TARGET_BYTES = 150 * 1024 * 1024;
 const INTERVAL_MS = 250;
 
-function residentBytes(pid: number): number | null {
+export function residentBytes(pid: number): number | null {
   try {
     const kilobytes = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kilobytes === undefined ? null : Number(kilobytes) * 1024;

@@ -2,10 +2,13 @@
 import { createServiceApp, routesOf, type IdempotencyStore, type Logger, type ReadinessCheck } from '@collab/shared';
 import type { BatchContext } from './domain/batch/batch.js';
 import type { IdentityContext } from './domain/context.js';
+import type { ExportContext } from './domain/imports/export-dump.js';
+import type { ImportsContext } from './domain/imports/imports.js';
 import { applicationHandlers } from './http/routes/applications.routes.js';
 import { authHandlers } from './http/routes/auth.routes.js';
 import { batchHandlers } from './http/routes/batch.routes.js';
 import { groupHandlers } from './http/routes/groups.routes.js';
+import { importHandlers } from './http/routes/imports.routes.js';
 import { organizationHandlers } from './http/routes/organizations.routes.js';
 import { userHandlers } from './http/routes/users.routes.js';
 import { internalRouter } from './http/internal.router.js';
@@ -17,6 +20,7 @@ export function createIdentityApp(
     internalToken: string;
     readiness: ReadinessCheck[];
     batch: BatchContext;
+    imports: ImportsContext & ExportContext;
     isDraining?: () => boolean;
     idempotency: IdempotencyStore;
   },
@@ -33,6 +37,7 @@ export function createIdentityApp(
       ...userHandlers(ctx),
       ...applicationHandlers(ctx),
       ...batchHandlers(options.batch),
+      ...importHandlers(options.imports),
     },
     internal: internalRouter(ctx),
     readiness: options.readiness,

@@ -47,6 +47,8 @@ export const identityWorkerConfigSpec = {
   METRICS_PORT: metricsPortVar(WORKER_METRICS_PORTS['identity-batch']),
   BATCH_RETENTION_HOURS: vars.integer('How long GET /v1/batch/<jobID> reports a completed batch, in hours', 24),
   BATCH_FAILED_RETENTION_HOURS: vars.integer('How long GET /v1/batch/<jobID> reports a failed batch, in hours', 7 * 24),
+  // Imports of customer dumps store the dump's customer and application secrets, sealed.
+  SECRETS_ENCRYPTION_KEY: identityConfigSpec.SECRETS_ENCRYPTION_KEY,
 };
 
 export function loadIdentityWorkerConfig(env: NodeJS.ProcessEnv = process.env) {

@@ -1,14 +1,16 @@
 /**
- * Identity worker: drains the identity-batch queue (POST /v1/batch), queues again the recorded
- * batches whose job Redis lost, prunes old batch records, and relays the deletion outbox into the
- * other services. Scaled separately from the API.
+ * Identity worker: drains the identity-batch queue (POST /v1/batch) and the identity-import queue
+ * (imports of customer dumps), queues again the recorded batches and imports whose job Redis
+ * lost, prunes old batch records, and relays the deletion outbox into the other services. Scaled
+ * separately from the API.
  */
-import { runWorkerMain } from '@collab/shared';
+import { runWorkerMain, SecretBox } from '@collab/shared';
 import { loadIdentityWorkerConfig } from './config.js';
 import { createIdentityDataSource } from './data-source.js';
 import { IDENTITY_SCHEMA } from './entities/index.js';
 import { deletionProcessor } from './domain/cascade/deletion-cascade.js';
 import { batchJobs, pendingBatches } from './jobs/batch.jobs.js';
+import { identityImportJobs, pendingImports } from './jobs/import.jobs.js';
 
 runWorkerMain({
   name: 'identity-worker',
@@ -18,6 +20,15 @@ runWorkerMain({
   jobs: (db) => batchJobs(db),
   pendingJobs: (db, config) =>
     pendingBatches(db, { completedHours: config.BATCH_RETENTION_HOURS, failedHours: config.BATCH_FAILED_RETENTION_HOURS }),
+  extraQueues: [
+    {
+      queue: 'identity-import',
+      jobs: (db, config) => identityImportJobs(db, config, new SecretBox(config.SECRETS_ENCRYPTION_KEY)),
+      // One import at a time per worker: each streams its dump and keeps the services busy already.
+      concurrency: () => 1,
+      pendingJobs: pendingImports,
+    },
+  ],
   outbox: deletionProcessor,
   idempotencyKeys: IDENTITY_SCHEMA,
 });

@@ -10,6 +10,8 @@ export interface InternalCallOptions {
   requestId?: string;
   applicationId?: string;
   body?: unknown;
+  /** This call's own deadline, for calls that carry a large batch (default: the client's). */
+  timeoutMs?: number;
 }
 
 export interface InternalClient {
@@ -35,7 +37,7 @@ export function createInternalClient(config: {
           method,
           headers,
           body: options.body === undefined ? undefined : JSON.stringify(options.body),
-          signal: AbortSignal.timeout(timeoutMs),
+          signal: AbortSignal.timeout(options.timeoutMs ?? timeoutMs),
         });
       } catch {
         throw unavailable(config.service);

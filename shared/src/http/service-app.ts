@@ -123,7 +123,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     // Bodies are read to the end even where the route takes none: Node stops reading a keep-alive
     // connection whose request body is left unread once the response is sent, which would stall
     // the client's upload and the next request on that connection until the keep-alive timeout.
-    const stack: RequestHandler[] = route.bodyType !== 'multipart' ? [rawJsonBody] : [];
+    const stack: RequestHandler[] = route.bodyType === undefined ? [rawJsonBody] : [];
     const markRoute: RequestHandler = (_req, res, next) => {
       setMetricsRoute(res, route.path);
       next();

@@ -403,6 +403,41 @@ export const identityRoutes = {
     params: { jobID: param.uuid('jobID', 'not_found', 'Batch job not found.') },
   }),
 
+  importDump: defineRoute({
+    id: 'imports.create',
+    method: 'POST',
+    path: '/v1/customer/imports',
+    service: 'identity',
+    auth: 'customer',
+    tag: 'Import and export',
+    summary:
+      "Import a dump of the original service (the body of its GET /v1/customer/dbdump), sent as the request body or as the `dump` part of multipart form data; answers 202 with an importID",
+    query: q.object({
+      overwrite: q.enum(['true', 'false'], { code: 'invalid_field', message: "overwrite value is invalid: must be 'true' or 'false'" }),
+    }),
+    bodyType: 'dump',
+  }),
+  getImport: defineRoute({
+    id: 'imports.get',
+    method: 'GET',
+    path: '/v1/customer/imports/:importID',
+    service: 'identity',
+    auth: 'customer',
+    tag: 'Import and export',
+    summary: "An import's progress, counts per entity, what it skipped and why, conflicts and outcome",
+    params: { importID: param.uuid('importID', 'not_found', 'Import not found.') },
+  }),
+
+  dbdump: defineRoute({
+    id: 'customer.dbdump',
+    method: 'GET',
+    path: '/v1/customer/dbdump',
+    service: 'identity',
+    auth: 'customer',
+    tag: 'Import and export',
+    summary: "Everything this server holds of the customer, as a dump in the original service's format (a psql script of COPY blocks, ending with COMMIT; when whole)",
+  }),
+
   ...prefixKeys('application', applicationRoutes('applications')),
   ...prefixKeys('project', applicationRoutes('projects')),
 };

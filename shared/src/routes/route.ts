@@ -41,8 +41,12 @@ export interface RouteDef {
   params?: Record<string, PathParam>;
   body?: ObjectSchema<Shape>;
   query?: QuerySchema<QueryShape>;
-  /** Request body type when it is not JSON. */
-  bodyType?: 'multipart';
+  /**
+   * Request body type when it is not JSON: `multipart` (a file upload), `dump` (a customer dump,
+   * as the raw body or the `dump` part of multipart form data). Both are streamed to the service
+   * and read by its handler, without the 10 MB limit of JSON bodies.
+   */
+  bodyType?: 'multipart' | 'dump';
   /**
    * Takes an `Idempotency-Key` header: a write that is not naturally idempotent, whose retry with
    * the same key answers the first answer instead of writing again (http/idempotency.ts).

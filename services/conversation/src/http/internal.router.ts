@@ -1,11 +1,13 @@
 /**
  * The conversation service's internal API (contracts in @collab/shared `conversationInternal`):
  * what the notification service shows of messages and threads, and this service's side of the
- * deletion cascade.
+ * deletion cascade, and its part of importing and exporting a customer dump.
  */
-import { ApiError, cascadeRouter, conversationInternal, MAX_JSON_BODY_BYTES, type CascadeTarget } from '@collab/shared';
+import { ApiError, cascadeRouter, conversationInternal, exportRouter, importRouter, MAX_JSON_BODY_BYTES, type CascadeTarget } from '@collab/shared';
 import express, { type Request, type Router } from 'express';
 import type { ConversationContext } from '../domain/context.js';
+import { exportHandlers } from '../domain/import/export.js';
+import { importHandlers } from '../domain/import/import.js';
 import { messageStates, notificationViews } from '../domain/notification-targets/notification-targets.js';
 import { linkBaseOf } from './routes/view-options.js';
 
@@ -35,6 +37,9 @@ export function internalRouter(
     res.json(await notificationViews(ctx, applicationHeader(req), { ...request, linkBase }, req.ctx.requestId));
   });
 
+  // Its part of a customer dump's import and export (threads, messages, reactions, mentions, participants).
+  router.use(importRouter(importHandlers(ctx)));
+  router.use(exportRouter(exportHandlers(ctx)));
   router.use(cascadeRouter(cascade));
   return router;
 }

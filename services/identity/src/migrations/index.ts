@@ -6,6 +6,7 @@ import { ClearBatchPayloads1795320000001 } from './1795320000001-clear-batch-pay
 import { AddEventWebhookSubscriptions1795420000000 } from './1795420000000-add-event-webhook-subscriptions.js';
 import { RecordIdempotencyKeys1795600000000 } from './1795600000000-record-idempotency-keys.js';
 import { KeepPreviousApplicationSecret1795600000001 } from './1795600000001-keep-previous-application-secret.js';
+import { RecordImports1795700000000 } from './1795700000000-record-imports.js';
 
 /** Every identity migration, oldest first. */
 export const identityMigrations = [
@@ -17,4 +18,5 @@ export const identityMigrations = [
   AddEventWebhookSubscriptions1795420000000,
   RecordIdempotencyKeys1795600000000,
   KeepPreviousApplicationSecret1795600000001,
+  RecordImports1795700000000,
 ];

@@ -1,9 +1,11 @@
 /**
  * The notification service's internal API (contracts in @collab/shared `notificationInternal`):
- * notifications from activity, and this service's side of the deletion cascade.
+ * notifications from activity, its part of a dump import and export, and this service's side of the deletion cascade.
  */
-import { ApiError, cascadeRouter, MAX_JSON_BODY_BYTES, notificationInternal, type CascadeTarget } from '@collab/shared';
+import { ApiError, cascadeRouter, exportRouter, importRouter, MAX_JSON_BODY_BYTES, notificationInternal, type CascadeTarget } from '@collab/shared';
 import express, { type Router } from 'express';
+import { exportHandlers } from '../domain/import/export.js';
+import { importHandlers } from '../domain/import/import.js';
 import { createActivityNotifications } from '../domain/notifications/activity.js';
 import type { NotificationContext } from '../domain/notifications/notifications.js';
 
@@ -23,6 +25,9 @@ export function internalRouter(
       res.json({ created: await createActivityNotifications(ctx, applicationId, request, req.ctx.requestId) });
     },
   );
+  // Its part of a customer dump's import and export.
+  router.use(importRouter(importHandlers(ctx)));
+  router.use(exportRouter(exportHandlers(ctx)));
   router.use(cascadeRouter(cascade));
   return router;
 }

@@ -1,7 +1,9 @@
 /** The webhooks service's internal API (contracts in @collab/shared `webhooksInternal`) and its side of the deletion cascade. */
-import { ApiError, cascadeRouter, drainBatches, isPlainObject, MAX_JSON_BODY_BYTES, webhooksInternal } from '@collab/shared';
+import { ApiError, cascadeRouter, drainBatches, exportRouter, importRouter, isPlainObject, MAX_JSON_BODY_BYTES, webhooksInternal } from '@collab/shared';
 import express, { type Router } from 'express';
 import type { WebhooksContext } from '../domain/context.js';
+import { exportHandlers } from '../domain/import/export.js';
+import { importHandlers } from '../domain/import/import.js';
 import { recordEvents, targetUrls } from '../domain/events/record-events.js';
 import { deliveriesRepository } from '../repositories/deliveries.repository.js';
 
@@ -25,6 +27,9 @@ export function internalRouter(ctx: WebhooksContext): Router {
     const urls = await targetUrls(ctx, applicationId, String(req.params.type), req.ctx.requestId);
     res.json({ subscribed: urls.length > 0 });
   });
+  // Its part of a customer dump's import and export: registered webhooks.
+  router.use(importRouter(importHandlers(ctx)));
+  router.use(exportRouter(exportHandlers(ctx)));
   // A deleted application's registrations, queued deliveries and log go with it; users and groups own nothing here.
   router.use(
     cascadeRouter(async (applicationId, target) => {

@@ -1,0 +1,128 @@
+/**
+ * All SQL of importing a customer dump into this service's tables. Rows arrive in batches as a
+ * JSON array (jsonb_to_recordset: no bind-parameter limit), de-duplicated by the caller; every
+ * statement is tenant-scoped, and a row already stored is kept unless `overwrite` is set, so that
+ * importing again or resuming changes nothing. Nothing here records events: imported history
+ * already happened and must not be delivered to webhooks again.
+ */
+import type { ImportRow } from '@collab/shared';
+import type { Db } from './db.js';
+
+const onConflict = (overwrite: boolean, key: string, set: string) => (overwrite ? `ON CONFLICT (${key}) DO UPDATE SET ${set}` : `ON CONFLICT (${key}) DO NOTHING`);
+
+async function insertedCount(db: Db, sql: string, params: unknown[]): Promise<number> {
+  const rows: unknown[] = await db.query(sql, params);
+  return rows.length;
+}
+
+export const importRepository = {
+  /** Inserts the threads and answers the internal id of every one given, new or already stored. */
+  async threads(db: Db, applicationId: string, rows: ImportRow<'threads'>[], overwrite: boolean) {
+    const inserted = await insertedCount(
+      db,
+      `INSERT INTO conversation.threads AS t (application_id, external_id, group_id, name, url, location, metadata, extra_classnames, resolved_at, created_at, last_activity_at)
+       SELECT $1, r.id, r."groupID", r.name, r.url, COALESCE(r.location, '{}'), COALESCE(r.metadata, '{}'), r."extraClassnames", r."resolvedTimestamp", r."createdTimestamp", r."createdTimestamp"
+       FROM jsonb_to_recordset($2::jsonb) AS r(id text, "groupID" text, name text, url text, location jsonb, metadata jsonb, "extraClassnames" text, "resolvedTimestamp" timestamptz, "createdTimestamp" timestamptz)
+       ${onConflict(
+         overwrite,
+         'application_id, external_id',
+         `group_id = EXCLUDED.group_id, name = EXCLUDED.name, url = EXCLUDED.url, location = EXCLUDED.location, metadata = EXCLUDED.metadata,
+          extra_classnames = EXCLUDED.extra_classnames, resolved_at = EXCLUDED.resolved_at, created_at = EXCLUDED.created_at,
+          last_activity_at = GREATEST(t.last_activity_at, EXCLUDED.created_at)`,
+       )}
+       RETURNING 1`,
+      [applicationId, JSON.stringify(rows)],
+    );
+    const refs: { externalId: string; ref: string }[] = await db.query(
+      `SELECT external_id AS "externalId", internal_id::text AS ref FROM conversation.threads
+       WHERE application_id = $1 AND external_id = ANY($2::text[]) AND purging_at IS NULL`,
+      [applicationId, rows.map((row) => row.id)],
+    );
+    return { inserted, refs };
+  },
+
+  /**
+   * Inserts the messages into their threads (named by internal id, and only this application's)
+   * and moves each thread's last activity to its latest message. Answers every given message's
+   * internal id.
+   */
+  async messages(db: Db, applicationId: string, rows: ImportRow<'messages'>[], overwrite: boolean) {
+    const inserted = await insertedCount(
+      db,
+      `INSERT INTO conversation.messages AS m (application_id, external_id, thread_id, author_id, type, content, url, icon_url, translation_key,
+         extra_classnames, metadata, skip_link_previews, created_at, updated_at, deleted_at)
+       SELECT $1, r.id, t.internal_id, r."authorID", r.type, r.content, r.url, r."iconURL", r."translationKey",
+         r."extraClassnames", COALESCE(r.metadata, '{}'), r."skipLinkPreviews", r."createdTimestamp", r."updatedTimestamp", r."deletedTimestamp"
+       FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS (id text, "threadRef" bigint, "authorID" text, type text, content jsonb, url text, "iconURL" text,
+         "translationKey" text, "extraClassnames" text, metadata jsonb, "skipLinkPreviews" boolean, "createdTimestamp" timestamptz,
+         "updatedTimestamp" timestamptz, "deletedTimestamp" timestamptz)) WITH ORDINALITY AS r
+       JOIN conversation.threads t ON t.internal_id = r."threadRef" AND t.application_id = $1
+       ORDER BY r.ordinality
+       ${onConflict(
+         overwrite,
+         'application_id, external_id',
+         `thread_id = EXCLUDED.thread_id, author_id = EXCLUDED.author_id, type = EXCLUDED.type, content = EXCLUDED.content, url = EXCLUDED.url,
+          icon_url = EXCLUDED.icon_url, translation_key = EXCLUDED.translation_key, extra_classnames = EXCLUDED.extra_classnames,
+          metadata = EXCLUDED.metadata, skip_link_previews = EXCLUDED.skip_link_previews, created_at = EXCLUDED.created_at,
+          updated_at = EXCLUDED.updated_at, deleted_at = EXCLUDED.deleted_at`,
+       )}
+       RETURNING 1`,
+      [applicationId, JSON.stringify(rows)],
+    );
+    await db.query(
+      `UPDATE conversation.threads t SET last_activity_at = latest.at
+       FROM (SELECT thread_id, max(created_at) AS at FROM conversation.messages
+             WHERE application_id = $1 AND thread_id = ANY($2::bigint[]) GROUP BY thread_id) latest
+       WHERE t.internal_id = latest.thread_id AND t.last_activity_at < latest.at`,
+      [applicationId, [...new Set(rows.map((row) => row.threadRef))]],
+    );
+    const refs: { externalId: string; ref: string }[] = await db.query(
+      `SELECT external_id AS "externalId", internal_id::text AS ref FROM conversation.messages
+       WHERE application_id = $1 AND external_id = ANY($2::text[]) AND purging_at IS NULL`,
+      [applicationId, rows.map((row) => row.id)],
+    );
+    return { inserted, refs };
+  },
+
+  async reactions(db: Db, applicationId: string, rows: ImportRow<'reactions'>[], overwrite: boolean): Promise<number> {
+    return insertedCount(
+      db,
+      `INSERT INTO conversation.message_reactions (message_id, user_id, reaction, reacted_at)
+       SELECT m.internal_id, r."userID", r.reaction, r.timestamp
+       FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS ("messageRef" bigint, "userID" text, reaction text, timestamp timestamptz)) WITH ORDINALITY AS r
+       JOIN conversation.messages m ON m.internal_id = r."messageRef" AND m.application_id = $1
+       ORDER BY r.ordinality
+       ${onConflict(overwrite, 'message_id, user_id, reaction', 'reacted_at = EXCLUDED.reacted_at')}
+       RETURNING 1`,
+      [applicationId, JSON.stringify(rows)],
+    );
+  },
+
+  async mentions(db: Db, applicationId: string, rows: ImportRow<'mentions'>[]): Promise<number> {
+    return insertedCount(
+      db,
+      `INSERT INTO conversation.message_mentions (message_id, user_id)
+       SELECT m.internal_id, r."userID"
+       FROM jsonb_to_recordset($2::jsonb) AS r("messageRef" bigint, "userID" text)
+       JOIN conversation.messages m ON m.internal_id = r."messageRef" AND m.application_id = $1
+       ON CONFLICT (message_id, user_id) DO NOTHING
+       RETURNING 1`,
+      [applicationId, JSON.stringify(rows)],
+    );
+  },
+
+  /** Participants keep the dump's order: the order in which threads list them. */
+  async participants(db: Db, applicationId: string, rows: ImportRow<'participants'>[], overwrite: boolean): Promise<number> {
+    return insertedCount(
+      db,
+      `INSERT INTO conversation.thread_participants (thread_id, user_id, last_seen_at, subscribed)
+       SELECT t.internal_id, r."userID", r."lastSeenTimestamp", r.subscribed
+       FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS ("threadRef" bigint, "userID" text, "lastSeenTimestamp" timestamptz, subscribed boolean)) WITH ORDINALITY AS r
+       JOIN conversation.threads t ON t.internal_id = r."threadRef" AND t.application_id = $1
+       ORDER BY r.ordinality
+       ${onConflict(overwrite, 'thread_id, user_id', 'last_seen_at = EXCLUDED.last_seen_at, subscribed = EXCLUDED.subscribed')}
+       RETURNING 1`,
+      [applicationId, JSON.stringify(rows)],
+    );
+  },
+};

@@ -1,0 +1,237 @@
+/**
+ * All SQL of dump imports: the import records and their stored dumps, the mapping of the dump's
+ * ids, and identity's own part of the data (customers, applications, users, groups, memberships).
+ * Rows arrive in batches as JSON (jsonb_to_recordset: no bind-parameter limit).
+ */
+import type { ImportMappingRow, ImportRecordRow } from '../entities/index.js';
+import type { Db } from './db.js';
+
+const RECORD_COLUMNS = `id, customer_id AS "customerId", state, overwrite, dump_bytes AS "dumpBytes", bytes_read AS "bytesRead",
+  tables_done AS "tablesDone", counts, skipped, conflicts, error, created_at AS "createdAt", started_at AS "startedAt", finished_at AS "finishedAt"`;
+
+export type MappingKind = 'user' | 'group' | 'thread' | 'message' | 'reaction';
+export type Mapping = Pick<ImportMappingRow, 'originalId' | 'applicationId' | 'externalId' | 'ref' | 'parentRef'>;
+
+/** What identity holds of a user or group, as the dump gives it, for the comparison that finds conflicts. */
+export interface ImportedUser {
+  applicationId: string;
+  id: string;
+  name: string | null;
+  email: string | null;
+  shortName: string | null;
+  profilePictureURL: string | null;
+  status: 'active' | 'deleted';
+  metadata: unknown;
+  createdTimestamp: Date;
+}
+export interface ImportedGroup {
+  applicationId: string;
+  id: string;
+  name: string;
+  status: 'active' | 'deleted';
+  metadata: unknown;
+  createdTimestamp: Date;
+}
+
+export const importsRepository = {
+  async create(db: Db, record: { id: string; customerId: string; overwrite: boolean }): Promise<void> {
+    await db.query(`INSERT INTO identity.imports (id, customer_id, overwrite, dump_bytes) VALUES ($1, $2, $3, 0)`, [
+      record.id,
+      record.customerId,
+      record.overwrite,
+    ]);
+  },
+
+  async addChunk(db: Db, importId: string, seq: number, data: Buffer): Promise<void> {
+    await db.query(`INSERT INTO identity.import_chunks (import_id, seq, data) VALUES ($1, $2, $3)`, [importId, seq, data]);
+    await db.query(`UPDATE identity.imports SET dump_bytes = dump_bytes + $2 WHERE id = $1`, [importId, data.length]);
+  },
+
+  async chunk(db: Db, importId: string, seq: number): Promise<Buffer | null> {
+    const rows: { data: Buffer }[] = await db.query(`SELECT data FROM identity.import_chunks WHERE import_id = $1 AND seq = $2`, [importId, seq]);
+    return rows[0]?.data ?? null;
+  },
+
+  async find(db: Db, importId: string): Promise<ImportRecordRow | null> {
+    const rows: ImportRecordRow[] = await db.query(`SELECT ${RECORD_COLUMNS} FROM identity.imports WHERE id = $1`, [importId]);
+    return rows[0] ?? null;
+  },
+
+  async findOfCustomer(db: Db, customerId: string, importId: string): Promise<ImportRecordRow | null> {
+    const rows: ImportRecordRow[] = await db.query(`SELECT ${RECORD_COLUMNS} FROM identity.imports WHERE customer_id = $1 AND id = $2`, [
+      customerId,
+      importId,
+    ]);
+    return rows[0] ?? null;
+  },
+
+  /** Imports not finished, for re-queueing their job when Redis lost it. */
+  async unfinished(db: Db): Promise<{ id: string; customerId: string }[]> {
+    return db.query(`SELECT id, customer_id AS "customerId" FROM identity.imports WHERE state IN ('waiting', 'active') ORDER BY created_at`);
+  },
+
+  async start(db: Db, importId: string): Promise<void> {
+    await db.query(`UPDATE identity.imports SET state = 'active', started_at = COALESCE(started_at, now()) WHERE id = $1`, [importId]);
+  },
+
+  /** Progress so far: what is counted, and the tables finished (a resumed run passes over them). */
+  async progress(db: Db, importId: string, update: Pick<ImportRecordRow, 'bytesRead' | 'tablesDone' | 'counts' | 'skipped' | 'conflicts'>): Promise<void> {
+    await db.query(
+      `UPDATE identity.imports SET bytes_read = $2, tables_done = $3, counts = $4, skipped = $5, conflicts = $6 WHERE id = $1`,
+      [importId, update.bytesRead, update.tablesDone, JSON.stringify(update.counts), JSON.stringify(update.skipped), JSON.stringify(update.conflicts)],
+    );
+  },
+
+  /** Ends the import; its stored dump goes (what remains is its report). */
+  async finish(db: Db, importId: string, outcome: { state: 'completed' } | { state: 'failed'; error: string }): Promise<void> {
+    await db.query(`UPDATE identity.imports SET state = $2, error = $3, finished_at = now() WHERE id = $1`, [
+      importId,
+      outcome.state,
+      outcome.state === 'failed' ? outcome.error : null,
+    ]);
+    await db.query(`DELETE FROM identity.import_chunks WHERE import_id = $1`, [importId]);
+  },
+
+  async saveMappings(db: Db, customerId: string, kind: MappingKind, mappings: Mapping[]): Promise<void> {
+    if (mappings.length === 0) return;
+    const unique = [...new Map(mappings.map((mapping) => [mapping.originalId, mapping])).values()];
+    await db.query(
+      `INSERT INTO identity.import_mappings (customer_id, kind, original_id, application_id, external_id, ref, parent_ref)
+       SELECT $1, $2, r."originalId", r."applicationId", r."externalId", r.ref, r."parentRef"
+       FROM jsonb_to_recordset($3::jsonb) AS r("originalId" uuid, "applicationId" uuid, "externalId" text, ref text, "parentRef" text)
+       ON CONFLICT (customer_id, kind, original_id) DO UPDATE SET application_id = EXCLUDED.application_id, external_id = EXCLUDED.external_id,
+         ref = EXCLUDED.ref, parent_ref = EXCLUDED.parent_ref`,
+      [customerId, kind, JSON.stringify(unique)],
+    );
+  },
+
+  async mappings(db: Db, customerId: string, kind: MappingKind, originalIds: string[]): Promise<Mapping[]> {
+    if (originalIds.length === 0) return [];
+    return db.query(
+      `SELECT original_id AS "originalId", application_id AS "applicationId", external_id AS "externalId", ref, parent_ref AS "parentRef"
+       FROM identity.import_mappings WHERE customer_id = $1 AND kind = $2 AND original_id = ANY($3::uuid[])`,
+      [customerId, kind, [...new Set(originalIds)]],
+    );
+  },
+
+  /** A customer as stored: its sealed secret, to compare with the dump's. */
+  async insertCustomer(db: Db, customer: { id: string; secretEncrypted: string; createdAt: Date }): Promise<void> {
+    await db.query(`INSERT INTO identity.customers (id, secret_encrypted, created_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`, [
+      customer.id,
+      customer.secretEncrypted,
+      customer.createdAt,
+    ]);
+  },
+
+  async insertApplication(
+    db: Db,
+    application: {
+      id: string;
+      customerId: string;
+      name: string;
+      secretEncrypted: string;
+      iconUrl: string | null;
+      eventWebhookUrl: string | null;
+      eventWebhookSubscriptions: string[] | null;
+      redirectUri: string | null;
+      emailSettings: Record<string, unknown>;
+      createdAt: Date;
+    },
+    overwrite: boolean,
+  ): Promise<void> {
+    await db.query(
+      `INSERT INTO identity.applications (id, customer_id, name, secret_encrypted, icon_url, event_webhook_url, event_webhook_subscriptions, redirect_uri,
+         email_settings, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       ON CONFLICT (id) DO ${
+         overwrite
+           ? `UPDATE SET name = EXCLUDED.name, secret_encrypted = EXCLUDED.secret_encrypted, plaintext_secret = NULL, icon_url = EXCLUDED.icon_url,
+              event_webhook_url = EXCLUDED.event_webhook_url, event_webhook_subscriptions = EXCLUDED.event_webhook_subscriptions,
+              redirect_uri = EXCLUDED.redirect_uri, email_settings = EXCLUDED.email_settings, created_at = EXCLUDED.created_at WHERE applications.customer_id = EXCLUDED.customer_id`
+           : 'NOTHING'
+       }`,
+      [
+        application.id,
+        application.customerId,
+        application.name,
+        application.secretEncrypted,
+        application.iconUrl,
+        application.eventWebhookUrl,
+        application.eventWebhookSubscriptions,
+        application.redirectUri,
+        JSON.stringify(application.emailSettings),
+        application.createdAt,
+      ],
+    );
+  },
+
+  /**
+   * Inserts the users that are not stored yet (with `overwrite`, replaces those that are) and
+   * answers the stored state of those already there before, for the comparison that finds conflicts.
+   */
+  async users(db: Db, rows: ImportedUser[], overwrite: boolean): Promise<{ inserted: string[]; existing: ImportedUser[] }> {
+    const json = JSON.stringify(rows);
+    const existing: ImportedUser[] = await db.query(
+      `SELECT u.application_id AS "applicationId", u.external_id AS id, u.name, u.email, u.short_name AS "shortName",
+         u.profile_picture_url AS "profilePictureURL", u.status, u.metadata, u.created_at AS "createdTimestamp"
+       FROM jsonb_to_recordset($1::jsonb) AS r("applicationId" uuid, id text)
+       JOIN identity.users u ON u.application_id = r."applicationId" AND u.external_id = r.id`,
+      [json],
+    );
+    const inserted: { id: string }[] = await db.query(
+      `INSERT INTO identity.users AS u (application_id, external_id, name, email, short_name, profile_picture_url, status, metadata, created_at)
+       SELECT r."applicationId", r.id, r.name, r.email, r."shortName", r."profilePictureURL", r.status, COALESCE(r.metadata, '{}'), r."createdTimestamp"
+       FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS ("applicationId" uuid, id text, name text, email text, "shortName" text, "profilePictureURL" text,
+         status text, metadata jsonb, "createdTimestamp" timestamptz)) WITH ORDINALITY AS r
+       ORDER BY r.ordinality
+       ON CONFLICT (application_id, external_id) DO ${
+         overwrite
+           ? `UPDATE SET name = EXCLUDED.name, email = EXCLUDED.email, short_name = EXCLUDED.short_name, profile_picture_url = EXCLUDED.profile_picture_url,
+              status = EXCLUDED.status, metadata = EXCLUDED.metadata, created_at = EXCLUDED.created_at`
+           : 'NOTHING'
+       }
+       RETURNING u.external_id AS id`,
+      [json],
+    );
+    return { inserted: inserted.map((row) => row.id), existing };
+  },
+
+  async groups(db: Db, rows: ImportedGroup[], overwrite: boolean): Promise<{ inserted: string[]; existing: ImportedGroup[] }> {
+    const json = JSON.stringify(rows);
+    const existing: ImportedGroup[] = await db.query(
+      `SELECT g.application_id AS "applicationId", g.external_id AS id, g.name, g.status, g.metadata, g.created_at AS "createdTimestamp"
+       FROM jsonb_to_recordset($1::jsonb) AS r("applicationId" uuid, id text)
+       JOIN identity.groups g ON g.application_id = r."applicationId" AND g.external_id = r.id`,
+      [json],
+    );
+    const inserted: { id: string }[] = await db.query(
+      `INSERT INTO identity.groups AS g (application_id, external_id, name, status, metadata, created_at)
+       SELECT r."applicationId", r.id, r.name, r.status, COALESCE(r.metadata, '{}'), r."createdTimestamp"
+       FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS ("applicationId" uuid, id text, name text, status text, metadata jsonb, "createdTimestamp" timestamptz))
+         WITH ORDINALITY AS r
+       ORDER BY r.ordinality
+       ON CONFLICT (application_id, external_id) DO ${
+         overwrite ? 'UPDATE SET name = EXCLUDED.name, status = EXCLUDED.status, metadata = EXCLUDED.metadata, created_at = EXCLUDED.created_at' : 'NOTHING'
+       }
+       RETURNING g.external_id AS id`,
+      [json],
+    );
+    return { inserted: inserted.map((row) => row.id), existing };
+  },
+
+  /** Memberships in the dump's order (groups list their members in the order they were added). */
+  async memberships(db: Db, rows: { applicationId: string; groupID: string; userID: string }[]): Promise<number> {
+    const inserted: unknown[] = await db.query(
+      `INSERT INTO identity.group_members (group_id, user_id, application_id)
+       SELECT g.internal_id, u.internal_id, r."applicationId"
+       FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS ("applicationId" uuid, "groupID" text, "userID" text)) WITH ORDINALITY AS r
+       JOIN identity.groups g ON g.application_id = r."applicationId" AND g.external_id = r."groupID"
+       JOIN identity.users u ON u.application_id = r."applicationId" AND u.external_id = r."userID"
+       ORDER BY r.ordinality
+       ON CONFLICT (group_id, user_id) DO NOTHING
+       RETURNING 1`,
+      [JSON.stringify(rows)],
+    );
+    return inserted.length;
+  },
+};

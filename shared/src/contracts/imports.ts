@@ -1,0 +1,129 @@
+/**
+ * Importing a customer dump of the original service: the identity worker reads the dump, splits
+ * it by bounded context and hands each service its rows through these internal endpoints, so that
+ * every service writes only its own tables. Rows name users and groups by the customer's ids;
+ * threads and messages, once imported, by the conversation service's internal references, which
+ * each answer returns for the rows it was given (new or already there), keyed by the dump's own
+ * UUID (`originalId`). Every endpoint is idempotent: a row already stored (same id) is left as it
+ * is unless `overwrite` is set, so that importing again, or resuming an interrupted import,
+ * changes nothing.
+ */
+import type { InternalClient } from '../http/internal-client.js';
+import { s, type Infer, type ObjectSchema, type Shape } from '../schema/index.js';
+
+const nullableString = () => s.string().nullable();
+const timestamp = () => s.dateTime();
+
+const thread = s.object({
+  originalId: s.uuid(),
+  id: s.string({ minLength: 1 }),
+  groupID: s.string({ minLength: 1 }),
+  name: s.string(),
+  url: s.string(),
+  location: s.unknown(),
+  metadata: s.unknown(),
+  extraClassnames: nullableString(),
+  resolvedTimestamp: timestamp().nullable(),
+  createdTimestamp: timestamp(),
+});
+
+const message = s.object({
+  originalId: s.uuid(),
+  id: s.string({ minLength: 1 }),
+  threadRef: s.string({ minLength: 1 }),
+  authorID: s.string({ minLength: 1 }),
+  type: s.enum(['user_message', 'action_message']),
+  content: s.unknown(),
+  url: nullableString(),
+  iconURL: nullableString(),
+  translationKey: nullableString(),
+  extraClassnames: nullableString(),
+  metadata: s.unknown(),
+  skipLinkPreviews: s.boolean(),
+  createdTimestamp: timestamp(),
+  updatedTimestamp: timestamp().nullable(),
+  deletedTimestamp: timestamp().nullable(),
+});
+
+const reaction = s.object({ messageRef: s.string({ minLength: 1 }), userID: s.string({ minLength: 1 }), reaction: s.string({ minLength: 1 }), timestamp: timestamp() });
+const mention = s.object({ messageRef: s.string({ minLength: 1 }), userID: s.string({ minLength: 1 }) });
+const participant = s.object({
+  threadRef: s.string({ minLength: 1 }),
+  userID: s.string({ minLength: 1 }),
+  lastSeenTimestamp: timestamp().nullable(),
+  subscribed: s.boolean(),
+});
+
+const notification = s.object({
+  originalId: s.uuid(),
+  id: s.string({ minLength: 1 }),
+  kind: s.enum(['external', 'reply', 'thread_action', 'reaction']),
+  recipientID: s.string({ minLength: 1 }),
+  actorID: s.string({ minLength: 1 }),
+  template: nullableString(),
+  url: nullableString(),
+  iconUrl: nullableString(),
+  extraClassnames: nullableString(),
+  metadata: s.unknown(),
+  readStatus: s.enum(['read', 'unread']),
+  createdTimestamp: timestamp(),
+  messageRef: nullableString(),
+  threadRef: nullableString(),
+  replyActions: s.array(s.string()).nullable(),
+  threadActionType: s.enum(['resolve', 'unresolve']).nullable(),
+  reaction: nullableString(),
+  aggregationKey: nullableString(),
+});
+
+const webhook = s.object({ id: s.uuid(), url: s.string({ minLength: 1 }), events: s.array(s.string()) });
+
+const refs = s.object({ refs: s.array(s.object({ originalId: s.uuid(), ref: s.string() })), inserted: s.integer() });
+const counted = s.object({ inserted: s.integer() });
+
+/** One import endpoint: a batch of one kind of rows of one application. */
+function importCall<Row extends Shape, Response extends Shape>(path: string, row: ObjectSchema<Row>, response: ObjectSchema<Response>) {
+  return {
+    method: 'POST',
+    path,
+    request: s.object({ overwrite: s.boolean(), rows: s.array(row, { maxItems: IMPORT_BATCH_ROWS }) }),
+    response,
+  } as const;
+}
+
+/** Rows per call: large enough to amortise the round trip, small enough for one short transaction. */
+export const IMPORT_BATCH_ROWS = 1000;
+
+export const importInternal = {
+  threads: importCall('/internal/import/threads', thread, refs),
+  messages: importCall('/internal/import/messages', message, refs),
+  reactions: importCall('/internal/import/reactions', reaction, counted),
+  mentions: importCall('/internal/import/mentions', mention, counted),
+  participants: importCall('/internal/import/participants', participant, counted),
+  notifications: importCall('/internal/import/notifications', notification, counted),
+  webhooks: importCall('/internal/import/webhooks', webhook, counted),
+} as const;
+
+export type ImportKind = keyof typeof importInternal;
+export type ImportRow<K extends ImportKind> = Infer<(typeof importInternal)[K]['request']>['rows'][number];
+export type ImportResponse<K extends ImportKind> = Infer<(typeof importInternal)[K]['response']>;
+
+/** The identity worker's side: one call per batch, the answer validated. */
+export function importClient(clients: Record<'conversation' | 'notification' | 'webhooks', InternalClient>) {
+  const owner: Record<ImportKind, 'conversation' | 'notification' | 'webhooks'> = {
+    threads: 'conversation',
+    messages: 'conversation',
+    reactions: 'conversation',
+    mentions: 'conversation',
+    participants: 'conversation',
+    notifications: 'notification',
+    webhooks: 'webhooks',
+  };
+  return {
+    async send<K extends ImportKind>(kind: K, applicationId: string, rows: ImportRow<K>[], overwrite: boolean, requestId: string): Promise<ImportResponse<K>> {
+      const contract = importInternal[kind];
+      const answer = await clients[owner[kind]].call(contract.method, contract.path, { applicationId, requestId, body: { overwrite, rows }, timeoutMs: 60_000 });
+      return contract.response.parse(answer) as ImportResponse<K>;
+    },
+  };
+}
+export type ImportClient = ReturnType<typeof importClient>;

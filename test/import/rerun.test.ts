@@ -1,0 +1,92 @@
+/**
+ * Importing a dump again changes nothing; an application or user that exists here with other data
+ * is reported as a conflict and kept, unless the import overwrites.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from '../support/client.js';
+import { snapshotDatabase, type DatabaseSnapshot } from '../support/db-snapshot.js';
+import { FIXTURE_APPS, replayExpectedReads } from '../support/fixture-reads.js';
+import { FIXTURE_CUSTOMER, FIXTURE_DUMP, importerFor, type Importer } from '../support/imports.js';
+import { startSystem, type TestSystem } from '../support/system.js';
+import { customerToken, serverToken } from '../support/tokens.js';
+
+let system: TestSystem;
+let importer: Importer;
+
+/** The import's own records (one more per import) are not the customer's data. */
+const withoutImportRecords = (snapshot: DatabaseSnapshot) =>
+  Object.fromEntries(Object.entries(snapshot).filter(([table]) => !['identity.imports', 'identity.import_chunks'].includes(table)));
+
+beforeAll(async () => {
+  system = await startSystem();
+  importer = await importerFor(system);
+  expect((await importer.run(FIXTURE_DUMP)).status).toBe('completed');
+});
+afterAll(async () => {
+  await importer?.close();
+  await system?.stop();
+});
+
+describe('importing the same dump again', () => {
+  it('changes nothing, and reports every row as already there', async () => {
+    const before = withoutImportRecords(await snapshotDatabase(system.sql));
+    const report = await importer.run(FIXTURE_DUMP);
+    expect(report.status).toBe('completed');
+    expect(report.conflicts).toEqual([]);
+    expect(withoutImportRecords(await snapshotDatabase(system.sql))).toEqual(before);
+    for (const [entity, count] of Object.entries(report.counts)) {
+      if (entity === 'pages') continue; // locations are part of their threads
+      expect({ entity, imported: count.imported }).toEqual({ entity, imported: 0 });
+    }
+    expect(report.counts.messages).toEqual({ imported: 0, existing: 46 });
+  });
+
+  it('keeps the import report once the dump it read is gone', async () => {
+    const { rows } = await system.sql.query<{ count: number }>(`SELECT count(*)::int AS count FROM identity.import_chunks`);
+    expect(rows[0].count).toBe(0);
+  });
+});
+
+describe('a dump holding an application or user that exists here with other data', () => {
+  const customer = () => customerToken(FIXTURE_CUSTOMER.id, FIXTURE_CUSTOMER.secret);
+
+  it('reports the conflicts and keeps what is stored here', async () => {
+    const app1 = FIXTURE_APPS.app1;
+    const app2 = FIXTURE_APPS.app2;
+    const renamed = await request(system.url, 'PUT', `/v1/applications/${app1.id}`, { token: await customer(), body: { name: 'Northwind Docs (here)' } });
+    expect(renamed.status).toBe(200);
+    const edited = await request(system.url, 'PUT', '/v1/users/agt-olu', { token: await serverToken(app2.id, app2.secret), body: { name: 'Olu (edited here)' } });
+    expect(edited.status).toBe(200);
+    const before = withoutImportRecords(await snapshotDatabase(system.sql));
+
+    const report = await importer.run(FIXTURE_DUMP);
+    expect(report.status).toBe('completed');
+    expect(report.conflicts).toEqual([
+      { entity: 'application', id: app1.id, reason: expect.stringContaining('another name') },
+      { entity: 'user', id: 'agt-olu', applicationID: app2.id, reason: expect.stringContaining('other data') },
+    ]);
+    // Nothing of the conflicting application is imported.
+    expect(report.skipped).toContainEqual({ table: 'users', rows: 16, reason: 'its application is in conflict' });
+    expect(withoutImportRecords(await snapshotDatabase(system.sql))).toEqual(before);
+    expect((await request(system.url, 'GET', `/v1/applications/${app1.id}`, { token: await customer() })).body.name).toBe('Northwind Docs (here)');
+  });
+
+  it('replaces them with the dump\'s data when the import overwrites', async () => {
+    const report = await importer.run(FIXTURE_DUMP, { overwrite: true });
+    expect(report.status).toBe('completed');
+    expect(report.conflicts).toEqual([]);
+    const unexplained = (await replayExpectedReads(system.url)).filter((difference) => difference.decision === null);
+    expect(unexplained).toEqual([]);
+  });
+
+  it('refuses, as a conflict, an application that belongs to another customer here', async () => {
+    const other = await system.addCustomer();
+    const report = await importer.run(FIXTURE_DUMP, { customerId: other.id });
+    expect(report.status).toBe('completed');
+    expect(report.conflicts).toEqual([
+      { entity: 'application', id: FIXTURE_APPS.app1.id, reason: expect.stringContaining('belongs to another customer') },
+      { entity: 'application', id: FIXTURE_APPS.app2.id, reason: expect.stringContaining('belongs to another customer') },
+    ]);
+    expect(report.skipped).toContainEqual({ table: 'customers', rows: 1, reason: `the dump's customer is imported into customer ${other.id}` });
+  });
+});
