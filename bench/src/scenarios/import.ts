@@ -95,7 +95,7 @@ export const importDump: Scenario = {
       const target = (SECONDS_TARGET_PER_MILLION * shape.messages) / 1_000_000;
       const largest = [...peaks].sort((a, b) => b[1] - a[1]);
       return {
-        title: '7. Import of a customer dump',
+        title: '9. Import of a customer dump',
         method:
           `A synthetic dump of the original service (${count(shape.messages)} messages in ${count(shape.threads)} threads, ${shape.users} users, ` +
           `${shape.groups} groups; ${count(dump.rows)} rows, ${(dump.bytes / 1024 / 1024).toFixed(1)} MB) posted to POST /v1/customer/imports, ` +
