@@ -209,7 +209,8 @@ describe('edits', () => {
     expect(await titlesOf(message)).toEqual(['A']);
 
     await update(message, { content: paragraph(text(`now ${b}`)) });
-    expect(await titlesOf(message)).toEqual([]);
+    // A's preview is gone with the edit's answer; B's may already be made (the worker is quick).
+    expect(await titlesOf(message)).not.toContain('A');
     await drained();
     expect(await titlesOf(message)).toEqual(['B']);
 
