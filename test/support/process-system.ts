@@ -106,7 +106,12 @@ export async function supervisorEnv(
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     ...extra,
   };
-  const env: NodeJS.ProcessEnv = { ...process.env, ...own };
+  // The test runner's own variables (VITEST_*, and the NODE_ENV=test it sets) are not what
+  // `npm start` gets: Express and other libraries read NODE_ENV.
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name, value]) => !name.startsWith('VITEST') && !(name === 'NODE_ENV' && value === 'test')),
+  );
+  const env: NodeJS.ProcessEnv = { ...inherited, ...own };
   const inheritedOnlyIfGiven = ['CUSTOMER_ID', 'CUSTOMER_SECRET', 'IDENTITY_URL', 'CONVERSATION_URL', 'NOTIFICATION_URL', 'WEBHOOKS_URL', 'METRICS_PORT'];
   for (const name of inheritedOnlyIfGiven) if (!(name in extra)) delete env[name];
   return { env, own, ports: { gateway, identity, conversation, notification, webhooks } };
