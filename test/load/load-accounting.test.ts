@@ -268,7 +268,7 @@ describe(`${SECONDS} s of mixed traffic (${SYSTEM})`, () => {
       const settings = Object.fromEntries(
         ['DB_POOL_SIZE', 'NODE_OPTIONS', 'LOAD_CLIENTS'].flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
       );
-      const report = soakReport({ startedAt, loadAverageAtStart, figures, accounting, samples, latenciesMs: tally.latenciesMs, settings });
+      const report = soakReport({ startedAt, loadAverageAtStart, figures, accounting, samples, sampleIntervalMs: SAMPLE_MS, latenciesMs: tally.latenciesMs, settings });
       console.log(`soak report:\n${report}`);
       if (REPORT) writeBetweenMarkers(REPORT, report);
     }

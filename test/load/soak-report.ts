@@ -29,6 +29,8 @@ export interface SoakRun {
   /** Per application, what was reconciled; or why the accounting failed. */
   accounting: { exact: true; reconciled: Record<string, number>[] } | { exact: false; failure: string };
   samples: Sample[];
+  /** How often the samples were taken. */
+  sampleIntervalMs: number;
   /** Every request's latency in the order recorded (Sample.counters.latencies indexes it). */
   latenciesMs: number[];
   /** Settings of the run worth reading beside the figures (e.g. DB_POOL_SIZE when set). */
@@ -55,29 +57,33 @@ const table = (header: string[], rows: string[][]) =>
  * Report intervals of about a fifteenth of the run, whole multiples of the sampling interval:
  * a minute for the 15-minute soak.
  */
-function reportIntervalMs(samples: Sample[]): number {
+function reportIntervalMs(samples: Sample[], sampleIntervalMs: number): number {
   const last = samples[samples.length - 1].atMs;
-  const step = samples.length > 1 ? samples[1].atMs - samples[0].atMs : last;
-  const rounded = Math.max(1000, Math.round(step / 1000) * 1000);
-  return Math.max(rounded, Math.ceil(last / 15 / rounded) * rounded);
+  return Math.max(sampleIntervalMs, Math.ceil(last / 15 / sampleIntervalMs) * sampleIntervalMs);
 }
 
-/** Samples grouped by report interval: each group ends with the last sample taken in it. */
-function intervals(samples: Sample[]): { from: Sample; samples: Sample[] }[] {
-  const size = reportIntervalMs(samples);
+/**
+ * Samples grouped by report interval: each group ends with the last sample taken in it, and
+ * starts after the one that ended the group before (`from`, whose counters it counts from).
+ */
+function intervals(samples: Sample[], sampleIntervalMs: number): { from: Sample; samples: Sample[] }[] {
+  const size = reportIntervalMs(samples, sampleIntervalMs);
   const groups: { from: Sample; samples: Sample[] }[] = [];
   let from = samples[0];
   let current: Sample[] = [];
   for (const sample of samples.slice(1)) {
     current.push(sample);
-    // Closed at the first sample at or past the interval's end (samples drift by their own duration).
-    if (sample.atMs >= (groups.length + 1) * size - 500) {
+    // Closed at the first sample at or past the interval's end (a sample may start a little late).
+    if (sample.atMs >= (groups.length + 1) * size - sampleIntervalMs / 2) {
       groups.push({ from, samples: current });
       from = sample;
       current = [];
     }
   }
-  if (current.length > 0) groups.push({ from, samples: current });
+  // The sample taken when the load stopped: part of the last interval unless well past it.
+  const last = groups[groups.length - 1];
+  if (current.length > 0 && last && current[current.length - 1].atMs - from.atMs < size / 2) last.samples.push(...current);
+  else if (current.length > 0) groups.push({ from, samples: current });
   return groups;
 }
 
@@ -111,8 +117,8 @@ export function restartsOf(samples: Sample[]): string[] {
 export function soakReport(run: SoakRun): string {
   const { figures, samples } = run;
   const names = samples[samples.length - 1].processes.map((process) => process.name);
-  const groups = intervals(samples);
-  const sampleSeconds = samples.length > 1 ? Math.round((samples[1].atMs - samples[0].atMs) / 1000) : 0;
+  const groups = intervals(samples, run.sampleIntervalMs);
+  const sampleSeconds = run.sampleIntervalMs / 1000;
   const restartCounts = restarts(samples);
 
   const lines: string[] = [];

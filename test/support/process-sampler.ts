@@ -71,6 +71,9 @@ export function startSampling(system: ProcessSystem, intervalMs: number, counter
   let names: string[] = [];
 
   async function sample(): Promise<void> {
+    // Taken as the sample starts: scraping every process can take a while on a busy machine.
+    const atMs = Date.now() - started;
+    const load = { ...counters() };
     const running = system.processes();
     // Every process once seen keeps its column, also while it is missing.
     for (const { name } of running) if (!names.includes(name)) names = [...names, name];
@@ -90,7 +93,7 @@ export function startSampling(system: ProcessSystem, intervalMs: number, counter
       lagMaxSeconds: ownLag.max / 1e9,
     });
     ownLag.reset();
-    samples.push({ atMs: Date.now() - started, counters: { ...counters() }, processes });
+    samples.push({ atMs, counters: load, processes });
   }
 
   let stopping = false;
