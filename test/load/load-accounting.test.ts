@@ -7,9 +7,10 @@
  * without guessing about races; the two applications and the shared users exercise tenancy and
  * contention on the same rows.
  *
- * LOAD_SYSTEM picks the system under load: `in-process` (the default, `npm test`) runs every
- * service in this process; `processes` (`npm run soak`) runs the real processes as `npm start`
- * does and samples each one's resident memory and event-loop lag meanwhile. LOAD_REPORT names a
+ * LOAD_SYSTEM picks the system under load: `processes` (what `npm run test:load` and
+ * `npm run soak` pick, after building) runs the real processes as `npm start` does and samples each
+ * one's resident memory and event-loop lag meanwhile; `in-process` (the default here, since it
+ * needs no build) runs every service inside this process. LOAD_REPORT names a
  * markdown file (RELIABILITY.md) whose soak section gets those figures over time. Only the
  * outcome is asserted (no errors, exact accounting, no process restarted), never a figure.
  */
