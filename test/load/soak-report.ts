@@ -33,6 +33,8 @@ export interface SoakRun {
   sampleIntervalMs: number;
   /** Every request's latency in the order recorded (Sample.counters.latencies indexes it). */
   latenciesMs: number[];
+  /** The supervisor's lines about processes that ended while running and were restarted. */
+  exits: string[];
   /** Settings of the run worth reading beside the figures (e.g. DB_POOL_SIZE when set). */
   settings: Record<string, string>;
 }
@@ -87,39 +89,11 @@ function intervals(samples: Sample[], sampleIntervalMs: number): { from: Sample;
   return groups;
 }
 
-/** How often each process got a new pid (the supervisor restarted it) or went missing. */
-function restarts(samples: Sample[]): Map<string, { restarts: number; missing: number }> {
-  const result = new Map<string, { restarts: number; missing: number }>();
-  const lastPid = new Map<string, number>();
-  for (const sample of samples) {
-    for (const { name, pid } of sample.processes) {
-      const entry = result.get(name) ?? { restarts: 0, missing: 0 };
-      result.set(name, entry);
-      if (pid === null) {
-        entry.missing++;
-        continue;
-      }
-      const before = lastPid.get(name);
-      if (before !== undefined && before !== pid) entry.restarts++;
-      lastPid.set(name, pid);
-    }
-  }
-  return result;
-}
-
-/** Processes that restarted or went missing in the run, as `name: n restarts, m samples missing`. */
-export function restartsOf(samples: Sample[]): string[] {
-  return [...restarts(samples)]
-    .filter(([, entry]) => entry.restarts > 0 || entry.missing > 0)
-    .map(([name, entry]) => `${name}: ${entry.restarts} restarts, missing in ${entry.missing} samples`);
-}
-
 export function soakReport(run: SoakRun): string {
   const { figures, samples } = run;
   const names = samples[samples.length - 1].processes.map((process) => process.name);
   const groups = intervals(samples, run.sampleIntervalMs);
   const sampleSeconds = run.sampleIntervalMs / 1000;
-  const restartCounts = restarts(samples);
 
   const lines: string[] = [];
   lines.push(
@@ -135,7 +109,6 @@ export function soakReport(run: SoakRun): string {
         .map((app, index) => `application ${'AB'[index] ?? index + 1}: ${app.users} users, ${app.threads} threads, ${app.messages} messages, ${app.notifications} notifications`)
         .join('; ') + ': all readable, every count exact'
     : `**failed**: ${run.accounting.failure}`;
-  const restarted = restartsOf(samples);
   lines.push(
     table(
       ['Figure', 'Value'],
@@ -145,7 +118,7 @@ export function soakReport(run: SoakRun): string {
         ['Errors', String(figures.errors)],
         ['By operation', Object.entries(figures.byOperation).sort(([, a], [, b]) => b - a).map(([name, count]) => `${name} ${count.toLocaleString('en')}`).join('; ')],
         ['Accounting', accounting],
-        ['Process restarts', restarted.length === 0 ? 'none' : restarted.join('; ')],
+        ['Process restarts', run.exits.length === 0 ? 'none' : run.exits.map((line) => `\`${line}\``).join('; ')],
       ],
     ),
     '',
@@ -178,7 +151,7 @@ export function soakReport(run: SoakRun): string {
   );
   lines.push(
     table(
-      ['Process', 'RSS start MB', 'RSS peak MB', 'RSS end MB', 'lag p99 worst ms', 'lag max worst ms', 'restarts'],
+      ['Process', 'RSS start MB', 'RSS peak MB', 'RSS end MB', 'lag p99 worst ms', 'lag max worst ms'],
       names.map((name) => {
         const series = samples.map((sample) => sample.processes.find((process) => process.name === name));
         const rss = series.map((entry) => entry?.rssBytes ?? null);
@@ -190,7 +163,6 @@ export function soakReport(run: SoakRun): string {
           // The first sample's lag covers the boot, before the load: left out.
           ms(secondsToMs(max(series.slice(1).map((entry) => entry?.lagP99Seconds ?? null)))),
           ms(secondsToMs(max(series.slice(1).map((entry) => entry?.lagMaxSeconds ?? null)))),
-          String(restartCounts.get(name)?.restarts ?? 0),
         ];
       }),
     ),

@@ -215,8 +215,8 @@ export interface ProcessSystem extends TestSystem {
    * call (a process the supervisor restarted has a new pid; one between crash and restart is missing).
    */
   processes(): SystemProcess[];
-  /** How many processes scripts/processes.mjs runs. */
-  processCount: number;
+  /** The supervisor's lines about a process that ended while running (and was restarted), so far. */
+  exits(): string[];
 }
 
 const execFileAsync = promisify(execFile);
@@ -283,7 +283,7 @@ export async function startProcessSystem(options: { env?: Record<string, string>
     },
     supervisor,
     processes,
-    processCount: entries.length,
+    exits: () => supervisor.output.stdout.match(/^\[supervisor\] \S+ exited .*; restarting in .*$/gm) ?? [],
     /** As an operator adds one to a running system: identity's CLI with the system's database and key. */
     async addCustomer() {
       const { stdout } = await execFileAsync(process.execPath, [join(ROOT, 'services', 'identity', 'dist', 'cli', 'customer.js'), 'create'], {
