@@ -6,15 +6,31 @@
  * Each virtual client owns its threads and messages, so the ledger of what it was told is exact
  * without guessing about races; the two applications and the shared users exercise tenancy and
  * contention on the same rows.
+ *
+ * LOAD_SYSTEM picks the system under load: `processes` (what `npm run test:load` and
+ * `npm run soak` pick, after building) runs the real processes as `npm start` does and samples each
+ * one's resident memory and event-loop lag meanwhile; `in-process` (the default here, since it
+ * needs no build) runs every service inside this process. LOAD_REPORT names a
+ * markdown file (RELIABILITY.md) whose soak section gets those figures over time. Only the
+ * outcome is asserted (no errors, exact accounting, no process restarted), never a figure.
  */
+import { loadavg } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
+import { startSampling } from '../support/process-sampler.js';
+import { startProcessSystem, type ProcessSystem } from '../support/process-system.js';
 import { waitForQueuesIdle } from '../support/queues.js';
 import { startSystem, type TestSystem } from '../support/system.js';
+import { markersIn, soakReport, writeBetweenMarkers, type SoakRun } from './soak-report.js';
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 120);
 const CLIENTS_PER_APPLICATION = Number(process.env.LOAD_CLIENTS ?? 12);
 const SHARED_USERS = ['ann', 'bob', 'carl', 'dora'];
+const SYSTEM = process.env.LOAD_SYSTEM ?? 'in-process';
+if (SYSTEM !== 'in-process' && SYSTEM !== 'processes') throw new Error(`LOAD_SYSTEM must be in-process or processes, not ${SYSTEM}`);
+const REPORT = process.env.LOAD_REPORT;
+/** How often the processes are sampled: event-loop lag figures cover the time between two samples. */
+const SAMPLE_MS = 5000;
 const enc = encodeURIComponent;
 
 /** What one application was told it now stores. */
@@ -36,19 +52,29 @@ interface Tally {
 }
 
 let system: TestSystem;
+/** The same system when it runs as real processes (LOAD_SYSTEM=processes). */
+let processSystem: ProcessSystem | null = null;
 const applications: { app: TestApplication; ledger: Ledger }[] = [];
 
 const paragraph = (text: string) => [{ type: 'p', children: [{ text }] }];
 
 beforeAll(async () => {
-  system = await startSystem({ env: { DB_POOL_SIZE: '10' } });
+  if (REPORT) {
+    if (SYSTEM !== 'processes') throw new Error('LOAD_REPORT needs LOAD_SYSTEM=processes: the report is about the processes');
+    markersIn(REPORT); // before the run, not after it
+  }
+  // The processes run with the settings `npm start` ships (and whatever this environment adds,
+  // e.g. DB_POOL_SIZE on a shared database server); the in-process system with one event loop
+  // for everything gets larger pools than a test's default.
+  if (SYSTEM === 'processes') system = processSystem = await startProcessSystem();
+  else system = await startSystem({ env: { DB_POOL_SIZE: '10' } });
   for (const name of ['load A', 'load B']) {
     const app = await createApplication(system, name);
     for (const id of SHARED_USERS) await app.client.put(`/v1/users/${id}`, { name: id });
     await app.client.put('/v1/groups/team', { name: 'team', members: SHARED_USERS });
     applications.push({ app, ledger: newLedger() });
   }
-}, 60_000);
+}, 180_000);
 afterAll(() => system?.stop());
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)];
@@ -151,10 +177,58 @@ async function readAll(app: TestApplication, path: string, key: string): Promise
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 
-describe(`${SECONDS} s of mixed traffic`, () => {
+/** Reconciles every application's ledger against the API and the database; throws on the first difference. */
+async function reconcile(): Promise<Record<string, number>[]> {
+  const reconciled: Record<string, number>[] = [];
+  for (const { app, ledger } of applications) {
+    // Users: the API list and the database hold exactly the acknowledged ones.
+    const users = await readAll(app, '/v1/users?limit=1000', 'users');
+    expect(new Set(users.map((user) => user.id))).toEqual(ledger.users);
+    const storedUsers = await system.sql.query(
+      'SELECT count(*)::int AS n FROM identity.users WHERE application_id = $1',
+      [app.id],
+    );
+    expect(storedUsers.rows[0].n).toBe(ledger.users.size);
+
+    // Messages: every thread answers exactly its acknowledged messages, each with its last text.
+    let messageCount = 0;
+    for (const [threadID, expected] of ledger.messages) {
+      const r = await app.client.get(`/v1/threads/${enc(threadID)}/messages`);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      const stored = new Map<string, string>(r.body.map((message: any) => [message.id, message.plaintext]));
+      expect(stored).toEqual(expected);
+      messageCount += expected.size;
+    }
+    const storedMessages = await system.sql.query(
+      `SELECT count(*)::int AS n FROM conversation.messages m JOIN conversation.threads t ON t.internal_id = m.thread_id
+        WHERE t.application_id = $1 AND m.purging_at IS NULL`,
+      [app.id],
+    );
+    expect(storedMessages.rows[0].n).toBe(messageCount);
+
+    // Notifications: each recipient's sent ones (kind external, shown with a URL) match; the replies
+    // the messages caused come on top of them.
+    let notificationCount = 0;
+    for (const [recipient, expected] of ledger.notifications) {
+      const listed = await readAll(app, `/v1/users/${recipient}/notifications?limit=1000`, 'notifications');
+      const sent = listed.filter((notification) => notification.attachment.type === 'url');
+      expect(new Set(sent.map((notification) => notification.id))).toEqual(expected);
+      notificationCount += expected.size;
+    }
+    reconciled.push({ users: ledger.users.size, threads: ledger.messages.size, messages: messageCount, notifications: notificationCount });
+  }
+  return reconciled;
+}
+
+describe(`${SECONDS} s of mixed traffic (${SYSTEM})`, () => {
   it('answers every request without an error and loses no acknowledged write', async () => {
     const tally: Tally = { requests: 0, errors: [], latenciesMs: [], byOperation: {} };
-    const started = Date.now();
+    const loadAverageAtStart = loadavg()[0];
+    const sampler = processSystem
+      ? startSampling(processSystem, SAMPLE_MS, () => ({ requests: tally.requests, errors: tally.errors.length, latencies: tally.latenciesMs.length }))
+      : null;
+    const startedAt = new Date();
+    const started = startedAt.getTime();
     const deadline = started + SECONDS * 1000;
     await Promise.all(
       applications.flatMap(({ app, ledger }) =>
@@ -162,6 +236,7 @@ describe(`${SECONDS} s of mixed traffic`, () => {
       ),
     );
     const elapsedS = (Date.now() - started) / 1000;
+    const samples = await sampler?.stop();
     await waitForQueuesIdle(system, ['conversation-purge', 'notification-purge', 'identity-batch'], 60_000);
 
     const sorted = [...tally.latenciesMs].sort((a, b) => a - b);
@@ -177,46 +252,33 @@ describe(`${SECONDS} s of mixed traffic`, () => {
       byOperation: tally.byOperation,
     };
     console.log(`load figures: ${JSON.stringify(figures)}`);
-    expect(tally.errors.slice(0, 5)).toEqual([]);
 
-    const reconciled: Record<string, unknown>[] = [];
-    for (const { app, ledger } of applications) {
-      // Users: the API list and the database hold exactly the acknowledged ones.
-      const users = await readAll(app, '/v1/users?limit=1000', 'users');
-      expect(new Set(users.map((user) => user.id))).toEqual(ledger.users);
-      const storedUsers = await system.sql.query(
-        'SELECT count(*)::int AS n FROM identity.users WHERE application_id = $1',
-        [app.id],
-      );
-      expect(storedUsers.rows[0].n).toBe(ledger.users.size);
-
-      // Messages: every thread answers exactly its acknowledged messages, each with its last text.
-      let messageCount = 0;
-      for (const [threadID, expected] of ledger.messages) {
-        const r = await app.client.get(`/v1/threads/${enc(threadID)}/messages`);
-        expect(r.status, JSON.stringify(r.body)).toBe(200);
-        const stored = new Map<string, string>(r.body.map((message: any) => [message.id, message.plaintext]));
-        expect(stored).toEqual(expected);
-        messageCount += expected.size;
-      }
-      const storedMessages = await system.sql.query(
-        `SELECT count(*)::int AS n FROM conversation.messages m JOIN conversation.threads t ON t.internal_id = m.thread_id
-          WHERE t.application_id = $1 AND m.purging_at IS NULL`,
-        [app.id],
-      );
-      expect(storedMessages.rows[0].n).toBe(messageCount);
-
-      // Notifications: each recipient's sent ones (kind external, shown with a URL) match; the replies
-      // the messages caused come on top of them.
-      let notificationCount = 0;
-      for (const [recipient, expected] of ledger.notifications) {
-        const listed = await readAll(app, `/v1/users/${recipient}/notifications?limit=1000`, 'notifications');
-        const sent = listed.filter((notification) => notification.attachment.type === 'url');
-        expect(new Set(sent.map((notification) => notification.id))).toEqual(expected);
-        notificationCount += expected.size;
-      }
-      reconciled.push({ users: ledger.users.size, threads: ledger.messages.size, messages: messageCount, notifications: notificationCount });
+    // Reconciled whatever the errors, so that the report says how the accounting came out.
+    let accounting: SoakRun['accounting'];
+    let accountingError: unknown = null;
+    try {
+      const reconciled = await reconcile();
+      accounting = { exact: true, reconciled };
+      console.log(`load reconciled: ${JSON.stringify(reconciled)}`);
+    } catch (error) {
+      accountingError = error;
+      accounting = { exact: false, failure: (error as Error).message.split('\n')[0] };
     }
-    console.log(`load reconciled: ${JSON.stringify(reconciled)}`);
+
+    const exits = processSystem?.exits() ?? [];
+    if (samples) {
+      const settings = Object.fromEntries(
+        ['DB_POOL_SIZE', 'NODE_OPTIONS', 'LOAD_CLIENTS'].flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
+      );
+      const report = soakReport({ startedAt, loadAverageAtStart, figures, accounting, samples, sampleIntervalMs: SAMPLE_MS, latenciesMs: tally.latenciesMs, exits, settings });
+      console.log(`soak report:\n${report}`);
+      if (REPORT) writeBetweenMarkers(REPORT, report);
+    }
+
+    expect(tally.errors.slice(0, 5)).toEqual([]);
+    if (accountingError) throw accountingError;
+    // A process that crashed and was restarted by the supervisor is a failure, even when no
+    // request noticed.
+    expect(exits).toEqual([]);
   }, (SECONDS + 240) * 1000);
 });

@@ -45,7 +45,8 @@ export interface TestSystem {
   stop(): Promise<void>;
 }
 
-function databaseUrlFor(name: string): string {
+/** The URL of database `name` on the test PostgreSQL server. */
+export function databaseUrlFor(name: string): string {
   const url = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
   url.pathname = `/${name}`;
   return url.toString();

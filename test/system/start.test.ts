@@ -4,53 +4,36 @@
  * processes on free ports, then stops them all on SIGTERM, also when the signal goes to the npm
  * process that `npm start` is.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { createServer, connect, type AddressInfo } from 'node:net';
+import { existsSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEncryptionKey, SecretBox } from '@collab/shared';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { request } from '../support/client.js';
-import { deleteRedisPrefix } from '../support/cleanup.js';
-import { migrateAll } from '../support/system.js';
+import { descendants, listeningPorts, running } from '../support/proc.js';
+import {
+  cleanUpStarted,
+  DEV_SECRET_NAMES,
+  dropStartedDatabase,
+  newDatabaseName,
+  startSupervisor,
+  stopSupervisor,
+  supervisorEnv,
+  type StartedSystem,
+} from '../support/process-system.js';
+import { pollUntil, spawnDetached, within } from '../support/processes.js';
+import { databaseUrlFor, migrateAll } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DEV_SECRETS_FILE = join(ROOT, '.data', 'dev-secrets.json');
-/** Every secret the supervisor would otherwise take from (or write to) .data/dev-secrets.json. */
-const { DEV_SECRET_NAMES } = (await import(join(ROOT, 'scripts', 'processes.mjs'))) as { DEV_SECRET_NAMES: string[] };
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-function serverUrl(): URL {
-  return new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-}
-
-function databaseUrlFor(name: string): string {
-  const url = serverUrl();
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-const createdDatabases = new Set<string>();
-const usedRedisPrefixes = new Set<string>();
-
-function newRedisPrefix(): string {
-  const prefix = `test-start-${randomBytes(6).toString('hex')}`;
-  usedRedisPrefixes.add(prefix);
-  return prefix;
-}
-
-function newDatabaseName(): string {
-  const name = `collab_test_start_${randomBytes(6).toString('hex')}`;
-  createdDatabases.add(name);
-  return name;
-}
 
 async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: databaseUrlFor('postgres') });
@@ -60,12 +43,6 @@ async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   } finally {
     await client.end();
   }
-}
-
-async function dropDatabase(name: string): Promise<void> {
-  if (!/^collab_test_start_[0-9a-f]+$/.test(name)) throw new Error(`refusing to drop ${name}`);
-  await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
-  createdDatabases.delete(name);
 }
 
 async function createDatabase(name: string): Promise<void> {
@@ -79,24 +56,6 @@ function devSecretsSnapshot(): string | null {
 
 async function databaseExists(name: string): Promise<boolean> {
   return withAdmin(async (client) => (await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1);
-}
-
-/** Ports that were free a moment ago: bind port 0 and let the kernel choose. */
-async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-          const server = createServer();
-          server.once('error', reject);
-          server.listen(0, '127.0.0.1', () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((server) => (server.address() as AddressInfo).port);
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
 }
 
 /** Whether something accepts TCP connections on 127.0.0.1:port. */
@@ -116,211 +75,9 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-/** Polls `check` until it returns a value other than undefined, for at most `timeoutMs`. */
-async function pollUntil<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined> | T | undefined, describeState = () => ''): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${describeState()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** Resolves with the promise's value, or rejects when it has not settled within `timeoutMs`. */
-function within<T>(what: string, timeoutMs: number, promise: Promise<T>, describeState = () => ''): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}${describeState()}`)), timeoutMs);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error as Error);
-      },
-    );
-  });
-}
-
-/** A process's parent and state from /proc/<pid>/stat, or null once it is gone. */
-function procStat(pid: number): { ppid: number; state: string } | null {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  // "pid (comm) state ppid …": the command may hold spaces and parentheses.
-  const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { ppid: Number(ppid), state };
-}
-
-/** Every process descended from `pid` (children, their children, …), as they are now. */
-function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = procStat(Number(entry));
-    if (stat) children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), Number(entry)]);
-  }
-  const found: number[] = [];
-  for (let queue = [pid]; queue.length > 0; ) {
-    const next = children.get(queue.shift()!) ?? [];
-    found.push(...next);
-    queue.push(...next);
-  }
-  return found;
-}
-
-/** Whether the process still runs (a zombie, ended but not yet reaped, does not). */
-const running = (pid: number) => {
-  const stat = procStat(pid);
-  return stat !== null && stat.state !== 'Z';
-};
-
-/** The TCP ports the given processes listen on, from their sockets and /proc/net/tcp{,6}. */
-function listeningPorts(pids: number[]): number[] {
-  const inodes = new Set<string>();
-  for (const pid of pids) {
-    let fds: string[];
-    try {
-      fds = readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue; // ended meanwhile
-    }
-    for (const fd of fds) {
-      try {
-        const socket = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-        if (socket) inodes.add(socket[1]);
-      } catch {
-        // closed meanwhile
-      }
-    }
-  }
-  const ports = new Set<number>();
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    for (const line of readFileSync(table, 'utf8').trim().split('\n').slice(1)) {
-      const fields = line.trim().split(/\s+/);
-      // st 0A is LISTEN; the local address ends in :<port in hex>.
-      if (fields[3] === '0A' && inodes.has(fields[9])) ports.add(parseInt(fields[1].split(':')[1], 16));
-    }
-  }
-  return [...ports];
-}
-
-interface Spawned {
-  child: ChildProcess;
-  output: { stdout: string; stderr: string };
-  /** The process ended (code or signal). */
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Every holder of the stdout/stderr pipes (the process and all it spawned) closed them. */
-  closed: Promise<void>;
-  isClosed: () => boolean;
-  dump: () => string;
-}
-
-const spawned: Spawned[] = [];
-
 /** Spawns `node <args>` at the repository root in its own process group, capturing its output. */
-function spawnNode(args: string[], env: NodeJS.ProcessEnv): Spawned {
-  return spawnCommand(process.execPath, args, env);
-}
-
-/** Spawns `command <args>` at the repository root in its own process group, capturing its output. */
-function spawnCommand(command: string, args: string[], env: NodeJS.ProcessEnv): Spawned {
-  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  const output = { stdout: '', stderr: '' };
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
-  let closedNow = false;
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const closed = new Promise<void>((resolve) =>
-    child.once('close', () => {
-      closedNow = true;
-      resolve();
-    }),
-  );
-  const entry: Spawned = {
-    child,
-    output,
-    exited,
-    closed,
-    isClosed: () => closedNow,
-    dump: () => `\n--- stdout ---\n${output.stdout.slice(-6000)}\n--- stderr ---\n${output.stderr.slice(-6000)}`,
-  };
-  spawned.push(entry);
-  return entry;
-}
-
-interface StartedSystem {
-  supervisor: Spawned;
-  url: string;
-  ports: { gateway: number; identity: number; conversation: number; notification: number };
-  databaseName: string;
-}
-
-/** The environment `npm start` gets: its own database, Redis prefix, secrets and free ports. */
-async function systemEnv(databaseName: string, extra: Record<string, string> = {}) {
-  const [gateway, identity, conversation, notification] = await freePorts(4);
-  // All set (INTERNAL_TOKEN, ACCESS_TOKEN_SECRET, …), so the supervisor never touches .data.
-  expect(DEV_SECRET_NAMES).toEqual(expect.arrayContaining(['INTERNAL_TOKEN', 'ACCESS_TOKEN_SECRET']));
-  const secrets = Object.fromEntries(DEV_SECRET_NAMES.map((name) => [name, randomBytes(32).toString('hex')]));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: databaseUrlFor(databaseName),
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    REDIS_PREFIX: newRedisPrefix(),
-    ...secrets,
-    PORT: String(gateway),
-    IDENTITY_PORT: String(identity),
-    CONVERSATION_PORT: String(conversation),
-    NOTIFICATION_PORT: String(notification),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
-    ...extra,
-  };
-  for (const name of ['CUSTOMER_ID', 'CUSTOMER_SECRET', 'IDENTITY_URL', 'CONVERSATION_URL', 'NOTIFICATION_URL'])
-    if (!(name in extra)) delete env[name];
-  return { env, ports: { gateway, identity, conversation, notification } };
-}
-
-/** Starts the system with `node scripts/start.mjs`, or with `npm start` (the supervisor is then npm's child). */
-async function startSupervisor(extra: Record<string, string> = {}, how: 'node' | 'npm' = 'node'): Promise<StartedSystem> {
-  const databaseName = newDatabaseName();
-  const { env, ports } = await systemEnv(databaseName, extra);
-  const supervisor = how === 'npm' ? spawnCommand('npm', ['start'], env) : spawnNode(['scripts/start.mjs'], env);
-  const url = `http://127.0.0.1:${ports.gateway}`;
-  await pollUntil(
-    'GET /readyz on the gateway to answer 200',
-    30_000,
-    async () => {
-      if (supervisor.child.exitCode !== null || supervisor.child.signalCode !== null)
-        throw new Error(`the supervisor exited early (${supervisor.child.exitCode ?? supervisor.child.signalCode})${supervisor.dump()}`);
-      try {
-        const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) });
-        await response.arrayBuffer();
-        return response.status === 200 ? true : undefined;
-      } catch {
-        return undefined;
-      }
-    },
-    supervisor.dump,
-  );
-  return { supervisor, url, ports, databaseName };
-}
-
-/** SIGTERM to the supervisor only; it must stop its children itself. */
-async function stopSupervisor(system: StartedSystem) {
-  const { supervisor } = system;
-  supervisor.child.kill('SIGTERM');
-  const exit = await within('the supervisor to exit after SIGTERM', 30_000, supervisor.exited, supervisor.dump);
-  // The pipes close only when every process that inherited them (all services) has ended.
-  await within('every supervised process to end', 30_000, supervisor.closed, supervisor.dump);
-  return exit;
+function spawnNode(args: string[], env: NodeJS.ProcessEnv) {
+  return spawnDetached(process.execPath, args, env);
 }
 
 /** The printed customer can manage applications, and an application's server token works. */
@@ -359,24 +116,14 @@ function countMatches(text: string, pattern: RegExp): number {
 
 // ---------------------------------------------------------------------------------------------
 
-afterAll(async () => {
-  // Whatever happened, no process of ours outlives the tests, and no database stays behind.
-  for (const entry of spawned) {
-    if (entry.isClosed() || entry.child.pid === undefined) continue;
-    try {
-      process.kill(-entry.child.pid, 'SIGKILL'); // the process group we created (detached)
-    } catch {
-      // already gone
-    }
-    await within('a killed process group to end', 10_000, entry.closed).catch(() => undefined);
-  }
-  for (const name of [...createdDatabases]) await dropDatabase(name);
-  for (const prefix of usedRedisPrefixes) await deleteRedisPrefix(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix);
-}, 60_000);
+// Whatever happened, no process of ours outlives the tests, and no database stays behind.
+afterAll(cleanUpStarted, 60_000);
 
 describe('npm start (scripts/start.mjs)', () => {
   it('migrates, prints the first customer once, serves through the gateway and stops cleanly on SIGTERM', async () => {
     const devSecrets = devSecretsSnapshot();
+    // The test systems set every one of these, so the supervisor never reads or writes .data.
+    expect(DEV_SECRET_NAMES).toEqual(expect.arrayContaining(['INTERNAL_TOKEN', 'ACCESS_TOKEN_SECRET']));
     const system = await startSupervisor();
     // Identity prints before it listens, so the lines are there once the gateway is ready; poll
     // only for this process to have read them from the pipe.
@@ -419,7 +166,7 @@ describe('npm start (scripts/start.mjs)', () => {
     expect(system.supervisor.output.stdout).toContain('[supervisor] all processes stopped');
     expect(devSecretsSnapshot(), '.data/dev-secrets.json was written').toBe(devSecrets);
 
-    await dropDatabase(system.databaseName);
+    await dropStartedDatabase(system.databaseName);
     expect(await databaseExists(system.databaseName)).toBe(false);
   }, 120_000);
 
@@ -439,7 +186,7 @@ describe('npm start (scripts/start.mjs)', () => {
     expect(system.supervisor.output.stdout + system.supervisor.output.stderr).not.toContain(customer.secret);
     expect(devSecretsSnapshot(), '.data/dev-secrets.json was written').toBe(devSecrets);
 
-    await dropDatabase(system.databaseName);
+    await dropStartedDatabase(system.databaseName);
   }, 120_000);
 
   it('started with `npm start`, stops everything when the npm process gets SIGTERM', async () => {
@@ -465,7 +212,7 @@ describe('npm start (scripts/start.mjs)', () => {
     for (const port of ports) expect(await accepts(port), `port ${port} still accepts connections`).toBe(false);
     expect(system.supervisor.output.stdout).toContain('[supervisor] all processes stopped');
 
-    await dropDatabase(system.databaseName);
+    await dropStartedDatabase(system.databaseName);
   }, 120_000);
 
   it('stops on SIGTERM while the migrations run, without starting the services', async () => {
@@ -473,7 +220,7 @@ describe('npm start (scripts/start.mjs)', () => {
     // Created beforehand: a CREATE DATABASE cut off by the signal could still complete on the
     // server after this test dropped the database, and leave it behind.
     await createDatabase(databaseName);
-    const { env, ports } = await systemEnv(databaseName);
+    const { env, ports } = await supervisorEnv(databaseName);
     const supervisor = spawnNode(['scripts/start.mjs'], env);
     await pollUntil(
       'the supervisor to start the first migration',
@@ -486,7 +233,7 @@ describe('npm start (scripts/start.mjs)', () => {
     await within('every process to end', 30_000, supervisor.closed, supervisor.dump);
     expect(exit, supervisor.dump()).toEqual({ code: 0, signal: null });
     expect(await accepts(ports.gateway)).toBe(false);
-    await dropDatabase(databaseName);
+    await dropStartedDatabase(databaseName);
   }, 90_000);
 });
 
@@ -526,7 +273,7 @@ describe('npm run customer -- create (services/identity/dist/cli/customer.js)', 
     } finally {
       await sql.end();
     }
-    await dropDatabase(databaseName);
+    await dropStartedDatabase(databaseName);
   }, 90_000);
 
   it('rejects an unknown command with exit code 2 and creates nothing', async () => {
@@ -545,6 +292,6 @@ describe('npm run customer -- create (services/identity/dist/cli/customer.js)', 
     } finally {
       await sql.end();
     }
-    await dropDatabase(databaseName);
+    await dropStartedDatabase(databaseName);
   }, 60_000);
 });
