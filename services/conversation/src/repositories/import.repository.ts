@@ -49,7 +49,8 @@ export const importRepository = {
   async messages(db: Db, applicationId: string, rows: ImportRow<'messages'>[], overwrite: boolean) {
     const inserted = await insertedCount(
       db,
-      `INSERT INTO conversation.messages AS m (application_id, external_id, thread_id, author_id, type, content, url, icon_url, translation_key,
+      `WITH written AS (
+       INSERT INTO conversation.messages AS m (application_id, external_id, thread_id, author_id, type, content, url, icon_url, translation_key,
          extra_classnames, metadata, skip_link_previews, created_at, updated_at, deleted_at)
        SELECT $1, r.id, t.internal_id, r."authorID", r.type, r.content, r.url, r."iconURL", r."translationKey",
          r."extraClassnames", COALESCE(r.metadata, '{}'), r."skipLinkPreviews", r."createdTimestamp", r."updatedTimestamp", r."deletedTimestamp"
@@ -66,15 +67,15 @@ export const importRepository = {
           metadata = EXCLUDED.metadata, skip_link_previews = EXCLUDED.skip_link_previews, created_at = EXCLUDED.created_at,
           updated_at = EXCLUDED.updated_at, deleted_at = EXCLUDED.deleted_at`,
        )}
-       RETURNING 1`,
+       RETURNING m.thread_id, m.created_at),
+     -- The latest of the messages this batch wrote: a thread's activity only moves forward, so the
+     -- thread's earlier messages need not be read again (that made each batch slower than the last).
+     moved AS (
+       UPDATE conversation.threads t SET last_activity_at = latest.at
+       FROM (SELECT thread_id, max(created_at) AS at FROM written GROUP BY thread_id) latest
+       WHERE t.internal_id = latest.thread_id AND t.last_activity_at < latest.at)
+     SELECT 1 FROM written`,
       [applicationId, JSON.stringify(rows)],
-    );
-    await db.query(
-      `UPDATE conversation.threads t SET last_activity_at = latest.at
-       FROM (SELECT thread_id, max(created_at) AS at FROM conversation.messages
-             WHERE application_id = $1 AND thread_id = ANY($2::bigint[]) GROUP BY thread_id) latest
-       WHERE t.internal_id = latest.thread_id AND t.last_activity_at < latest.at`,
-      [applicationId, [...new Set(rows.map((row) => row.threadRef))]],
     );
     const refs: { externalId: string; ref: string }[] = await db.query(
       `SELECT external_id AS "externalId", internal_id::text AS ref FROM conversation.messages
