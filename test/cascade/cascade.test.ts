@@ -96,6 +96,8 @@ describe('deleting a user permanently', () => {
     await app.client.put(`/v1/threads/in-kept/messages/${encodeURIComponent(keptByBob.id)}`, {
       addReactions: [{ reaction: '👍', userID: 'ann' }],
     });
+    // Bob's notification of the reaction exists before ann is deleted, so her deletion is what removes it.
+    await settled(system, app.id);
 
     const deleted = await app.client.delete('/v1/users/ann', { permanently_delete: true });
     expect(deleted.body).toMatchObject({ success: true, message: 'User deleted.', userID: 'ann', failedDeletionIDs: [] });
