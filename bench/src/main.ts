@@ -3,6 +3,7 @@
  * by side with its baseline, and writes BENCHMARKS.md. Every load is bounded by BENCH_SECONDS and
  * the whole run by BENCH_DEADLINE_SECONDS. Loopback only.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { commonVars, loadConfig, vars } from '@collab/shared';
@@ -52,10 +53,12 @@ if (cpuProfileDir) mkdirSync(cpuProfileDir, { recursive: true });
 
 async function connect(): Promise<System> {
   if (!config.BENCH_URL) {
-    log('starting the system from the build (database collab_bench)');
+    // A database of this run's own, so that two runs on one machine never drop each other's data.
+    const database = `collab_bench_${randomBytes(4).toString('hex')}`;
+    log(`starting the system from the build (database ${database})`);
     return startOwnSystem({
       postgresUrl: config.DATABASE_URL,
-      database: 'collab_bench',
+      database,
       redisUrl: config.REDIS_URL,
       logLevel: config.BENCH_LOG_LEVEL,
       poolSize: config.BENCH_CONNECTIONS,

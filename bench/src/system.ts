@@ -1,6 +1,6 @@
 /**
  * The system under load: either one this harness starts (the real processes from services/<name>/dist,
- * as `npm start` runs them, against its own database `collab_bench`, its own Redis prefix and free
+ * as `npm start` runs them, against a database of its own (dropped when it stops), its own Redis prefix and free
  * ports), or one already running (BENCH_URL), measured from outside.
  */
 import { spawn, fork, type ChildProcess } from 'node:child_process';
@@ -164,7 +164,7 @@ function run(script: string, env: Record<string, string | undefined>, logDir: st
   );
 }
 
-async function recreateDatabase(databaseUrl: string): Promise<void> {
+async function dropDatabase(databaseUrl: string): Promise<void> {
   const admin = new URL(databaseUrl);
   const name = decodeURIComponent(admin.pathname.slice(1));
   admin.pathname = '/postgres';
@@ -175,7 +175,6 @@ async function recreateDatabase(databaseUrl: string): Promise<void> {
   } finally {
     await client.end();
   }
-  await ensureDatabase(databaseUrl);
 }
 
 async function deleteRedisPrefix(redisUrl: string, prefix: string): Promise<void> {
@@ -253,7 +252,8 @@ export async function startOwnSystem(options: OwnSystemOptions): Promise<System>
     OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8',
   };
 
-  await recreateDatabase(env.DATABASE_URL!);
+  await dropDatabase(env.DATABASE_URL!);
+  await ensureDatabase(env.DATABASE_URL!);
   for (const step of catalog.MIGRATIONS) await run(step.script, env, logDir, step.name);
   const entries = catalog.processes(env);
   for (const entry of entries) children.start(entry.name, entry.script, { ...env, ...entry.env }, !entry.name.endsWith('-worker'));
@@ -265,7 +265,7 @@ export async function startOwnSystem(options: OwnSystemOptions): Promise<System>
     stopped = true;
     await children.stop();
     await sql.end();
-    // The database stays for inspection (EXPLAIN); the next run drops it.
+    await dropDatabase(env.DATABASE_URL!);
     await deleteRedisPrefix(options.redisUrl, env.REDIS_PREFIX!);
   };
   try {
