@@ -19,11 +19,34 @@ export const LOG_REDACT_PATHS: readonly string[] = [
   'headers["x-collab-internal-token"]',
 ];
 
+/** Lines are written once this many bytes are waiting, or at the next flush. */
+const LOG_BUFFER_BYTES = 4096;
+/** The longest a line waits in the buffer. */
+const LOG_FLUSH_MS = 500;
+
+let stdout: pino.DestinationStream | null = null;
+
+/**
+ * Standard output, buffered: a write system call per log line cost the gateway about a tenth of
+ * its CPU (one request line per request). Lines wait at most LOG_FLUSH_MS; pino writes whatever
+ * waits when the process exits, even on a crash, so only a SIGKILL loses the last half second.
+ */
+function bufferedStdout(): pino.DestinationStream {
+  if (stdout) return stdout;
+  const destination = pino.destination({ dest: 1, minLength: LOG_BUFFER_BYTES, sync: false });
+  setInterval(() => destination.flush(), LOG_FLUSH_MS).unref();
+  stdout = destination;
+  return destination;
+}
+
 export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino({
-    level,
-    base: { service },
-    redact: { paths: [...LOG_REDACT_PATHS], censor: '[redacted]' },
-    timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  return pino(
+    {
+      level,
+      base: { service },
+      redact: { paths: [...LOG_REDACT_PATHS], censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    bufferedStdout(),
+  );
 }
