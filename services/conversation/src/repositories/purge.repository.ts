@@ -1,7 +1,7 @@
 /**
- * Deletion cascade SQL: marking makes rows unreadable at once (every read filters `purging_at`);
- * purging removes marked rows in bounded batches, each its own short transaction, so other
- * tenants' requests stay fast and a job killed halfway resumes where the data says it stopped.
+ * Deletion cascade SQL of this service: marking makes rows unreadable at once (every read filters
+ * `purging_at`); the purge (definePurge) then removes marked rows in bounded batches, using the
+ * statement below for messages.
  */
 import { countAffected as count, deleteBatch } from '@collab/shared';
 import type { Db } from './db.js';
@@ -60,66 +60,11 @@ export const purgeRepository = {
    * from the start: 100,000 rows read to delete 1,000.
    */
   async deleteMarkedMessages(db: Db, applicationId: string, limit: number): Promise<number> {
-    const deleteWhere = (where: string) =>
-      count(
-        db,
-        `DELETE FROM conversation.messages WHERE internal_id = ANY(ARRAY(
-           SELECT internal_id FROM conversation.messages WHERE ${where} LIMIT $2 FOR UPDATE SKIP LOCKED))`,
-        [applicationId, limit],
-      );
+    const deleteWhere = (where: string) => deleteBatch(db, 'conversation.messages', 'internal_id', where, [applicationId], limit);
     const own = await deleteWhere('application_id = $1 AND purging_at IS NOT NULL');
     if (own > 0) return own;
     return deleteWhere(
       'thread_id = ANY(ARRAY(SELECT internal_id FROM conversation.threads WHERE application_id = $1 AND purging_at IS NOT NULL))',
     );
   },
-
-  deleteMarkedThreads: (db: Db, applicationId: string, limit: number) =>
-    deleteBatch(db, 'conversation.threads', 'internal_id', 'application_id = $1 AND purging_at IS NOT NULL', [applicationId], limit),
-
-  deleteMarkedFiles: (db: Db, applicationId: string, limit: number) =>
-    deleteBatch(db, 'conversation.files', 'id', 'application_id = $1 AND purging_at IS NOT NULL', [applicationId], limit),
-
-  /** Applications with rows still marked (index-only reads of the partial `*_purging_idx` indexes). */
-  async applicationsWithMarkedRows(db: Db): Promise<string[]> {
-    const rows: { applicationId: string }[] = await db.query(
-      `SELECT application_id AS "applicationId" FROM conversation.threads WHERE purging_at IS NOT NULL
-       UNION SELECT application_id FROM conversation.messages WHERE purging_at IS NOT NULL
-       UNION SELECT application_id FROM conversation.files WHERE purging_at IS NOT NULL`,
-    );
-    return rows.map((row) => row.applicationId);
-  },
-
-  /** Records an application's deletion until its purge completed; a repeated one replaces it. */
-  async requestApplicationPurge(db: Db, applicationId: string, requestId: string): Promise<void> {
-    await db.query(
-      `INSERT INTO conversation.application_purges (application_id, request_id) VALUES ($1, $2)
-       ON CONFLICT (application_id) DO UPDATE SET request_id = EXCLUDED.request_id, requested_at = now()`,
-      [applicationId, requestId],
-    );
-  },
-
-  /** The request id of the application's recorded deletion, or null. */
-  async applicationPurgeRequest(db: Db, applicationId: string): Promise<string | null> {
-    const rows: { requestId: string }[] = await db.query(
-      `SELECT request_id AS "requestId" FROM conversation.application_purges WHERE application_id = $1`,
-      [applicationId],
-    );
-    return rows[0]?.requestId ?? null;
-  },
-
-  /** Removes the recorded deletion a job handled, unless a newer request replaced it. */
-  async forgetApplicationPurge(db: Db, applicationId: string, requestId: string): Promise<void> {
-    await db.query(`DELETE FROM conversation.application_purges WHERE application_id = $1 AND request_id = $2`, [applicationId, requestId]);
-  },
-
-  /** Applications whose recorded deletion has not been handled yet. */
-  async requestedApplicationPurges(db: Db): Promise<string[]> {
-    const rows: { applicationId: string }[] = await db.query(`SELECT application_id AS "applicationId" FROM conversation.application_purges`);
-    return rows.map((row) => row.applicationId);
-  },
-
-  /** An application's rows, table by table, children first. */
-  deleteApplicationRows: (db: Db, table: 'messages' | 'threads' | 'files', applicationId: string, limit: number) =>
-    deleteBatch(db, `conversation.${table}`, table === 'files' ? 'id' : 'internal_id', 'application_id = $1', [applicationId], limit),
 };
