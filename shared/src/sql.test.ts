@@ -49,6 +49,7 @@ describe('a table from its entity', () => {
     id: string;
     shortName: string | null;
     metadata: Record<string, string>;
+    tags: string[];
   }
   const entity = new EntitySchema<Row>({
     name: 'Thing',
@@ -57,23 +58,24 @@ describe('a table from its entity', () => {
       id: { type: 'uuid', primary: true },
       shortName: { name: 'short_name', type: 'text', nullable: true },
       metadata: { type: 'jsonb' },
+      tags: { type: 'text', array: true },
     },
   });
   const things = sqlTable('app.things', 't', entityColumns(entity));
 
   it('selects every column as its field', () => {
-    expect(things.select).toBe('t.id, t.short_name AS "shortName", t.metadata');
+    expect(things.select).toBe('t.id, t.short_name AS "shortName", t.metadata, t.tags');
   });
 
   it('writes the fields given, after the parameters already there, as typed placeholders', () => {
     const params: unknown[] = ['first'];
-    const written = things.write({ shortName: null, metadata: { a: 'b' }, id: undefined }, params);
+    const written = things.write({ shortName: null, metadata: { a: 'b' }, id: undefined, tags: ['x'] }, params);
     expect(written).toEqual({
-      columns: ['short_name', 'metadata'],
-      placeholders: ['$2::text', '$3::jsonb'],
-      set: 'short_name = $2::text, metadata = $3::jsonb',
+      columns: ['short_name', 'metadata', 'tags'],
+      placeholders: ['$2::text', '$3::jsonb', '$4::text[]'],
+      set: 'short_name = $2::text, metadata = $3::jsonb, tags = $4::text[]',
     });
-    expect(params).toEqual(['first', null, '{"a":"b"}']);
+    expect(params).toEqual(['first', null, '{"a":"b"}', ['x']]);
   });
 
   it('refuses a field outside the column map instead of writing it as a column name', () => {

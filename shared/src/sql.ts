@@ -82,13 +82,14 @@ export type ColumnMap<Row> = { readonly [K in keyof Row & string]: { readonly co
 
 /**
  * The column map of a TypeORM entity, so that a table's columns are written once, in its entity:
- * a field's column is its `name` (else the field's own name), its type the entity's.
+ * a field's column is its `name` (else the field's own name), its type the entity's (`text[]`
+ * for an array of text).
  */
 export function entityColumns<Row>(entity: EntitySchema<Row>): ColumnMap<Row> {
   const columns: Record<string, { column: string; type: string }> = {};
   for (const [field, options] of Object.entries(entity.options.columns) as [string, EntitySchemaColumnOptions][]) {
     if (typeof options.type !== 'string') throw new Error(`${entity.options.name}.${field}: a column type must be named for the column map`);
-    columns[field] = { column: options.name ?? field, type: options.type };
+    columns[field] = { column: options.name ?? field, type: options.array ? `${options.type}[]` : options.type };
   }
   return columns as ColumnMap<Row>;
 }
