@@ -71,6 +71,22 @@ async function updateFields<F extends object>(
   }
 }
 
+/**
+ * Internal ids of the given rows of `table` (users or groups), each locked FOR NO KEY UPDATE in
+ * the order of the ids, so that overlapping batches queue up instead of deadlocking; unknown ids
+ * are absent.
+ */
+async function lockInIdOrder(db: Db, table: string, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
+  if (externalIds.length === 0) return new Map();
+  const rows: { externalId: string; internalId: string }[] = await db.query(
+    `SELECT external_id AS "externalId", internal_id AS "internalId" FROM ${table}
+     WHERE application_id = $1 AND external_id = ANY($2::text[])
+     ORDER BY external_id FOR NO KEY UPDATE`,
+    [applicationId, externalIds],
+  );
+  return new Map(rows.map((row) => [row.externalId, row.internalId]));
+}
+
 /** What a batch's record tells about it. */
 export type BatchRecord = Pick<BatchRow, 'state' | 'message' | 'error'>;
 
@@ -180,16 +196,7 @@ export const batchRepository = {
   },
 
   /** Internal ids of the given users, each locked FOR NO KEY UPDATE in id order; unknown ids are absent. */
-  async lockUsers(db: Db, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
-    if (externalIds.length === 0) return new Map();
-    const rows: { externalId: string; internalId: string }[] = await db.query(
-      `SELECT external_id AS "externalId", internal_id AS "internalId" FROM identity.users
-       WHERE application_id = $1 AND external_id = ANY($2::text[])
-       ORDER BY external_id FOR NO KEY UPDATE`,
-      [applicationId, externalIds],
-    );
-    return new Map(rows.map((row) => [row.externalId, row.internalId]));
-  },
+  lockUsers: (db: Db, applicationId: string, externalIds: readonly string[]) => lockInIdOrder(db, usersTable.name, applicationId, externalIds),
 
   /** Writes exactly the provided fields of each user (the rows exist and are locked). */
   async updateUsers(db: Db, applicationId: string, rows: readonly { externalId: string; fields: UserFields }[]): Promise<void> {
@@ -208,16 +215,7 @@ export const batchRepository = {
   },
 
   /** Internal ids of the given groups, each locked FOR NO KEY UPDATE in id order; unknown ids are absent. */
-  async lockGroups(db: Db, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
-    if (externalIds.length === 0) return new Map();
-    const rows: { externalId: string; internalId: string }[] = await db.query(
-      `SELECT external_id AS "externalId", internal_id AS "internalId" FROM identity.groups
-       WHERE application_id = $1 AND external_id = ANY($2::text[])
-       ORDER BY external_id FOR NO KEY UPDATE`,
-      [applicationId, externalIds],
-    );
-    return new Map(rows.map((row) => [row.externalId, row.internalId]));
-  },
+  lockGroups: (db: Db, applicationId: string, externalIds: readonly string[]) => lockInIdOrder(db, groupsTable.name, applicationId, externalIds),
 
   /** Writes exactly the provided fields of each group (the rows exist and are locked). */
   async updateGroups(db: Db, applicationId: string, rows: readonly { externalId: string; fields: GroupFields }[]): Promise<void> {
