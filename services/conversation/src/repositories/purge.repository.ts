@@ -6,6 +6,22 @@
 import { countAffected as count, deleteBatch } from '@collab/shared';
 import type { Db } from './db.js';
 
+/** What a user's deletion marks and deletes, in this order (`$1` the application, `$2` the user). */
+const MARK_USER = [
+  `UPDATE conversation.messages SET purging_at = now() WHERE application_id = $1 AND author_id = $2 AND purging_at IS NULL`,
+  `UPDATE conversation.threads t SET purging_at = now()
+   WHERE t.application_id = $1 AND t.purging_at IS NULL
+     AND EXISTS (SELECT 1 FROM conversation.messages m WHERE m.thread_id = t.internal_id AND m.author_id = $2)
+     AND NOT EXISTS (SELECT 1 FROM conversation.messages m WHERE m.thread_id = t.internal_id AND m.purging_at IS NULL)`,
+  `DELETE FROM conversation.message_reactions r USING conversation.messages m
+   WHERE r.user_id = $2 AND m.internal_id = r.message_id AND m.application_id = $1`,
+  `DELETE FROM conversation.message_mentions mm USING conversation.messages m
+   WHERE mm.user_id = $2 AND m.internal_id = mm.message_id AND m.application_id = $1`,
+  `DELETE FROM conversation.thread_participants p USING conversation.threads t
+   WHERE p.user_id = $2 AND t.internal_id = p.thread_id AND t.application_id = $1`,
+  `UPDATE conversation.files SET purging_at = now() WHERE application_id = $1 AND owner_id = $2 AND purging_at IS NULL`,
+];
+
 export const purgeRepository = {
   async markGroup(db: Db, applicationId: string, groupId: string): Promise<number> {
     return count(
@@ -16,40 +32,11 @@ export const purgeRepository = {
   },
 
   /**
-   * A permanently deleted user (behavior.md §8.5): their messages and files are marked, threads
-   * left without a visible message by that are marked, and their small per-user rows go at once.
+   * A permanently deleted user: their messages and files are marked, threads left without a
+   * visible message by that are marked, and their small per-user rows go at once.
    */
   async markUser(db: Db, applicationId: string, userId: string): Promise<void> {
-    await db.query(
-      `UPDATE conversation.messages SET purging_at = now() WHERE application_id = $1 AND author_id = $2 AND purging_at IS NULL`,
-      [applicationId, userId],
-    );
-    await db.query(
-      `UPDATE conversation.threads t SET purging_at = now()
-       WHERE t.application_id = $1 AND t.purging_at IS NULL
-         AND EXISTS (SELECT 1 FROM conversation.messages m WHERE m.thread_id = t.internal_id AND m.author_id = $2)
-         AND NOT EXISTS (SELECT 1 FROM conversation.messages m WHERE m.thread_id = t.internal_id AND m.purging_at IS NULL)`,
-      [applicationId, userId],
-    );
-    await db.query(
-      `DELETE FROM conversation.message_reactions r USING conversation.messages m
-       WHERE r.user_id = $2 AND m.internal_id = r.message_id AND m.application_id = $1`,
-      [applicationId, userId],
-    );
-    await db.query(
-      `DELETE FROM conversation.message_mentions mm USING conversation.messages m
-       WHERE mm.user_id = $2 AND m.internal_id = mm.message_id AND m.application_id = $1`,
-      [applicationId, userId],
-    );
-    await db.query(
-      `DELETE FROM conversation.thread_participants p USING conversation.threads t
-       WHERE p.user_id = $2 AND t.internal_id = p.thread_id AND t.application_id = $1`,
-      [applicationId, userId],
-    );
-    await db.query(
-      `UPDATE conversation.files SET purging_at = now() WHERE application_id = $1 AND owner_id = $2 AND purging_at IS NULL`,
-      [applicationId, userId],
-    );
+    for (const statement of MARK_USER) await db.query(statement, [applicationId, userId]);
   },
 
   /**
