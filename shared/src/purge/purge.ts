@@ -78,6 +78,7 @@ export function definePurge({ schema, mark, tables }: PurgeDefinition) {
      */
     async applyCascade(ctx: { db: DataSource; purgeQueue: PurgeProducer }, applicationId: string, target: CascadeTarget, requestId: string) {
       const markTarget = target.kind === 'application' ? null : mark[target.kind];
+      // A kind of target that owns nothing here: nothing to hide, nothing to purge.
       if (target.kind !== 'application' && !markTarget) return;
       const enqueueLimits = { timeoutMs: ENQUEUE_TIMEOUT_MS };
       await ctx.db.transaction(async (tx) => {
