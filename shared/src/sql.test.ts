@@ -1,6 +1,7 @@
-/** Purge pacing: batches are drained until none removes a row, and paused to keep the pace. */
+/** Purge pacing, and the row helpers a table's column map gives. */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { drainBatches, purgePace } from './sql.js';
+import { EntitySchema } from 'typeorm';
+import { drainBatches, entityColumns, purgePace, sqlTable } from './sql.js';
 
 describe('drainBatches with purgePace', () => {
   beforeEach(() => {
@@ -40,5 +41,45 @@ describe('drainBatches with purgePace', () => {
     let steps = 0;
     const total = await drainBatches(async () => batches[steps++], purgePace(0));
     expect({ steps, total }).toEqual({ steps: 3, total: 2000 });
+  });
+});
+
+describe('a table from its entity', () => {
+  interface Row {
+    id: string;
+    shortName: string | null;
+    metadata: Record<string, string>;
+    tags: string[];
+  }
+  const entity = new EntitySchema<Row>({
+    name: 'Thing',
+    tableName: 'things',
+    columns: {
+      id: { type: 'uuid', primary: true },
+      shortName: { name: 'short_name', type: 'text', nullable: true },
+      metadata: { type: 'jsonb' },
+      tags: { type: 'text', array: true },
+    },
+  });
+  const things = sqlTable('app.things', 't', entityColumns(entity));
+
+  it('selects every column as its field', () => {
+    expect(things.select).toBe('t.id, t.short_name AS "shortName", t.metadata, t.tags');
+  });
+
+  it('writes the fields given, after the parameters already there, as typed placeholders', () => {
+    const params: unknown[] = ['first'];
+    const written = things.write({ shortName: null, metadata: { a: 'b' }, id: undefined, tags: ['x'] }, params);
+    expect(written).toEqual({
+      columns: ['short_name', 'metadata', 'tags'],
+      placeholders: ['$2::text', '$3::jsonb', '$4::text[]'],
+      set: 'short_name = $2::text, metadata = $3::jsonb, tags = $4::text[]',
+    });
+    expect(params).toEqual(['first', null, '{"a":"b"}', ['x']]);
+  });
+
+  it('refuses a field outside the column map instead of writing it as a column name', () => {
+    expect(() => things.write({ ['name; DROP TABLE x' as 'id']: 'v' }, [])).toThrow('app.things has no column for the field name; DROP TABLE x');
+    expect(() => things.write({ ['constructor' as 'id']: 'v' }, [])).toThrow('no column');
   });
 });

@@ -1,4 +1,5 @@
 /** Small SQL helpers every repository uses. */
+import type { EntitySchema, EntitySchemaColumnOptions } from 'typeorm';
 
 /** What repositories need from TypeORM: `query`, on the data source or inside a transaction. */
 export interface Queryable {
@@ -74,4 +75,57 @@ export async function drainBatches(step: () => Promise<number>, pace?: Pace): Pr
 export interface PurgeSettings {
   batchSize: number;
   rowsPerSecond: number;
+}
+
+/** A table's columns, keyed by the field names of its rows: each field's column and Postgres type. */
+export type ColumnMap<Row> = { readonly [K in keyof Row & string]: { readonly column: string; readonly type: string } };
+
+/**
+ * The column map of a TypeORM entity, so that a table's columns are written once, in its entity:
+ * a field's column is its `name` (else the field's own name), its type the entity's (`text[]`
+ * for an array of text).
+ */
+export function entityColumns<Row>(entity: EntitySchema<Row>): ColumnMap<Row> {
+  const columns: Record<string, { column: string; type: string }> = {};
+  for (const [field, options] of Object.entries(entity.options.columns) as [string, EntitySchemaColumnOptions][]) {
+    if (typeof options.type !== 'string') throw new Error(`${entity.options.name}.${field}: a column type must be named for the column map`);
+    columns[field] = { column: options.name ?? field, type: options.array ? `${options.type}[]` : options.type };
+  }
+  return columns as ColumnMap<Row>;
+}
+
+/** A value as its column takes it as a parameter: JSON text for json and jsonb columns. */
+export function columnValue(type: string, value: unknown): unknown {
+  return (type === 'jsonb' || type === 'json') && value !== null && value !== undefined ? JSON.stringify(value) : value;
+}
+
+/**
+ * The row helpers of one table: `select` lists every column as its field (`u.short_name AS
+ * "shortName"`), so a row read back has the row type's keys; `write` turns the fields given into
+ * columns and typed placeholders, for an INSERT's column list or an UPDATE's SET.
+ */
+export function sqlTable<Row>(name: string, alias: string, columns: ColumnMap<Row>) {
+  const fields = Object.keys(columns) as (keyof Row & string)[];
+  return {
+    name,
+    alias,
+    columns,
+    select: fields.map((field) => `${alias}.${columns[field].column}${columns[field].column === field ? '' : ` AS "${field}"`}`).join(', '),
+    /**
+     * The fields given (keys whose value is undefined are not given; keys outside the map are
+     * refused), their values appended to `params`: `set` is `column = $n::type, …`.
+     */
+    write(given: Partial<Row>, params: unknown[]): { columns: string[]; placeholders: string[]; set: string } {
+      const written = { columns: [] as string[], placeholders: [] as string[] };
+      for (const [field, value] of Object.entries(given)) {
+        if (value === undefined) continue;
+        if (!Object.hasOwn(columns, field)) throw new Error(`${name} has no column for the field ${field}`);
+        const column = columns[field as keyof Row & string];
+        params.push(columnValue(column.type, value));
+        written.columns.push(column.column);
+        written.placeholders.push(`$${params.length}::${column.type}`);
+      }
+      return { ...written, set: written.columns.map((column, index) => `${column} = ${written.placeholders[index]}`).join(', ') };
+    },
+  };
 }

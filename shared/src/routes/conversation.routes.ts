@@ -20,11 +20,12 @@ const removeAttachments = s.array(s.object({ type: s.enum(['file', 'link_preview
 
 /** Thread-creation parameters (behavior.md §12.6); `groupID` or its alias `organizationID` is required. */
 const threadCreationFields = {
-  groupID: s.string().optional(),
-  organizationID: s.string().optional(),
   location: s.flatObject(),
   url: s.string(),
   name: s.string(),
+  // Declared after the required keys, so that a missing group is listed after them.
+  groupID: s.string().optional(),
+  organizationID: s.string().optional(),
   metadata: s.flatObject().optional(),
   extraClassnames: s.string().nullable().optional(),
   addSubscribers: s.array(s.string()).optional(),

@@ -8,7 +8,7 @@ export * from './route.js';
 export * from './match.js';
 export { identityRoutes, batchBody, BATCH_LIMITS } from './identity.routes.js';
 export { conversationRoutes } from './conversation.routes.js';
-export { notificationRoutes } from './notification.routes.js';
+export { notificationRoutes, TEMPLATE_PLACEHOLDER } from './notification.routes.js';
 export { webhooksRoutes, webhookRegistrationRoutes, DELIVERY_STATUSES } from './webhooks.routes.js';
 export * from './message-content.js';
 

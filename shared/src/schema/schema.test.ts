@@ -80,6 +80,23 @@ describe('object: missing_field', () => {
     const body = s.object({ toString: s.string(), constructor: s.string() });
     expectError(() => body.parse({}), 'missing_field', 'Missing required fields: toString and constructor.');
   });
+
+  describe('with alternatives (a field and its alias, one of which is required)', () => {
+    const aliased = s.object(
+      { a: s.string().optional(), aAlias: s.string().optional(), b: s.string(), c: s.string().optional(), cAlias: s.string().optional() },
+      { alternatives: [['a', 'aAlias'], ['c', 'cAlias']] },
+    );
+
+    it('names a missing group by its first key, in that key\'s place among the missing fields', () => {
+      expectError(() => aliased.parse({}), 'missing_field', 'Missing required fields: a, b and c.');
+      expectError(() => aliased.parse({ aAlias: 'x' }), 'missing_field', 'Missing required fields: b and c.');
+    });
+
+    it('accepts either key of each group', () => {
+      expect(aliased.parse({ aAlias: 'x', b: 'y', c: 'z' })).toEqual({ aAlias: 'x', b: 'y', c: 'z' });
+      expect(aliased.parse({ a: 'x', b: 'y', cAlias: 'z' })).toEqual({ a: 'x', b: 'y', cAlias: 'z' });
+    });
+  });
 });
 
 describe('object: unexpected_field', () => {

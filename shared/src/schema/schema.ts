@@ -346,7 +346,8 @@ export class ObjectSchema<S extends Shape> extends Schema<InferShape<S>> {
   readonly expected = 'object';
   /**
    * `alternatives`: groups of optional keys of which at least one must be present (a field and its
-   * alias, e.g. `groupID` / `organizationID`); a missing group is reported by its first key.
+   * alias, e.g. `groupID` / `organizationID`); a missing group is reported by its first key, in
+   * that key's place among the missing ones.
    */
   constructor(
     readonly shape: S,
@@ -368,9 +369,7 @@ export class ObjectSchema<S extends Shape> extends Schema<InferShape<S>> {
       if (path.length === 0) throw new ApiError('invalid_request', 'Request body must be a JSON object.');
       this.invalid(path);
     }
-    const missing = this.requiredKeys.filter((key) => !Object.hasOwn(value, key));
-    for (const group of this.options.alternatives ?? [])
-      if (!group.some((key) => Object.hasOwn(value, key))) missing.push(group[0]);
+    const missing = this.missingKeys(value);
     if (missing.length > 0) {
       const names = missing.map((key) => formatPath([...path, key]));
       throw new ApiError(
@@ -384,6 +383,19 @@ export class ObjectSchema<S extends Shape> extends Schema<InferShape<S>> {
       output[key] = this.shape[key].parse(value[key], [...path, key]);
     }
     return output as InferShape<S>;
+  }
+
+  /**
+   * The required keys the value lacks, in the order the shape declares them; a group of
+   * alternatives none of which is present counts as its first key, in that key's place.
+   */
+  private missingKeys(value: Record<string, unknown>): string[] {
+    const groups = new Map((this.options.alternatives ?? []).map((group) => [group[0], group]));
+    return Object.keys(this.shape).filter((key) => {
+      const group = groups.get(key);
+      if (group) return !group.some((alternative) => Object.hasOwn(value, alternative));
+      return !this.shape[key].isOptional && !Object.hasOwn(value, key);
+    });
   }
 
   private unexpectedField(path: Path): ApiError {

@@ -2,7 +2,7 @@
  * The conversation schema as TypeORM entities. User and group ids are the customer's external ids:
  * those entities belong to identity, and this service never reads identity's tables.
  */
-import { idempotencyKeyEntity, outboxEntity } from '@collab/shared/storage';
+import { applicationPurgeEntity, idempotencyKeyEntity, outboxEntity } from '@collab/shared/storage';
 import { EntitySchema } from 'typeorm';
 
 export const CONVERSATION_SCHEMA = 'conversation';
@@ -280,27 +280,8 @@ export const LinkPreviewEntity = new EntitySchema<LinkPreviewRow>({
   foreignKeys: [{ target: 'Message', columnNames: ['messageId'], referencedColumnNames: ['internalId'], onDelete: 'CASCADE' }],
 });
 
-/**
- * An application deletion that reached this service (the deletion cascade): kept until its purge
- * job removed everything of the application, so that a job lost with Redis is queued again.
- * `requestId` tells a request made again (a retried DELETE) from the one a job read.
- */
-export interface ApplicationPurgeRow {
-  applicationId: string;
-  requestId: string;
-  requestedAt: Date;
-}
-
-export const ApplicationPurgeEntity = new EntitySchema<ApplicationPurgeRow>({
-  name: 'ApplicationPurge',
-  tableName: 'application_purges',
-  schema: CONVERSATION_SCHEMA,
-  columns: {
-    applicationId: { name: 'application_id', type: 'uuid', primary: true },
-    requestId: { name: 'request_id', type: 'text' },
-    requestedAt: { name: 'requested_at', type: 'timestamptz', default: () => 'now()' },
-  },
-});
+/** Application deletions that reached this service, kept until their purge job removed everything. */
+export const ApplicationPurgeEntity = applicationPurgeEntity(CONVERSATION_SCHEMA);
 
 /** Events recorded with the change that causes them, relayed by the conversation worker. */
 export const OutboxEntity = outboxEntity(CONVERSATION_SCHEMA);

@@ -1,5 +1,6 @@
 /** All SQL about messages, their reactions, mentions and attachments. Tenant first. */
-import type { FileRow, LinkPreviewRow, MessageRow, ParticipantRow, ReactionRow } from '../entities/index.js';
+import { entityColumns, sqlTable } from '@collab/shared';
+import { MessageEntity, type FileRow, type LinkPreviewRow, type MessageRow, type ParticipantRow, type ReactionRow } from '../entities/index.js';
 import type { Db } from './db.js';
 
 export interface ViewDetails {
@@ -25,23 +26,8 @@ const MESSAGE_COLUMNS = `m.internal_id AS "internalId", m.application_id AS "app
 
 export type NewMessage = Omit<MessageRow, 'internalId' | 'applicationId'>;
 export type MessageFields = Partial<Omit<MessageRow, 'internalId' | 'applicationId' | 'threadId'>>;
-const FIELD_COLUMNS: Record<keyof MessageFields, string> = {
-  externalId: 'external_id',
-  authorId: 'author_id',
-  type: 'type',
-  content: 'content',
-  url: 'url',
-  iconUrl: 'icon_url',
-  translationKey: 'translation_key',
-  extraClassnames: 'extra_classnames',
-  metadata: 'metadata',
-  skipLinkPreviews: 'skip_link_previews',
-  createdAt: 'created_at',
-  updatedAt: 'updated_at',
-  deletedAt: 'deleted_at',
-  purgingAt: 'purging_at',
-};
-const asParam = (key: string, value: unknown) => (key === 'content' || key === 'metadata' ? JSON.stringify(value) : value);
+/** conversation.messages: its columns are those of its entity. */
+const messagesTable = sqlTable('conversation.messages', 'm', entityColumns(MessageEntity));
 
 export interface MessageListFilter {
   metadata?: Record<string, unknown>;
@@ -71,12 +57,12 @@ function listConditions(filter: MessageListFilter): { where: string; params: unk
 }
 
 function insertStatement(applicationId: string, message: NewMessage): [string, unknown[]] {
-  const keys = Object.keys(message) as (keyof NewMessage)[];
-  const columns = ['application_id', ...keys.map((key) => (key === 'threadId' ? 'thread_id' : FIELD_COLUMNS[key as keyof MessageFields]))];
+  const params: unknown[] = [];
+  const written = messagesTable.write({ applicationId, ...message }, params);
   return [
-    `INSERT INTO conversation.messages AS m (${columns.join(', ')})
-     VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING ${MESSAGE_COLUMNS}`,
-    [applicationId, ...keys.map((key) => asParam(key, message[key]))],
+    `INSERT INTO conversation.messages AS m (${written.columns.join(', ')})
+     VALUES (${written.placeholders.join(', ')}) RETURNING ${MESSAGE_COLUMNS}`,
+    params,
   ];
 }
 
@@ -149,13 +135,10 @@ export const messagesRepository = {
   },
 
   async update(db: Db, applicationId: string, internalId: string, fields: MessageFields): Promise<void> {
-    const keys = Object.keys(fields) as (keyof MessageFields)[];
-    if (keys.length === 0) return;
-    await db.query(
-      `UPDATE conversation.messages SET ${keys.map((key, i) => `${FIELD_COLUMNS[key]} = $${i + 3}`).join(', ')}
-       WHERE application_id = $1 AND internal_id = $2`,
-      [applicationId, internalId, ...keys.map((key) => asParam(key, fields[key]))],
-    );
+    const params: unknown[] = [applicationId, internalId];
+    const { set } = messagesTable.write(fields, params);
+    if (!set) return;
+    await db.query(`UPDATE conversation.messages SET ${set} WHERE application_id = $1 AND internal_id = $2`, params);
   },
 
   async delete(db: Db, applicationId: string, internalId: string): Promise<void> {

@@ -1,10 +1,26 @@
 /**
- * Deletion cascade SQL: marking makes rows unreadable at once (every read filters `purging_at`);
- * purging removes marked rows in bounded batches, each its own short transaction, so other
- * tenants' requests stay fast and a job killed halfway resumes where the data says it stopped.
+ * Deletion cascade SQL of this service: marking makes rows unreadable at once (every read filters
+ * `purging_at`); the purge (definePurge) then removes marked rows in bounded batches, using the
+ * statement below for messages.
  */
 import { countAffected as count, deleteBatch } from '@collab/shared';
 import type { Db } from './db.js';
+
+/** What a user's deletion marks and deletes, in this order (`$1` the application, `$2` the user). */
+const MARK_USER = [
+  `UPDATE conversation.messages SET purging_at = now() WHERE application_id = $1 AND author_id = $2 AND purging_at IS NULL`,
+  `UPDATE conversation.threads t SET purging_at = now()
+   WHERE t.application_id = $1 AND t.purging_at IS NULL
+     AND EXISTS (SELECT 1 FROM conversation.messages m WHERE m.thread_id = t.internal_id AND m.author_id = $2)
+     AND NOT EXISTS (SELECT 1 FROM conversation.messages m WHERE m.thread_id = t.internal_id AND m.purging_at IS NULL)`,
+  `DELETE FROM conversation.message_reactions r USING conversation.messages m
+   WHERE r.user_id = $2 AND m.internal_id = r.message_id AND m.application_id = $1`,
+  `DELETE FROM conversation.message_mentions mm USING conversation.messages m
+   WHERE mm.user_id = $2 AND m.internal_id = mm.message_id AND m.application_id = $1`,
+  `DELETE FROM conversation.thread_participants p USING conversation.threads t
+   WHERE p.user_id = $2 AND t.internal_id = p.thread_id AND t.application_id = $1`,
+  `UPDATE conversation.files SET purging_at = now() WHERE application_id = $1 AND owner_id = $2 AND purging_at IS NULL`,
+];
 
 export const purgeRepository = {
   async markGroup(db: Db, applicationId: string, groupId: string): Promise<number> {
@@ -16,40 +32,11 @@ export const purgeRepository = {
   },
 
   /**
-   * A permanently deleted user (behavior.md §8.5): their messages and files are marked, threads
-   * left without a visible message by that are marked, and their small per-user rows go at once.
+   * A permanently deleted user: their messages and files are marked, threads left without a
+   * visible message by that are marked, and their small per-user rows go at once.
    */
   async markUser(db: Db, applicationId: string, userId: string): Promise<void> {
-    await db.query(
-      `UPDATE conversation.messages SET purging_at = now() WHERE application_id = $1 AND author_id = $2 AND purging_at IS NULL`,
-      [applicationId, userId],
-    );
-    await db.query(
-      `UPDATE conversation.threads t SET purging_at = now()
-       WHERE t.application_id = $1 AND t.purging_at IS NULL
-         AND EXISTS (SELECT 1 FROM conversation.messages m WHERE m.thread_id = t.internal_id AND m.author_id = $2)
-         AND NOT EXISTS (SELECT 1 FROM conversation.messages m WHERE m.thread_id = t.internal_id AND m.purging_at IS NULL)`,
-      [applicationId, userId],
-    );
-    await db.query(
-      `DELETE FROM conversation.message_reactions r USING conversation.messages m
-       WHERE r.user_id = $2 AND m.internal_id = r.message_id AND m.application_id = $1`,
-      [applicationId, userId],
-    );
-    await db.query(
-      `DELETE FROM conversation.message_mentions mm USING conversation.messages m
-       WHERE mm.user_id = $2 AND m.internal_id = mm.message_id AND m.application_id = $1`,
-      [applicationId, userId],
-    );
-    await db.query(
-      `DELETE FROM conversation.thread_participants p USING conversation.threads t
-       WHERE p.user_id = $2 AND t.internal_id = p.thread_id AND t.application_id = $1`,
-      [applicationId, userId],
-    );
-    await db.query(
-      `UPDATE conversation.files SET purging_at = now() WHERE application_id = $1 AND owner_id = $2 AND purging_at IS NULL`,
-      [applicationId, userId],
-    );
+    for (const statement of MARK_USER) await db.query(statement, [applicationId, userId]);
   },
 
   /**
@@ -60,66 +47,11 @@ export const purgeRepository = {
    * from the start: 100,000 rows read to delete 1,000.
    */
   async deleteMarkedMessages(db: Db, applicationId: string, limit: number): Promise<number> {
-    const deleteWhere = (where: string) =>
-      count(
-        db,
-        `DELETE FROM conversation.messages WHERE internal_id = ANY(ARRAY(
-           SELECT internal_id FROM conversation.messages WHERE ${where} LIMIT $2 FOR UPDATE SKIP LOCKED))`,
-        [applicationId, limit],
-      );
+    const deleteWhere = (where: string) => deleteBatch(db, 'conversation.messages', 'internal_id', where, [applicationId], limit);
     const own = await deleteWhere('application_id = $1 AND purging_at IS NOT NULL');
     if (own > 0) return own;
     return deleteWhere(
       'thread_id = ANY(ARRAY(SELECT internal_id FROM conversation.threads WHERE application_id = $1 AND purging_at IS NOT NULL))',
     );
   },
-
-  deleteMarkedThreads: (db: Db, applicationId: string, limit: number) =>
-    deleteBatch(db, 'conversation.threads', 'internal_id', 'application_id = $1 AND purging_at IS NOT NULL', [applicationId], limit),
-
-  deleteMarkedFiles: (db: Db, applicationId: string, limit: number) =>
-    deleteBatch(db, 'conversation.files', 'id', 'application_id = $1 AND purging_at IS NOT NULL', [applicationId], limit),
-
-  /** Applications with rows still marked (index-only reads of the partial `*_purging_idx` indexes). */
-  async applicationsWithMarkedRows(db: Db): Promise<string[]> {
-    const rows: { applicationId: string }[] = await db.query(
-      `SELECT application_id AS "applicationId" FROM conversation.threads WHERE purging_at IS NOT NULL
-       UNION SELECT application_id FROM conversation.messages WHERE purging_at IS NOT NULL
-       UNION SELECT application_id FROM conversation.files WHERE purging_at IS NOT NULL`,
-    );
-    return rows.map((row) => row.applicationId);
-  },
-
-  /** Records an application's deletion until its purge completed; a repeated one replaces it. */
-  async requestApplicationPurge(db: Db, applicationId: string, requestId: string): Promise<void> {
-    await db.query(
-      `INSERT INTO conversation.application_purges (application_id, request_id) VALUES ($1, $2)
-       ON CONFLICT (application_id) DO UPDATE SET request_id = EXCLUDED.request_id, requested_at = now()`,
-      [applicationId, requestId],
-    );
-  },
-
-  /** The request id of the application's recorded deletion, or null. */
-  async applicationPurgeRequest(db: Db, applicationId: string): Promise<string | null> {
-    const rows: { requestId: string }[] = await db.query(
-      `SELECT request_id AS "requestId" FROM conversation.application_purges WHERE application_id = $1`,
-      [applicationId],
-    );
-    return rows[0]?.requestId ?? null;
-  },
-
-  /** Removes the recorded deletion a job handled, unless a newer request replaced it. */
-  async forgetApplicationPurge(db: Db, applicationId: string, requestId: string): Promise<void> {
-    await db.query(`DELETE FROM conversation.application_purges WHERE application_id = $1 AND request_id = $2`, [applicationId, requestId]);
-  },
-
-  /** Applications whose recorded deletion has not been handled yet. */
-  async requestedApplicationPurges(db: Db): Promise<string[]> {
-    const rows: { applicationId: string }[] = await db.query(`SELECT application_id AS "applicationId" FROM conversation.application_purges`);
-    return rows.map((row) => row.applicationId);
-  },
-
-  /** An application's rows, table by table, children first. */
-  deleteApplicationRows: (db: Db, table: 'messages' | 'threads' | 'files', applicationId: string, limit: number) =>
-    deleteBatch(db, `conversation.${table}`, table === 'files' ? 'id' : 'internal_id', 'application_id = $1', [applicationId], limit),
 };

@@ -1,5 +1,6 @@
 /** All SQL about threads. Every method takes the application id first. */
-import type { ThreadRow } from '../entities/index.js';
+import { entityColumns, sqlTable } from '@collab/shared';
+import { ThreadEntity, type ThreadRow } from '../entities/index.js';
 import type { Db } from './db.js';
 
 const THREAD_COLUMNS = `t.internal_id AS "internalId", t.application_id AS "applicationId", t.external_id AS "externalId",
@@ -10,17 +11,8 @@ export type NewThread = Pick<ThreadRow, 'groupId' | 'name' | 'url' | 'location' 
 export type ThreadFields = Partial<
   Pick<ThreadRow, 'externalId' | 'groupId' | 'name' | 'url' | 'location' | 'metadata' | 'extraClassnames' | 'resolvedAt'>
 >;
-const FIELD_COLUMNS: Record<keyof ThreadFields, string> = {
-  externalId: 'external_id',
-  groupId: 'group_id',
-  name: 'name',
-  url: 'url',
-  location: 'location',
-  metadata: 'metadata',
-  extraClassnames: 'extra_classnames',
-  resolvedAt: 'resolved_at',
-};
-const asParam = (key: string, value: unknown) => (key === 'location' || key === 'metadata' ? JSON.stringify(value) : value);
+/** conversation.threads: its columns are those of its entity. */
+const threadsTable = sqlTable('conversation.threads', 't', entityColumns(ThreadEntity));
 
 export interface ThreadListFilter {
   location?: { value: Record<string, unknown>; partialMatch: boolean };
@@ -99,13 +91,10 @@ export const threadsRepository = {
   },
 
   async update(db: Db, applicationId: string, internalId: string, fields: ThreadFields): Promise<void> {
-    const keys = Object.keys(fields) as (keyof ThreadFields)[];
-    if (keys.length === 0) return;
-    await db.query(
-      `UPDATE conversation.threads SET ${keys.map((key, i) => `${FIELD_COLUMNS[key]} = $${i + 3}`).join(', ')}
-       WHERE application_id = $1 AND internal_id = $2`,
-      [applicationId, internalId, ...keys.map((key) => asParam(key, fields[key]))],
-    );
+    const params: unknown[] = [applicationId, internalId];
+    const { set } = threadsTable.write(fields, params);
+    if (!set) return;
+    await db.query(`UPDATE conversation.threads SET ${set} WHERE application_id = $1 AND internal_id = $2`, params);
   },
 
   /**

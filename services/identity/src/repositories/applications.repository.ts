@@ -1,32 +1,21 @@
 /** All SQL about customers, applications and access-token sessions. */
-import type { ApplicationRow, CustomerRow, SessionRow } from '../entities/index.js';
-import { countAffected } from '@collab/shared';
+import { countAffected, entityColumns, sqlTable } from '@collab/shared';
+import { ApplicationEntity, CustomerEntity, type ApplicationRow, type CustomerRow, type SessionRow } from '../entities/index.js';
 import type { Db } from './db.js';
 
-/** The stored secret columns (entities/index.ts): sealed, or plaintext from before encryption. */
-const secretColumns = (table: string) =>
-  `${table}.secret_encrypted AS "secretEncrypted", ${table}.plaintext_secret AS "plaintextSecret"`;
-const APPLICATION_COLUMNS = `a.id, a.customer_id AS "customerId", a.name, ${secretColumns('a')}, a.icon_url AS "iconUrl",
-  a.event_webhook_url AS "eventWebhookUrl", a.event_webhook_subscriptions AS "eventWebhookSubscriptions", a.redirect_uri AS "redirectUri", a.email_settings AS "emailSettings",
-  a.previous_secret_encrypted AS "previousSecretEncrypted", a.previous_secret_expires_at AS "previousSecretExpiresAt", a.created_at AS "createdAt"`;
+/** identity.customers as `c` and identity.applications as `a`: their columns are those of their entities. */
+const customersTable = sqlTable('identity.customers', 'c', entityColumns(CustomerEntity));
+const applicationsTable = sqlTable('identity.applications', 'a', entityColumns(ApplicationEntity));
+const APPLICATION_COLUMNS = applicationsTable.select;
 
 export type ApplicationFields = Partial<
   Pick<ApplicationRow, 'name' | 'iconUrl' | 'eventWebhookUrl' | 'eventWebhookSubscriptions' | 'redirectUri' | 'emailSettings'>
 >;
-const APPLICATION_FIELD_COLUMNS: Record<keyof ApplicationFields, string> = {
-  name: 'name',
-  iconUrl: 'icon_url',
-  eventWebhookUrl: 'event_webhook_url',
-  eventWebhookSubscriptions: 'event_webhook_subscriptions',
-  redirectUri: 'redirect_uri',
-  emailSettings: 'email_settings',
-};
-const jsonIfObject = (key: string, value: unknown) => (key === 'emailSettings' ? JSON.stringify(value) : value);
 
 export const customersRepository = {
   async find(db: Db, customerId: string): Promise<CustomerRow | null> {
     const rows: CustomerRow[] = await db.query(
-      `SELECT c.id, ${secretColumns('c')}, c.created_at AS "createdAt" FROM identity.customers c WHERE c.id = $1`,
+      `SELECT ${customersTable.select} FROM identity.customers c WHERE c.id = $1`,
       [customerId],
     );
     return rows[0] ?? null;
@@ -81,23 +70,16 @@ export const applicationsRepository = {
     customerId: string,
     application: { id: string; secretEncrypted: string } & ApplicationFields & { name: string },
   ): Promise<void> {
-    const { id, secretEncrypted, ...fields } = application;
-    const keys = Object.keys(fields) as (keyof ApplicationFields)[];
-    const columns = ['id', 'customer_id', 'secret_encrypted', ...keys.map((key) => APPLICATION_FIELD_COLUMNS[key])];
-    await db.query(
-      `INSERT INTO identity.applications (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
-      [id, customerId, secretEncrypted, ...keys.map((key) => jsonIfObject(key, fields[key]))],
-    );
+    const params: unknown[] = [];
+    const written = applicationsTable.write({ ...application, customerId }, params);
+    await db.query(`INSERT INTO identity.applications (${written.columns.join(', ')}) VALUES (${written.placeholders.join(', ')})`, params);
   },
 
   async update(db: Db, customerId: string, applicationId: string, fields: ApplicationFields): Promise<void> {
-    const keys = Object.keys(fields) as (keyof ApplicationFields)[];
-    if (keys.length === 0) return;
-    await db.query(
-      `UPDATE identity.applications SET ${keys.map((key, i) => `${APPLICATION_FIELD_COLUMNS[key]} = $${i + 3}`).join(', ')}
-       WHERE customer_id = $1 AND id = $2`,
-      [customerId, applicationId, ...keys.map((key) => jsonIfObject(key, fields[key]))],
-    );
+    const params: unknown[] = [customerId, applicationId];
+    const { set } = applicationsTable.write(fields, params);
+    if (!set) return;
+    await db.query(`UPDATE identity.applications SET ${set} WHERE customer_id = $1 AND id = $2`, params);
   },
 
   /**

@@ -7,33 +7,16 @@
  * PostgreSQL's 65,535 bind parameters. The batch itself is recorded in identity.batches (its
  * state and outcome), written by the request and by the job.
  */
-import { deleteBatch, type ErrorBody } from '@collab/shared';
+import { columnValue, deleteBatch, type ColumnMap, type ErrorBody } from '@collab/shared';
 import type { BatchRow, BatchState } from '../entities/index.js';
 import type { Db } from './db.js';
-import type { GroupFields } from './groups.repository.js';
-import type { UserFields } from './users.repository.js';
+import { groupsTable, type GroupFields } from './groups.repository.js';
+import { usersTable, type UserFields } from './users.repository.js';
 
 /** Rows per multi-row statement: at most 1 + 1000 × 7 bind parameters. */
 export const UPSERT_CHUNK_ROWS = 1000;
 /** Memberships per statement (they travel as two array parameters). */
 export const MEMBERSHIP_CHUNK = 10_000;
-
-const USER_COLUMNS: Record<keyof UserFields, { column: string; type: string }> = {
-  name: { column: 'name', type: 'text' },
-  email: { column: 'email', type: 'text' },
-  shortName: { column: 'short_name', type: 'text' },
-  profilePictureUrl: { column: 'profile_picture_url', type: 'text' },
-  status: { column: 'status', type: 'text' },
-  metadata: { column: 'metadata', type: 'jsonb' },
-};
-
-const GROUP_COLUMNS: Record<keyof GroupFields, { column: string; type: string }> = {
-  name: { column: 'name', type: 'text' },
-  status: { column: 'status', type: 'text' },
-  metadata: { column: 'metadata', type: 'jsonb' },
-};
-
-type Columns<F> = Record<keyof F & string, { column: string; type: string }>;
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
@@ -50,14 +33,13 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
  */
 async function updateFields<F extends object>(
   db: Db,
-  table: 'users' | 'groups',
-  columns: Columns<F>,
+  { name, columns }: { name: string; columns: ColumnMap<F> },
   applicationId: string,
   rows: readonly { externalId: string; fields: F }[],
 ): Promise<void> {
   const byKeys = new Map<string, { keys: (keyof F & string)[]; rows: { externalId: string; fields: F }[] }>();
   for (const row of rows) {
-    const keys = (Object.keys(row.fields) as (keyof F & string)[]).filter((key) => key in columns).sort();
+    const keys = (Object.keys(row.fields) as (keyof F & string)[]).filter((key) => Object.hasOwn(columns, key)).sort();
     if (keys.length === 0) continue;
     const signature = keys.join(',');
     let group = byKeys.get(signature);
@@ -74,19 +56,35 @@ async function updateFields<F extends object>(
         const placeholders = [`$${values.length}::text`];
         for (const key of keys) {
           const value = row.fields[key];
-          values.push(columns[key].type === 'jsonb' ? JSON.stringify(value) : value);
+          values.push(columnValue(columns[key].type, value));
           placeholders.push(`$${values.length}::${columns[key].type}`);
         }
         return `(${placeholders.join(', ')})`;
       });
       await db.query(
-        `UPDATE identity.${table} AS t SET ${assignments}
+        `UPDATE ${name} AS t SET ${assignments}
          FROM (VALUES ${tuples.join(', ')}) AS v(${valueColumns.join(', ')})
          WHERE t.application_id = $1 AND t.external_id = v.external_id`,
         values,
       );
     }
   }
+}
+
+/**
+ * Internal ids of the given rows of `table` (users or groups), each locked FOR NO KEY UPDATE in
+ * the order of the ids, so that overlapping batches queue up instead of deadlocking; unknown ids
+ * are absent.
+ */
+async function lockInIdOrder(db: Db, table: string, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
+  if (externalIds.length === 0) return new Map();
+  const rows: { externalId: string; internalId: string }[] = await db.query(
+    `SELECT external_id AS "externalId", internal_id AS "internalId" FROM ${table}
+     WHERE application_id = $1 AND external_id = ANY($2::text[])
+     ORDER BY external_id FOR NO KEY UPDATE`,
+    [applicationId, externalIds],
+  );
+  return new Map(rows.map((row) => [row.externalId, row.internalId]));
 }
 
 /** What a batch's record tells about it. */
@@ -198,20 +196,11 @@ export const batchRepository = {
   },
 
   /** Internal ids of the given users, each locked FOR NO KEY UPDATE in id order; unknown ids are absent. */
-  async lockUsers(db: Db, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
-    if (externalIds.length === 0) return new Map();
-    const rows: { externalId: string; internalId: string }[] = await db.query(
-      `SELECT external_id AS "externalId", internal_id AS "internalId" FROM identity.users
-       WHERE application_id = $1 AND external_id = ANY($2::text[])
-       ORDER BY external_id FOR NO KEY UPDATE`,
-      [applicationId, externalIds],
-    );
-    return new Map(rows.map((row) => [row.externalId, row.internalId]));
-  },
+  lockUsers: (db: Db, applicationId: string, externalIds: readonly string[]) => lockInIdOrder(db, usersTable.name, applicationId, externalIds),
 
   /** Writes exactly the provided fields of each user (the rows exist and are locked). */
   async updateUsers(db: Db, applicationId: string, rows: readonly { externalId: string; fields: UserFields }[]): Promise<void> {
-    await updateFields(db, 'users', USER_COLUMNS, applicationId, rows);
+    await updateFields(db, usersTable, applicationId, rows);
   },
 
   /** Creates the groups that do not exist yet with their name, in id order. */
@@ -226,20 +215,11 @@ export const batchRepository = {
   },
 
   /** Internal ids of the given groups, each locked FOR NO KEY UPDATE in id order; unknown ids are absent. */
-  async lockGroups(db: Db, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
-    if (externalIds.length === 0) return new Map();
-    const rows: { externalId: string; internalId: string }[] = await db.query(
-      `SELECT external_id AS "externalId", internal_id AS "internalId" FROM identity.groups
-       WHERE application_id = $1 AND external_id = ANY($2::text[])
-       ORDER BY external_id FOR NO KEY UPDATE`,
-      [applicationId, externalIds],
-    );
-    return new Map(rows.map((row) => [row.externalId, row.internalId]));
-  },
+  lockGroups: (db: Db, applicationId: string, externalIds: readonly string[]) => lockInIdOrder(db, groupsTable.name, applicationId, externalIds),
 
   /** Writes exactly the provided fields of each group (the rows exist and are locked). */
   async updateGroups(db: Db, applicationId: string, rows: readonly { externalId: string; fields: GroupFields }[]): Promise<void> {
-    await updateFields(db, 'groups', GROUP_COLUMNS, applicationId, rows);
+    await updateFields(db, groupsTable, applicationId, rows);
   },
 
   /**

@@ -1,18 +1,15 @@
 /** All SQL about groups and memberships. Every method takes the application id first. */
-import type { GroupRow, UserRow } from '../entities/index.js';
+import { entityColumns, sqlTable } from '@collab/shared';
+import { GroupEntity, type GroupRow, type UserRow } from '../entities/index.js';
 import type { Db } from './db.js';
+import { usersTable } from './users.repository.js';
 
-const GROUP_COLUMNS = `g.internal_id AS "internalId", g.application_id AS "applicationId", g.external_id AS "externalId",
-  g.name, g.status, g.metadata, g.created_at AS "createdAt"`;
-const MEMBER_COLUMNS = `u.internal_id AS "internalId", u.application_id AS "applicationId", u.external_id AS "externalId",
-  u.name, u.email, u.short_name AS "shortName", u.profile_picture_url AS "profilePictureUrl", u.status,
-  u.metadata, u.created_at AS "createdAt"`;
+/** identity.groups as `g`: its columns are those of its entity. */
+export const groupsTable = sqlTable('identity.groups', 'g', entityColumns(GroupEntity));
+const GROUP_COLUMNS = groupsTable.select;
 
-export type GroupFields = Partial<Pick<GroupRow, 'name' | 'status' | 'metadata'>>;
-
-function fieldValues(fields: GroupFields): [string, unknown][] {
-  return Object.entries(fields).map(([key, value]) => [key, key === 'metadata' ? JSON.stringify(value) : value]);
-}
+/** What a write of a group may set: everything but its ids and creation time. */
+export type GroupFields = Partial<Omit<GroupRow, 'internalId' | 'applicationId' | 'externalId' | 'createdAt'>>;
 
 export const groupsRepository = {
   /**
@@ -65,26 +62,23 @@ export const groupsRepository = {
   },
 
   async insertIfAbsent(db: Db, applicationId: string, externalId: string, fields: GroupFields): Promise<GroupRow | null> {
-    const entries = fieldValues(fields);
-    const columns = ['application_id', 'external_id', ...entries.map(([key]) => key)];
+    const params: unknown[] = [applicationId, externalId];
+    const written = groupsTable.write(fields, params);
     const rows: GroupRow[] = await db.query(
-      `INSERT INTO identity.groups AS g (${columns.join(', ')})
-       VALUES (${columns.map((_, index) => `$${index + 1}`).join(', ')})
+      `INSERT INTO identity.groups AS g (${['application_id', 'external_id', ...written.columns].join(', ')})
+       VALUES (${['$1', '$2', ...written.placeholders].join(', ')})
        ON CONFLICT (application_id, external_id) DO NOTHING
        RETURNING ${GROUP_COLUMNS}`,
-      [applicationId, externalId, ...entries.map(([, value]) => value)],
+      params,
     );
     return rows[0] ?? null;
   },
 
   async update(db: Db, applicationId: string, internalId: string, fields: GroupFields): Promise<void> {
-    const entries = fieldValues(fields);
-    if (entries.length === 0) return;
-    await db.query(
-      `UPDATE identity.groups SET ${entries.map(([key], index) => `${key} = $${index + 3}`).join(', ')}
-       WHERE application_id = $1 AND internal_id = $2`,
-      [applicationId, internalId, ...entries.map(([, value]) => value)],
-    );
+    const params: unknown[] = [applicationId, internalId];
+    const { set } = groupsTable.write(fields, params);
+    if (!set) return;
+    await db.query(`UPDATE identity.groups SET ${set} WHERE application_id = $1 AND internal_id = $2`, params);
   },
 
   async list(db: Db, applicationId: string): Promise<GroupRow[]> {
@@ -129,7 +123,7 @@ export const groupsRepository = {
   /** Members in the order they were added. */
   async members(db: Db, applicationId: string, groupId: string): Promise<UserRow[]> {
     return db.query(
-      `SELECT ${MEMBER_COLUMNS} FROM identity.group_members m JOIN identity.users u ON u.internal_id = m.user_id
+      `SELECT ${usersTable.select} FROM identity.group_members m JOIN identity.users u ON u.internal_id = m.user_id
        WHERE m.application_id = $1 AND m.group_id = $2 ORDER BY m.added_seq`,
       [applicationId, groupId],
     );
@@ -143,7 +137,7 @@ export const groupsRepository = {
     options: { afterUserId: string | null; limit: number },
   ): Promise<UserRow[]> {
     return db.query(
-      `SELECT ${MEMBER_COLUMNS} FROM identity.group_members m JOIN identity.users u ON u.internal_id = m.user_id
+      `SELECT ${usersTable.select} FROM identity.group_members m JOIN identity.users u ON u.internal_id = m.user_id
        WHERE m.application_id = $1 AND m.group_id = $2 AND ($3::bigint IS NULL OR m.user_id > $3::bigint)
        ORDER BY m.user_id LIMIT $4`,
       [applicationId, groupId, options.afterUserId, options.limit],

@@ -1,25 +1,16 @@
 /** All SQL about users. Every method takes the application id first. */
-import type { UserRow } from '../entities/index.js';
+import { entityColumns, sqlTable } from '@collab/shared';
+import { UserEntity, type UserRow } from '../entities/index.js';
 import type { Db } from './db.js';
 
-const USER_COLUMNS = `u.internal_id AS "internalId", u.application_id AS "applicationId", u.external_id AS "externalId",
-  u.name, u.email, u.short_name AS "shortName", u.profile_picture_url AS "profilePictureUrl", u.status,
-  u.metadata, u.created_at AS "createdAt"`;
+/** identity.users as `u`: its columns are those of its entity. */
+export const usersTable = sqlTable('identity.users', 'u', entityColumns(UserEntity));
+const USER_COLUMNS = usersTable.select;
 
-export type UserFields = Partial<Pick<UserRow, 'name' | 'email' | 'shortName' | 'profilePictureUrl' | 'status' | 'metadata'>>;
-
-const FIELD_COLUMNS: Record<keyof UserFields, string> = {
-  name: 'name',
-  email: 'email',
-  shortName: 'short_name',
-  profilePictureUrl: 'profile_picture_url',
-  status: 'status',
-  metadata: 'metadata',
-};
-
-function columnValue(field: keyof UserFields, value: unknown): unknown {
-  return field === 'metadata' ? JSON.stringify(value) : value;
-}
+/** What a write of a user may set: every column but its ids and creation time. */
+const NOT_WRITTEN: readonly string[] = ['internalId', 'applicationId', 'externalId', 'createdAt'] satisfies (keyof UserRow)[];
+export type UserFields = Partial<Omit<UserRow, 'internalId' | 'applicationId' | 'externalId' | 'createdAt'>>;
+export const USER_FIELDS = Object.keys(usersTable.columns).filter((field) => !NOT_WRITTEN.includes(field)) as (keyof UserFields)[];
 
 export const usersRepository = {
   async find(db: Db, applicationId: string, externalId: string, forUpdate = false): Promise<UserRow | null> {
@@ -59,15 +50,14 @@ export const usersRepository = {
 
   /** Inserts the user unless it exists; returns the new row, or null when it already existed. */
   async insertIfAbsent(db: Db, applicationId: string, externalId: string, fields: UserFields): Promise<UserRow | null> {
-    const keys = Object.keys(fields) as (keyof UserFields)[];
-    const columns = ['application_id', 'external_id', ...keys.map((key) => FIELD_COLUMNS[key])];
-    const values = [applicationId, externalId, ...keys.map((key) => columnValue(key, fields[key]))];
+    const params: unknown[] = [applicationId, externalId];
+    const written = usersTable.write(fields, params);
     const rows: UserRow[] = await db.query(
-      `INSERT INTO identity.users AS u (${columns.join(', ')})
-       VALUES (${columns.map((_, index) => `$${index + 1}`).join(', ')})
+      `INSERT INTO identity.users AS u (${['application_id', 'external_id', ...written.columns].join(', ')})
+       VALUES (${['$1', '$2', ...written.placeholders].join(', ')})
        ON CONFLICT (application_id, external_id) DO NOTHING
        RETURNING ${USER_COLUMNS}`,
-      values,
+      params,
     );
     return rows[0] ?? null;
   },
@@ -84,14 +74,14 @@ export const usersRepository = {
     fields: UserFields,
     options: { create: boolean },
   ): Promise<{ internalId: string; created: boolean } | null> {
-    const keys = Object.keys(fields) as (keyof UserFields)[];
-    const values = [applicationId, externalId, ...keys.map((key) => columnValue(key, fields[key]))];
+    const values: unknown[] = [applicationId, externalId];
+    const written = usersTable.write(fields, values);
     // With no field given, assigning the id to itself changes nothing but still finds the row.
-    const assignments = keys.length > 0 ? keys.map((key, index) => `${FIELD_COLUMNS[key]} = $${index + 3}`).join(', ') : 'external_id = u.external_id';
+    const assignments = written.set || 'external_id = u.external_id';
     const rows: { internalId: string; created: boolean }[] = options.create
       ? await db.query(
-          `INSERT INTO identity.users AS u (application_id, external_id${keys.map((key) => `, ${FIELD_COLUMNS[key]}`).join('')})
-           VALUES ($1, $2${keys.map((_, index) => `, $${index + 3}`).join('')})
+          `INSERT INTO identity.users AS u (${['application_id', 'external_id', ...written.columns].join(', ')})
+           VALUES (${['$1', '$2', ...written.placeholders].join(', ')})
            ON CONFLICT (application_id, external_id) DO UPDATE SET ${assignments}
            RETURNING u.internal_id AS "internalId", (u.xmax = 0) AS created`,
           values,

@@ -3,7 +3,7 @@
  * and threads are the conversation service's internal references (never its tables).
  */
 import type { ReplyAction } from '@collab/shared';
-import { idempotencyKeyEntity, outboxEntity } from '@collab/shared/storage';
+import { applicationPurgeEntity, idempotencyKeyEntity, outboxEntity } from '@collab/shared/storage';
 import { EntitySchema } from 'typeorm';
 
 export const NOTIFICATION_SCHEMA = 'notification';
@@ -89,27 +89,8 @@ export const NotificationEntity = new EntitySchema<NotificationRow>({
   ],
 });
 
-/**
- * An application deletion that reached this service (the deletion cascade): kept until its purge
- * job removed everything of the application, so that a job lost with Redis is queued again.
- * `requestId` tells a request made again (a retried DELETE) from the one a job read.
- */
-export interface ApplicationPurgeRow {
-  applicationId: string;
-  requestId: string;
-  requestedAt: Date;
-}
-
-export const ApplicationPurgeEntity = new EntitySchema<ApplicationPurgeRow>({
-  name: 'ApplicationPurge',
-  tableName: 'application_purges',
-  schema: NOTIFICATION_SCHEMA,
-  columns: {
-    applicationId: { name: 'application_id', type: 'uuid', primary: true },
-    requestId: { name: 'request_id', type: 'text' },
-    requestedAt: { name: 'requested_at', type: 'timestamptz', default: () => 'now()' },
-  },
-});
+/** Application deletions that reached this service, kept until their purge job removed everything. */
+export const ApplicationPurgeEntity = applicationPurgeEntity(NOTIFICATION_SCHEMA);
 
 export const notificationEntities = [
   NotificationEntity,

@@ -1,3 +1,4 @@
+import { applicationPurgesTableMigration } from '@collab/shared/storage';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** Application deletions that reached notification, kept until their purge completed (re-queued when Redis lost the job). */
@@ -5,10 +6,10 @@ export class RecordApplicationPurges1795310442825 implements MigrationInterface 
   name = 'RecordApplicationPurges1795310442825';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE TABLE "notification"."application_purges" ("application_id" uuid NOT NULL, "request_id" text NOT NULL, "requested_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_47132fb86c48dc3eaca04ee8147" PRIMARY KEY ("application_id"))`);
+    for (const statement of applicationPurgesTableMigration('notification').up) await queryRunner.query(statement);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP TABLE "notification"."application_purges"`);
+    for (const statement of applicationPurgesTableMigration('notification').down) await queryRunner.query(statement);
   }
 }

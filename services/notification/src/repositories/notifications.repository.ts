@@ -1,5 +1,5 @@
 /** All SQL about notifications. Every method takes the application id first. */
-import { countAffected, deleteBatch, type Queryable as Db } from '@collab/shared';
+import { countAffected, type Queryable as Db } from '@collab/shared';
 import type { NotificationRow } from '../entities/index.js';
 
 const COLUMNS = `n.internal_id AS "internalId", n.application_id AS "applicationId", n.external_id AS "externalId", n.kind,
@@ -202,9 +202,9 @@ export const notificationsRepository = {
   },
 };
 
-/** Deletion cascade: marking hides at once; purging removes in bounded batches (decisions.md 23). */
+/** Deletion cascade: marking hides at once; the purge (definePurge) removes marked rows in bounded batches. */
 export const notificationPurgeRepository = {
-  /** Notifications sent to or by a permanently deleted user (behavior.md §15). */
+  /** Notifications sent to or by a permanently deleted user. */
   async markUser(db: Db, applicationId: string, userId: string): Promise<number> {
     return countAffected(
       db,
@@ -212,48 +212,5 @@ export const notificationPurgeRepository = {
        WHERE application_id = $1 AND (recipient_id = $2 OR actor_id = $2) AND purging_at IS NULL`,
       [applicationId, userId],
     );
-  },
-
-  deleteMarked: (db: Db, applicationId: string, limit: number) =>
-    deleteBatch(db, 'notification.notifications', 'internal_id', 'application_id = $1 AND purging_at IS NOT NULL', [applicationId], limit),
-
-  deleteOfApplication: (db: Db, applicationId: string, limit: number) =>
-    deleteBatch(db, 'notification.notifications', 'internal_id', 'application_id = $1', [applicationId], limit),
-
-  /** Applications with notifications still marked (an index-only read of `notifications_purging_idx`). */
-  async applicationsWithMarkedRows(db: Db): Promise<string[]> {
-    const rows: { applicationId: string }[] = await db.query(
-      `SELECT DISTINCT application_id AS "applicationId" FROM notification.notifications WHERE purging_at IS NOT NULL`,
-    );
-    return rows.map((row) => row.applicationId);
-  },
-
-  /** Records an application's deletion until its purge completed; a repeated one replaces it. */
-  async requestApplicationPurge(db: Db, applicationId: string, requestId: string): Promise<void> {
-    await db.query(
-      `INSERT INTO notification.application_purges (application_id, request_id) VALUES ($1, $2)
-       ON CONFLICT (application_id) DO UPDATE SET request_id = EXCLUDED.request_id, requested_at = now()`,
-      [applicationId, requestId],
-    );
-  },
-
-  /** The request id of the application's recorded deletion, or null. */
-  async applicationPurgeRequest(db: Db, applicationId: string): Promise<string | null> {
-    const rows: { requestId: string }[] = await db.query(
-      `SELECT request_id AS "requestId" FROM notification.application_purges WHERE application_id = $1`,
-      [applicationId],
-    );
-    return rows[0]?.requestId ?? null;
-  },
-
-  /** Removes the recorded deletion a job handled, unless a newer request replaced it. */
-  async forgetApplicationPurge(db: Db, applicationId: string, requestId: string): Promise<void> {
-    await db.query(`DELETE FROM notification.application_purges WHERE application_id = $1 AND request_id = $2`, [applicationId, requestId]);
-  },
-
-  /** Applications whose recorded deletion has not been handled yet. */
-  async requestedApplicationPurges(db: Db): Promise<string[]> {
-    const rows: { applicationId: string }[] = await db.query(`SELECT application_id AS "applicationId" FROM notification.application_purges`);
-    return rows.map((row) => row.applicationId);
   },
 };

@@ -1,6 +1,6 @@
 /** Application use cases (behavior.md §13); every call is scoped to the calling customer. */
 import { randomUUID } from 'node:crypto';
-import { ApiError, requireHttpUrl, type RecordWrite, type WebhookEventType } from '@collab/shared';
+import { ApiError, requireHttpUrl, type identityRoutes, type RecordWrite, type RouteBody } from '@collab/shared';
 import type { ApplicationRow } from '../../entities/index.js';
 import { applicationsRepository, type ApplicationFields } from '../../repositories/applications.repository.js';
 import { recordDeletion } from '../cascade/deletion-cascade.js';
@@ -8,14 +8,8 @@ import type { IdentityContext } from '../context.js';
 import { generateSecret, openSecret, sealSecret, secretsEqual } from '../secrets.js';
 import { verifyWebhookUrl } from './url-verification.js';
 
-export interface ApplicationInput {
-  name?: string;
-  iconURL?: string | null;
-  eventWebhookURL?: string | null;
-  eventWebhookSubscriptions?: WebhookEventType[] | null;
-  redirectURI?: string | null;
-  emailSettings?: Record<string, unknown>;
-}
+/** PUT /v1/applications/<ID> body after validation (a creation's is the same with a name). */
+export type ApplicationInput = RouteBody<typeof identityRoutes.applicationUpdate>;
 
 function fieldsFrom(input: ApplicationInput): ApplicationFields {
   const fields: ApplicationFields = {};

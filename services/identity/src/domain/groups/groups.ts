@@ -1,5 +1,5 @@
 /** Group use cases (behavior.md §7), shared by /v1/groups and /v1/organizations. */
-import { ApiError, pageCursors, type CursorOf, type FlatJson } from '@collab/shared';
+import { ApiError, pageCursors, type CursorOf, type identityRoutes, type RouteBody } from '@collab/shared';
 import type { GroupRow } from '../../entities/index.js';
 import type { Db } from '../../repositories/db.js';
 import { recordDeletion } from '../cascade/deletion-cascade.js';
@@ -9,12 +9,8 @@ import { usersNotFound, type GroupNotFound } from '../not-found.js';
 import { groupDetails, groupListItem } from './group-views.js';
 import { groupMemberEntry } from '../users/user-views.js';
 
-export interface GroupInput {
-  name?: string;
-  status?: 'active' | 'deleted';
-  metadata?: FlatJson;
-  members?: string[];
-}
+/** PUT /v1/groups/<ID> body after validation. */
+export type GroupInput = RouteBody<typeof identityRoutes.upsertGroup>;
 
 /**
  * Internal ids of the given users, in order, locked against deletion and concurrent user writes

@@ -1,27 +1,14 @@
 /** User use cases (behavior.md §8, decisions.md 10, 11 and 14). */
-import { ApiError, pageCursors, type CursorOf, type FlatJson } from '@collab/shared';
+import { ApiError, pageCursors, type CursorOf, type FlatJson, type identityRoutes, type RouteBody } from '@collab/shared';
 import { groupsRepository } from '../../repositories/groups.repository.js';
-import { usersRepository, type UserFields } from '../../repositories/users.repository.js';
+import { USER_FIELDS, usersRepository, type UserFields } from '../../repositories/users.repository.js';
 import type { Db } from '../../repositories/db.js';
 import { recordDeletion } from '../cascade/deletion-cascade.js';
 import type { IdentityContext } from '../context.js';
 import { legacyUser, userDetails, userListItem } from './user-views.js';
 
 /** PUT /v1/users/<ID> body after validation: both generations' keys. */
-export interface UserInput {
-  name?: string | null;
-  email?: string | null;
-  shortName?: string | null;
-  short_name?: string | null;
-  profilePictureURL?: string | null;
-  profile_picture_url?: string | null;
-  first_name?: string | null;
-  last_name?: string | null;
-  status?: 'active' | 'deleted';
-  metadata?: FlatJson;
-  addGroups?: string[];
-  removeGroups?: string[];
-}
+export type UserInput = RouteBody<typeof identityRoutes.upsertUser>;
 
 /** Keys only the earlier generation uses; their presence makes a PUT earlier-generation. */
 export const EARLIER_GENERATION_KEYS = ['short_name', 'profile_picture_url', 'first_name', 'last_name'] as const;
@@ -33,17 +20,20 @@ function aliased<T>(camel: T | null | undefined, snake: T | null | undefined): T
   return camel;
 }
 
-/** Stored fields from the input: absent stays unchanged, null clears, an empty e-mail is absent. */
+/**
+ * Stored fields from the input: absent stays unchanged, null clears, an empty e-mail is absent.
+ * A field the request names as the column map does is stored as given; the others are aliases.
+ */
 export function userFieldsFrom(input: UserInput): UserFields {
-  const fields: UserFields = {};
-  if (input.name !== undefined) fields.name = input.name;
-  if (input.email !== undefined && input.email !== '') fields.email = input.email;
+  // Compiles only while the request schema and the column map agree on the fields both name.
+  const named: Partial<Pick<UserFields, keyof UserInput & keyof UserFields>> = input;
+  const given: UserFields = named;
+  const fields = Object.fromEntries(USER_FIELDS.filter((field) => given[field] !== undefined).map((field) => [field, given[field]])) as UserFields;
+  if (fields.email === '') delete fields.email;
   const shortName = aliased(input.shortName, input.short_name);
   if (shortName !== undefined) fields.shortName = shortName;
   const picture = aliased(input.profilePictureURL, input.profile_picture_url);
   if (picture !== undefined) fields.profilePictureUrl = picture;
-  if (input.status !== undefined) fields.status = input.status;
-  if (input.metadata !== undefined) fields.metadata = input.metadata;
   return fields;
 }
 

@@ -4,7 +4,7 @@
  * translation and attachment for its kind. Messages and threads are shown as GET message (without
  * author) and GET thread answer them, asked of the conversation service.
  */
-import { clientUserData, type ConversationDirectory, type ConversationViews, type DirectoryUser, type IdentityDirectory } from '@collab/shared';
+import { clientUserData, TEMPLATE_PLACEHOLDER, type ConversationDirectory, type ConversationViews, type DirectoryUser, type IdentityDirectory } from '@collab/shared';
 import type { NotificationRow } from '../../entities/index.js';
 import type { NotificationItemRow, Visibility } from '../../repositories/notifications.repository.js';
 
@@ -30,9 +30,6 @@ export async function visibilityOf(ctx: ItemsContext, applicationId: string, mes
     ),
   };
 }
-
-/** `{{actor}}` and `{{recipient}}`, with optional spaces inside the braces (behavior.md §14.2). */
-export const PLACEHOLDER = /\{\{\s*(actor|recipient)\s*\}\}/g;
 
 type HeaderPart =
   | { type: 'text'; text: string; bold: boolean }
@@ -108,7 +105,7 @@ function itemOf(
       const ids = { actor: row.actorId, recipient: row.recipientId };
       header = [];
       let last = 0;
-      for (const match of row.template!.matchAll(PLACEHOLDER)) {
+      for (const match of row.template!.matchAll(TEMPLATE_PLACEHOLDER)) {
         if (match.index > last) header.push(textPart(row.template!.slice(last, match.index)));
         header.push(userPart(ids[match[1] as 'actor' | 'recipient']));
         last = match.index + match[0].length;

@@ -2,8 +2,8 @@
 import {
   applicationOf,
   notificationRoutes as routes,
-  parseJsonObject,
   requestBaseUrl,
+  routeBody,
   routeParams,
   routeQuery,
   type HandlerMap,
@@ -13,10 +13,7 @@ import * as notifications from '../../domain/notifications/notifications.js';
 export function notificationHandlers(ctx: notifications.NotificationContext): HandlerMap {
   return {
     [routes.createNotification.id]: async (req) => {
-      const raw = parseJsonObject(Buffer.isBuffer(req.body) ? req.body : undefined);
-      // All missing keys first, with the actor/recipient aliases counted (behavior.md §5.2, §14.1).
-      notifications.requireFields(raw);
-      const body = notifications.notificationBody.parse(raw);
+      const body = routeBody(routes.createNotification, req);
       const created = (notificationID: string) => ({ success: true, message: 'Notification created.', notificationID });
       const notificationID = await notifications.createNotification(ctx, applicationOf(req), body, {
         requestId: req.ctx.requestId,

@@ -1,0 +1,3 @@
+export * from './purge.js';
+export * from './requests.js';
+export * from './table.js';
