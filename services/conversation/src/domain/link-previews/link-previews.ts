@@ -33,7 +33,8 @@ export interface PreviewRequest {
 /**
  * How long the relay waits for Redis to take a batch's jobs: its handlers must end in bounded
  * time, and a Redis never reached would otherwise hold the add forever. Should Redis take them
- * later anyway, the entry's retry adds nothing twice (one job per message).
+ * later anyway, the entry's retry finds each message's job there (one job per message) and at
+ * most adds one more run of it, which stores nothing twice.
  */
 const QUEUE_TIMEOUT_MS = 5000;
 
