@@ -239,6 +239,15 @@ export function createProducer<Q extends QueueName>(name: Q, connection: QueueCo
     },
 
     /**
+     * Adds several jobs in one round trip to Redis (one pipeline), each validated like `add`'s;
+     * their options (deduplication included) apply to each job as they would through `add`.
+     */
+    async addBulk<N extends JobName<Q>>(jobs: readonly { name: N; data: JobData<Q, N>; options?: JobsOptions }[]) {
+      const schemas = QUEUES[name] as Record<string, ObjectSchema<Shape>>;
+      return queue.addBulk(jobs.map((job) => ({ name: job.name, data: schemas[job.name].parse(job.data), opts: job.options })));
+    },
+
+    /**
      * Waits at most `timeoutMs` for the job to complete or to fail for good (a failed attempt that
      * will be retried does not end the wait). Listens to the queue's events, and also looks at the
      * job's state now and then, so that an event missed (the job finished before the listener

@@ -9,9 +9,9 @@ import { createOutboundClient, createRedis, parseCidrList, processMetrics, type 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPageCache, fetchPage } from '../../services/conversation/src/domain/link-previews/pages.js';
 import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
-import { waitForQueuesIdle } from '../support/queues.js';
 import { seedTeam } from '../support/seed.js';
 import { startSystem, type TestSystem } from '../support/system.js';
+import { previewsDrained } from './drained.js';
 import { html, PageServer } from './page-server.js';
 
 let system: TestSystem;
@@ -56,8 +56,8 @@ async function update(message: { threadID: string; messageID: string }, body: un
   expect(response.body).toMatchObject({ success: true });
 }
 
-/** Every link-preview job queued so far has run. */
-const drained = () => waitForQueuesIdle(system, ['conversation-link-previews']);
+/** Every link-preview job asked for so far has run. */
+const drained = () => previewsDrained(system);
 
 async function previewsOf(message: { threadID: string; messageID: string }) {
   const response = await app.client.get(messagePath(message.threadID, message.messageID));

@@ -1,9 +1,9 @@
 /** LINK_PREVIEWS=off: a message with a link gets no preview, and its page is never asked for. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
-import { waitForQueuesIdle } from '../support/queues.js';
 import { seedTeam } from '../support/seed.js';
 import { startSystem, type TestSystem } from '../support/system.js';
+import { previewsDrained } from './drained.js';
 import { html, PageServer } from './page-server.js';
 
 let system: TestSystem;
@@ -33,7 +33,7 @@ it('creates and edits messages with links without fetching anything', async () =
   expect(created.status).toBe(200);
   const path = `/v1/threads/${threadID}/messages/${created.body.messageID}`;
   expect((await app.client.put(path, { content: [{ type: 'p', children: [{ text: `${first} ${second}` }] }] })).status).toBe(200);
-  await waitForQueuesIdle(system, ['conversation-link-previews']);
+  await previewsDrained(system);
 
   expect((await app.client.get(path)).body.attachments).toEqual([]);
   expect([pages.hits('/off-1'), pages.hits('/off-2')]).toEqual([0, 0]);

@@ -1,15 +1,16 @@
 /**
- * The conversation worker process (services/conversation/dist/main-worker.js) drains the
- * link-preview queue besides its purge queue: a message's preview appears with no in-process
- * worker, its /metrics counts the fetch and both queues, and SIGTERM stops it cleanly.
+ * The conversation worker process (services/conversation/dist/main-worker.js) queues a new
+ * message's preview job from its outbox relay and drains the link-preview queue besides its purge
+ * queue: a message's preview appears with no in-process worker or relay, its /metrics counts the
+ * fetch and both queues, and SIGTERM stops it cleanly.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
 import { freePort } from '../support/ports.js';
 import { killAll, spawnServiceProcess, stopProcess } from '../support/processes.js';
-import { waitForQueuesIdle } from '../support/queues.js';
 import { seedTeam } from '../support/seed.js';
 import { startSystem, type TestSystem } from '../support/system.js';
+import { previewsDrained } from './drained.js';
 import { html, PageServer } from './page-server.js';
 
 let system: TestSystem;
@@ -40,7 +41,7 @@ it('previews a link, counts the fetch on /metrics, and stops cleanly on SIGTERM'
     createThread: { groupID: 'team', location: { page: threadID }, url: 'https://example.com/t', name: 'Thread' },
   });
   expect(created.status).toBe(200);
-  await waitForQueuesIdle(system, ['conversation-link-previews']);
+  await previewsDrained(system);
 
   const message = await app.client.get(`/v1/threads/${threadID}/messages/${created.body.messageID}`);
   expect(message.body.attachments).toEqual([

@@ -10,14 +10,15 @@ import { identityDirectory } from './domain/identity-directory.js';
 import { applyCascade } from './domain/cascade/cascade.js';
 import { eventsProcessor } from './domain/events/relay.js';
 import { internalRouter } from './http/internal.router.js';
-import { linkPreviewRequests } from './domain/link-previews/link-previews.js';
+import { linkPreviewQueue } from './domain/link-previews/link-previews.js';
 import { createPageCache, fetchPage } from './domain/link-previews/pages.js';
 import { linkPreviewJobs } from './jobs/link-previews.jobs.js';
 import type { DataSource } from 'typeorm';
 
 /**
- * What the use cases need, for the API process and the worker alike (the worker's, which its
- * events relay reads messages through, holds an unused link-preview producer).
+ * What the use cases need, for the API process and the worker alike. The worker's events relay
+ * queues the link-preview jobs through it; the API's queues none, so its preview queue never
+ * connects (edits only ask whether previews are on).
  */
 export function conversationContext(db: DataSource, config: ConversationConfig, logger: Logger): ConversationContext {
   const identityClient = createInternalClient({
@@ -31,11 +32,7 @@ export function conversationContext(db: DataSource, config: ConversationConfig, 
     logger,
     identity: identityDirectory(identityClient),
     files: { urlSecret: config.FILE_URL_SECRET, maxBytes: config.MAX_FILE_BYTES, publicUrl: config.PUBLIC_URL },
-    linkPreviews: linkPreviewRequests({
-      enabled: config.LINK_PREVIEWS,
-      connection: { redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX },
-      logger,
-    }),
+    linkPreviews: linkPreviewQueue({ enabled: config.LINK_PREVIEWS, connection: { redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX } }),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Logger } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import type { IdentityDirectory } from './identity-directory.js';
-import type { LinkPreviewRequests } from './link-previews/link-previews.js';
+import type { LinkPreviewQueue } from './link-previews/link-previews.js';
 
 /** What the conversation use cases need. */
 export interface ConversationContext {
@@ -9,5 +9,5 @@ export interface ConversationContext {
   logger: Logger;
   identity: IdentityDirectory;
   files: { urlSecret: string; maxBytes: number; publicUrl: string };
-  linkPreviews: LinkPreviewRequests;
+  linkPreviews: LinkPreviewQueue;
 }

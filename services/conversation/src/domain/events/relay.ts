@@ -1,8 +1,10 @@
 /**
  * What the conversation worker's relay does with each recorded entry: have the notification
  * service create the notifications it causes, then, for a new message, build its event from the
- * message and thread as they are now and hand it to the webhooks service. Both calls carry the
- * entry's id, so that a retry after a lost answer creates and records nothing twice.
+ * message and thread as they are now and hand it to the webhooks service, and queue its
+ * link-preview job when it has URLs (as for an edit that changed them). The calls carry the
+ * entry's id, and a message has one preview job at a time, so that a retry after a lost answer
+ * creates, records and queues nothing twice.
  */
 import {
   createActivityNotifications,
@@ -16,9 +18,10 @@ import type { OutboxBatchHandlers, OutboxEntry, OutboxHandlers, OutboxProcessor 
 import type { MessageRow } from '../../entities/index.js';
 import { messagesRepository } from '../../repositories/messages.repository.js';
 import type { ConversationContext } from '../context.js';
+import { queuePreviewsOfNewMessages, type NewMessage } from '../link-previews/link-previews.js';
 import { ACTION_TRANSLATION_KEYS } from '../messages/action-messages.js';
 import { threadMessageAddedPayloads } from './message-added.js';
-import { eventsOutbox, type MessageAdded } from './outbox.js';
+import { eventsOutbox, type LinksChanged, type MessageAdded } from './outbox.js';
 import type { Recipient } from './recipients.js';
 
 export interface EventClients {
@@ -45,8 +48,12 @@ function addedNotifications(message: MessageRow, recipients: readonly Recipient[
 
 type Topics = typeof eventsOutbox.topics;
 type MessageAddedEntry = OutboxEntry<MessageAdded['payload']>;
+type LinksChangedEntry = OutboxEntry<LinksChanged['payload']>;
 
-/** The relay's handlers: every topic alone, and new messages also in batches (their events go over in one call). */
+/**
+ * The relay's handlers: every topic alone, and new messages and changed links also in batches
+ * (their events go over in one call, their preview jobs into Redis in one round trip).
+ */
 export function eventHandlers(ctx: ConversationContext, clients: EventClients): { handlers: OutboxHandlers<Topics>; batchHandlers: OutboxBatchHandlers<Topics> } {
   /**
    * The message as it is now, or null when it is gone (deleted, or being purged with its thread,
@@ -80,10 +87,12 @@ export function eventHandlers(ctx: ConversationContext, clients: EventClients): 
   /**
    * New messages, in their order: first the notifications each causes (the events' usersToNotify
    * name them, so they exist when an event arrives), then the events, built together and handed
-   * over in one call per application and link base. Entries are ids of their own, so a retry
-   * creates and records nothing twice.
+   * over in one call per application and link base, and last the preview jobs of the messages
+   * with URLs, all queued at once (a Redis outage then delays no notification or event). Entries
+   * are ids of their own, so a retry creates and records nothing twice.
    */
   async function messagesAdded(entries: readonly MessageAddedEntry[], log: Logger): Promise<void> {
+    const read: NewMessage[] = [];
     const groups = new Map<string, MessageAddedEntry[]>();
     for (const entry of entries) {
       const key = JSON.stringify([entry.applicationId, entry.payload.linkBase]);
@@ -99,7 +108,9 @@ export function eventHandlers(ctx: ConversationContext, clients: EventClients): 
       const messageById = new Map(messages.map((message) => [message.internalId, message]));
       for (const entry of group) {
         const message = messageById.get(entry.payload.messageId);
-        if (message) await notify(entry, message, addedNotifications(message, entry.payload.recipients));
+        if (!message) continue;
+        read.push({ message, applicationId, requestId: entry.requestId });
+        await notify(entry, message, addedNotifications(message, entry.payload.recipients));
       }
       // Building payloads is most of the work: none for an application nobody receives events of.
       if (messageById.size === 0 || !(await hasWebhookTargets(clients.webhooks, applicationId, 'thread-message-added', requestId))) continue;
@@ -112,10 +123,19 @@ export function eventHandlers(ctx: ConversationContext, clients: EventClients): 
       if (built.length < group.length) log.info({ gone: group.length - built.length }, 'messages gone: no event for them');
       if (built.length > 0) await recordWebhookEvents(clients.webhooks, applicationId, built, requestId);
     }
+    const queued = await queuePreviewsOfNewMessages(ctx.linkPreviews, read);
+    if (queued > 0) log.info({ queued }, 'link-preview jobs queued');
+  }
+
+  /** Edits that changed links: their messages' preview jobs, all queued at once (each job reads the message's content when it runs). */
+  async function linksChanged(entries: readonly LinksChangedEntry[]): Promise<void> {
+    await ctx.linkPreviews.queue(entries.map((entry) => ({ applicationId: entry.applicationId, messageId: entry.payload.messageId, requestId: entry.requestId })));
   }
 
   const handlers: OutboxHandlers<Topics> = {
     'message.added': (entry, log) => messagesAdded([entry], log),
+
+    'message.links-changed': (entry) => linksChanged([entry]),
 
     'message.mentioned': async (entry, log) => {
       const message = await messageOf(entry.applicationId, entry.payload.messageId);
@@ -137,7 +157,7 @@ export function eventHandlers(ctx: ConversationContext, clients: EventClients): 
       await notify(entry, message, { reaction: { recipientId: authorId, reaction } }, userId);
     },
   };
-  return { handlers, batchHandlers: { 'message.added': messagesAdded } };
+  return { handlers, batchHandlers: { 'message.added': messagesAdded, 'message.links-changed': linksChanged } };
 }
 
 export function eventsProcessor(ctx: ConversationContext, clients: EventClients, logger: Logger): OutboxProcessor {

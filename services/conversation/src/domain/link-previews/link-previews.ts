@@ -3,48 +3,126 @@
  * a preview (title, description, image) of each page they point to, fetched by the
  * conversation-link-previews job so that no request waits for a page.
  *
+ * The flow costs the request that writes a message nothing: the create records only the
+ * `message.added` outbox entry it records anyway, and an edit that changes the content or
+ * skipLinkPreviews records a `message.links-changed` entry in its transaction. The conversation
+ * worker's relay, handling those entries in batches, finds which of the messages have URLs and
+ * queues their jobs in one round trip to Redis; the worker then fetches the pages. An entry
+ * whose jobs Redis did not take is retried by the relay, so no message loses its previews to a
+ * Redis outage.
+ *
  * The rule, applied whenever the content or skipLinkPreviews changes: a message has previews only
  * of URLs its content has (at most 10) and none when it skips them; a URL dropped from the content
  * drops its preview (hidden or not) at once; a hidden preview stays hidden while its URL stays.
  */
-import { createProducer, type Logger, type QueueConnection } from '@collab/shared';
+import { createProducer, type Logger, type Producer, type QueueConnection } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import type { MessageRow } from '../../entities/index.js';
 import type { Db } from '../../repositories/db.js';
 import { linkPreviewsRepository } from '../../repositories/link-previews.repository.js';
-import type { ConversationContext } from '../context.js';
 import { previewUrlsOf } from './links.js';
 import type { PageCache } from './pages.js';
 
-export interface LinkPreviewRequests {
+/** A message whose preview job is to be queued: its internal id, its tenant and the request that wrote it. */
+export interface PreviewRequest {
+  applicationId: string;
+  messageId: string;
+  requestId: string;
+}
+
+/**
+ * How long the relay waits for Redis to take a batch's jobs: its handlers must end in bounded
+ * time, and a Redis never reached would otherwise hold the add forever. Should Redis take them
+ * later anyway, the entry's retry finds each message's job there (one job per message) and at
+ * most adds one more run of it, which stores nothing twice.
+ */
+const QUEUE_TIMEOUT_MS = 5000;
+
+/**
+ * After Redis failed to take jobs, further batches fail at once until its connection is ready
+ * again, or this long at most: an outage then costs the relay one wait, not one per entry it
+ * retries (each is retried later by the outbox, with backoff).
+ */
+const FAIL_FAST_MS = 10_000;
+
+export interface LinkPreviewQueue {
+  /** False with LINK_PREVIEWS=off: nothing is ever queued. */
+  readonly enabled: boolean;
   /**
-   * Queues the preview job of a message without waiting for Redis: the answer to the request that
-   * wrote the message is neither delayed nor failed by it. A job Redis did not take is logged; the
-   * message's next edit requests its previews again.
+   * Queues the jobs of these messages in one round trip to Redis; rejects when Redis did not take
+   * them (the caller's outbox entry is then retried).
    */
-  request(applicationId: string, messageId: string, requestId: string): void;
+  queue(requests: readonly PreviewRequest[]): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
- * The requests of one process. `enabled` false (LINK_PREVIEWS=off) queues nothing. One job per
- * message at a time: a request made while its job waits is already served by it (the job reads
- * the content when it runs); one made while its job runs is kept, and queued when that run ends.
- * The connection opens at once, so that the first message does not wait for it.
+ * The preview queue of one process. One job per message at a time (a deduplication id per
+ * message): a request made while its job waits is already served by it (the job reads the content
+ * when it runs); one made while its job runs is kept, and queued when that run ends. The
+ * connection opens on the first jobs, so that a process that queues none (the API) holds none.
  */
-export function linkPreviewRequests(options: { enabled: boolean; connection: QueueConnection; logger: Logger }): LinkPreviewRequests {
-  const producer = options.enabled ? createProducer('conversation-link-previews', options.connection) : null;
+export function linkPreviewQueue(options: { enabled: boolean; connection: QueueConnection }): LinkPreviewQueue {
+  let producer: Producer<'conversation-link-previews'> | null = null;
+  let failingUntil = 0;
+  const connected = () => {
+    if (!producer) {
+      producer = createProducer('conversation-link-previews', options.connection);
+      producer.onReady(() => (failingUntil = 0));
+    }
+    return producer;
+  };
   return {
-    request(applicationId, messageId, requestId) {
-      if (!producer) return;
-      producer
-        .add('message.preview', { applicationId, requestId, messageId }, { deduplication: { id: `message-${messageId}`, keepLastIfActive: true } })
-        .catch((error: Error) => options.logger.warn({ messageId, err: error.message }, 'link-preview job not queued'));
+    enabled: options.enabled,
+    async queue(requests) {
+      if (!options.enabled || requests.length === 0) return;
+      if (Date.now() < failingUntil) throw new Error('Redis is unreachable: link-preview jobs not queued');
+      const jobs = requests.map(({ applicationId, messageId, requestId }) => ({
+        name: 'message.preview' as const,
+        data: { applicationId, requestId, messageId },
+        options: { deduplication: { id: `message-${messageId}`, keepLastIfActive: true } },
+      }));
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`Redis did not take the link-preview jobs within ${QUEUE_TIMEOUT_MS} ms`)), QUEUE_TIMEOUT_MS);
+      });
+      const adding = connected().addBulk(jobs);
+      // An answer after the deadline concerns nobody any more.
+      adding.catch(() => undefined);
+      try {
+        await Promise.race([adding, deadline]);
+      } catch (error) {
+        failingUntil = Date.now() + FAIL_FAST_MS;
+        throw error;
+      } finally {
+        clearTimeout(timer);
+      }
     },
     async close() {
       await producer?.close();
     },
   };
+}
+
+/** A new message as the relay read it, with the tenant and the request that wrote it. */
+export interface NewMessage {
+  message: Pick<MessageRow, 'internalId' | 'content' | 'skipLinkPreviews' | 'type'>;
+  applicationId: string;
+  requestId: string;
+}
+
+/**
+ * For the relay: queues the jobs of the new messages (as read in its batch) that should have
+ * previews of some URLs. Finding them walks each content, which is why it happens here and not
+ * in the request that wrote them.
+ */
+export async function queuePreviewsOfNewMessages(previews: LinkPreviewQueue, messages: readonly NewMessage[]): Promise<number> {
+  if (!previews.enabled) return 0;
+  const requests = messages
+    .filter(({ message }) => previewUrlsOf(message).length > 0)
+    .map(({ message, applicationId, requestId }) => ({ applicationId, messageId: message.internalId, requestId }));
+  await previews.queue(requests);
+  return requests.length;
 }
 
 /**
@@ -55,11 +133,6 @@ export async function keepPreviewsOf(tx: Db, message: Pick<MessageRow, 'internal
   const urls = previewUrlsOf(message);
   await linkPreviewsRepository.keepOnly(tx, message.internalId, urls);
   return urls;
-}
-
-/** After a message is written: queues its job when it should have previews of some URLs (the job fetches only those without one). */
-export function requestPreviews(ctx: ConversationContext, applicationId: string, messageId: string, urls: readonly string[], requestId: string): void {
-  if (urls.length > 0) ctx.linkPreviews.request(applicationId, messageId, requestId);
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   type MessageNode,
   type RecordWrite,
 } from '@collab/shared';
-import type { MessageRow, ThreadRow } from '../../entities/index.js';
+import type { ThreadRow } from '../../entities/index.js';
 import type { Db } from '../../repositories/db.js';
 import { isUniqueViolation } from '../../repositories/db.js';
 import { filesRepository } from '../../repositories/files.repository.js';
@@ -24,8 +24,7 @@ import type { Lookup } from '../identity-directory.js';
 import { creationGroupId, insertThread, requireThread, threadNotFound, type ThreadCreation } from '../threads/threads.js';
 import { eventsOutbox, type ConversationEvent, type MessageAdded } from '../events/outbox.js';
 import { mentionRecipients, replyRecipients, threadActionRecipients } from '../events/recipients.js';
-import { keepPreviewsOf, requestPreviews } from '../link-previews/link-previews.js';
-import { previewUrlsOf } from '../link-previews/links.js';
+import { keepPreviewsOf } from '../link-previews/link-previews.js';
 import { insertActionMessage } from './action-messages.js';
 import { messageViews, type ViewOptions } from './message-views.js';
 
@@ -188,9 +187,8 @@ export async function createMessage(
   const messageId = input.id ?? `cord:${randomUUID()}`;
   const now = new Date();
   const createdAt = input.createdTimestamp ?? now;
-  let created: MessageRow;
   try {
-    created = await ctx.db.transaction(async (tx) => {
+    await ctx.db.transaction(async (tx) => {
       let thread: ThreadRow;
       let createdThread = false;
       if (existing) thread = await requireThread(tx, applicationId, threadId, true);
@@ -253,7 +251,6 @@ export async function createMessage(
       await eventsOutbox.record(tx, events);
       // The request's answer, stored with the message (Idempotency-Key).
       await options.recordWrite(tx, messageId);
-      return message;
     });
   } catch (error) {
     // A concurrent create took the id between the check and the write (decisions.md 25).
@@ -261,7 +258,7 @@ export async function createMessage(
       throw new ApiError('message_already_exists', `Message ${messageId} already exists.`);
     throw error;
   }
-  requestPreviews(ctx, applicationId, created.internalId, previewUrlsOf(created), requestId);
+  // Its link previews cost this request nothing: the relay queues them from its message.added entry.
   return messageId;
 }
 
@@ -345,7 +342,6 @@ export async function updateMessage(
   const changesPreviews =
     (input.content !== undefined && !sameJson(input.content, message.content)) ||
     (input.skipLinkPreviews !== undefined && input.skipLinkPreviews !== message.skipLinkPreviews);
-  let previewUrls: string[] = [];
 
   try {
     await ctx.db.transaction(async (tx) => {
@@ -354,7 +350,7 @@ export async function updateMessage(
         (await messagesRepository.reactionsOf(tx, current.internalId)).map(({ userId, reaction }) => reactionKey({ userID: userId, reaction })),
       );
       await messagesRepository.update(tx, applicationId, current.internalId, fields);
-      if (changesPreviews) previewUrls = await keepPreviewsOf(tx, { ...current, ...fields });
+      const previewUrls = changesPreviews ? await keepPreviewsOf(tx, { ...current, ...fields }) : [];
       await messagesRepository.addReactions(tx, current.internalId, reactionRows(addReactions, now));
       await messagesRepository.removeReactions(
         tx,
@@ -398,6 +394,9 @@ export async function updateMessage(
         hasFiles: newlyMentioned.size > 0 && (await messagesRepository.attachmentsOf(tx, [current.internalId])).length > 0,
       });
       if (recipients.length > 0) events.push({ ...entry, topic: 'message.mentioned', payload: { ...ofMessage, recipients } });
+      // Recorded, not queued from here: a job Redis cannot take now is queued by the relay once it can.
+      if (previewUrls.length > 0 && ctx.linkPreviews.enabled)
+        events.push({ ...entry, topic: 'message.links-changed', payload: { messageId: current.internalId } });
       await eventsOutbox.record(tx, events);
     });
   } catch (error) {
@@ -407,7 +406,6 @@ export async function updateMessage(
     if (constraint !== null) throw new ApiError('invalid_field', 'Cannot attach an already-attached file');
     throw error;
   }
-  requestPreviews(ctx, applicationId, message.internalId, previewUrls, requestId);
 }
 
 export async function deleteMessage(ctx: ConversationContext, applicationId: string, threadId: string, messageId: string) {
