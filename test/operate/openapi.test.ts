@@ -1,7 +1,7 @@
 /**
  * The API reference: the OpenAPI 3.1 document generated from the route table (committed as
  * docs/openapi.json, one operation per route, valid OpenAPI 3.1 whose schemas are the request
- * schemas), and the gateway serving it at /v1/openapi.json with a Swagger UI page at /docs whose
+ * and response schemas of the route table), and the gateway serving it at /v1/openapi.json with a Swagger UI page at /docs whose
  * every asset comes from the gateway itself.
  */
 import { readFileSync } from 'node:fs';
@@ -19,8 +19,10 @@ import {
   ROUTES,
   serializeOpenApiDocument,
   type OpenApiDocument,
+  Schema,
   type RouteDef,
   type ServiceName,
+  type SuccessStatus,
 } from '@collab/shared';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { RequestHandler } from 'express';
@@ -188,6 +190,39 @@ describe('the OpenAPI document', () => {
     expect(body.properties.content).toEqual({ type: 'array', items: { $ref: '#/components/schemas/MessageNode' } });
   });
 
+  it('documents every success answer of every route with the schema of its body', () => {
+    let jsonAnswers = 0;
+    for (const route of ROUTES) {
+      const { responses } = operationOf(document, route);
+      const success = Object.keys(responses).filter((status) => /^2\d\d$/.test(status));
+      expect(success.length, route.id).toBeGreaterThan(0);
+      expect(success, route.id).toEqual(Object.keys(route.response));
+      for (const status of success) {
+        const answer = route.response[Number(status) as SuccessStatus]!;
+        const content = (responses[status] as { description?: string; content?: Record<string, { schema?: unknown }> }).content ?? {};
+        expect((responses[status] as { description?: string }).description, `${route.id} ${status}`).toBeTruthy();
+        const media = Object.entries(content);
+        expect(media, `${route.id} ${status}`).toHaveLength(1);
+        const [type, { schema }] = media[0];
+        expect(schema, `${route.id} ${status}`).toBeDefined();
+        if (answer instanceof Schema) {
+          jsonAnswers++;
+          expect(type, route.id).toBe('application/json');
+          expect(schema, `${route.id} ${status}`).toEqual(answer.jsonSchema());
+          // A schema that accepts anything documents nothing.
+          expect(schema, `${route.id} ${status}`).not.toEqual({});
+        } else expect(type, route.id).not.toBe('application/json');
+      }
+    }
+    expect(jsonAnswers).toBeGreaterThan(ROUTES.length - 3);
+    const messages = operationOf(document, ROUTES.find((route) => route.id === 'messages.get')!).responses['200'] as {
+      content: Record<string, { schema: { properties: Record<string, unknown>; required: string[] } }>;
+    };
+    const message = messages.content['application/json'].schema;
+    expect(message.properties.content).toEqual({ type: 'array', items: { $ref: '#/components/schemas/MessageNode' } });
+    expect(message.required).toEqual(expect.arrayContaining(['id', 'authorID', 'threadID', 'content', 'attachments', 'reactions']));
+  });
+
   it('describes the customer dump an import takes, raw or as multipart', () => {
     const imports = ROUTES.filter((route) => route.bodyType === 'dump');
     expect(imports.map((route) => route.id)).toEqual(['imports.create']);
@@ -244,7 +279,6 @@ describe('the OpenAPI document', () => {
     });
     for (const route of ROUTES) {
       const { responses } = operationOf(document, route);
-      expect(responses['200'], route.id).toBeDefined();
       expect(responses.default).toEqual({ $ref: '#/components/responses/Error' });
       if (route.auth !== 'none') expect(responses['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
       if (route.body || route.params || route.query) expect(responses['400']).toEqual({ $ref: '#/components/responses/BadRequest' });

@@ -2,6 +2,7 @@
 import { pageCursors } from '../pagination/index.js';
 import { q, s } from '../schema/index.js';
 import { defineRoute, param } from './route.js';
+import { notificationView, pageOf, successView, successWith } from './views.js';
 
 export const notificationRoutes = {
   createNotification: defineRoute({
@@ -27,6 +28,7 @@ export const notificationRoutes = {
       metadata: s.flatObject().optional(),
       extraClassnames: s.string().nullable().optional(),
     }),
+    response: { 200: successWith('notificationID') },
   }),
   listUserNotifications: defineRoute({
     id: 'notifications.listForUser',
@@ -38,6 +40,7 @@ export const notificationRoutes = {
     summary: "A user's notifications, newest first",
     params: { userID: param.identifier('userID', 'invalid_request') },
     query: q.object({ limit: q.limit(), token: q.token(pageCursors.notifications) }),
+    response: { 200: pageOf('notifications', notificationView) },
   }),
   deleteNotification: defineRoute({
     id: 'notifications.delete',
@@ -48,5 +51,6 @@ export const notificationRoutes = {
     tag: 'Notifications',
     summary: 'Delete a notification',
     params: { notificationID: param.identifierOrServerId('notificationID', 'invalid_field') },
+    response: { 200: successView },
   }),
 };
