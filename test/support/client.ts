@@ -1,4 +1,8 @@
-/** A small HTTP client for tests: JSON in, status/headers/JSON out. */
+/**
+ * A small HTTP client for tests: JSON in, status/headers/JSON out. Every 2xx JSON answer of a public
+ * route is checked against its route's response schema (response-schemas.ts): a mismatch throws.
+ */
+import { responseChecker } from './response-schemas.js';
 import type { TestSystem } from './system.js';
 import { customerToken, serverToken } from './tokens.js';
 
@@ -37,6 +41,7 @@ export async function request<T = any>(
   } catch {
     // not JSON: keep the text
   }
+  responseChecker.check({ method, path, status: response.status, contentType: response.headers.get('content-type'), body: parsed });
   return { status: response.status, headers: response.headers, body: parsed as T };
 }
 

@@ -5,8 +5,6 @@ import { q, s } from '../schema/index.js';
 import { defineRoute, prefixKeys, type PathParam } from './route.js';
 import { DELIVERY_STATUSES, deliveryDetailsView, deliveryView, pageOf, successView, successWith, webhookView } from './views.js';
 
-export { DELIVERY_STATUSES };
-
 /**
  * The application in the path of the registration routes is never read: a registration always
  * belongs to the application of the token, as in the original service, whose clients send
