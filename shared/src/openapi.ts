@@ -9,7 +9,7 @@
 import { ERROR_CATALOG, type ErrorCode } from './errors.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENT_REPLAYED_HEADER } from './http/idempotency.js';
 import { MessageContentSchema } from './routes/message-content.js';
-import { ROUTES } from './routes/index.js';
+import { ROUTES, VIEW_COMPONENTS } from './routes/index.js';
 import type { AuthKind, PathParam, PathParamFormat, RawAnswer, RouteDef, SuccessStatus } from './routes/route.js';
 import { s, Schema, type JsonSchema } from './schema/index.js';
 
@@ -250,6 +250,7 @@ function components(): OpenApiDocument['components'] {
         required: ['error', 'message'],
       },
       MessageNode: MessageContentSchema.nodeJsonSchema(),
+      ...Object.fromEntries(VIEW_COMPONENTS.map((view) => [view.name!, view.definitionJsonSchema()])),
     },
     responses,
   };

@@ -23,6 +23,7 @@ import {
   type RouteDef,
   type ServiceName,
   type SuccessStatus,
+  VIEW_COMPONENTS,
 } from '@collab/shared';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { RequestHandler } from 'express';
@@ -215,10 +216,19 @@ describe('the OpenAPI document', () => {
       }
     }
     expect(jsonAnswers).toBeGreaterThan(ROUTES.length - 3);
-    const messages = operationOf(document, ROUTES.find((route) => route.id === 'messages.get')!).responses['200'] as {
-      content: Record<string, { schema: { properties: Record<string, unknown>; required: string[] } }>;
-    };
-    const message = messages.content['application/json'].schema;
+  });
+
+  it('documents the objects several answers share once, as named components', () => {
+    const names = VIEW_COMPONENTS.map((view) => view.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const view of VIEW_COMPONENTS) expect(document.components.schemas[view.name!]).toEqual(view.definitionJsonSchema());
+    const answer = (id: string) =>
+      (operationOf(document, ROUTES.find((route) => route.id === id)!).responses['200'] as { content: Record<string, { schema: unknown }> }).content[
+        'application/json'
+      ].schema;
+    expect(answer('messages.get')).toEqual({ $ref: '#/components/schemas/Message' });
+    expect(answer('messages.list')).toMatchObject({ properties: { messages: { items: { $ref: '#/components/schemas/Message' } } } });
+    const message = document.components.schemas.Message as { properties: Record<string, unknown>; required: string[] };
     expect(message.properties.content).toEqual({ type: 'array', items: { $ref: '#/components/schemas/MessageNode' } });
     expect(message.required).toEqual(expect.arrayContaining(['id', 'authorID', 'threadID', 'content', 'attachments', 'reactions']));
   });

@@ -9,6 +9,17 @@ import { s, type Schema } from '../schema/index.js';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/signing.js';
 import { MessageContentSchema } from './message-content.js';
 
+const components: Schema<unknown>[] = [];
+
+/** Names a view for the OpenAPI components, where it is documented once and referred to. */
+function view<S extends Schema<unknown>>(name: string, schema: S): S {
+  components.push(schema.named(name));
+  return schema;
+}
+
+/** The named views, in the order the OpenAPI document lists them. */
+export const VIEW_COMPONENTS: readonly Schema<unknown>[] = components;
+
 const timestamp = () => s.dateTime();
 const ids = () => s.array(s.string());
 const status = () => s.enum(['active', 'deleted']);
@@ -19,7 +30,7 @@ function field<const K extends string, V>(key: K, value: V): Record<K, V> {
 }
 
 /** `{success: true, message}`: the answer of most writes. */
-export const successView = s.object({ success: s.literal(true), message: s.string() });
+export const successView = view('Success', s.object({ success: s.literal(true), message: s.string() }));
 
 /** A write's answer that also names what it created or queued, e.g. `successWith('messageID')`. */
 export function successWith<const K extends string>(key: K) {
@@ -27,7 +38,7 @@ export function successWith<const K extends string>(key: K) {
 }
 
 /** The next page's token (null on the last page) and the number of matches over all pages. */
-export const paginationView = s.object({ token: s.string().nullable(), total: s.integer({ minimum: 0 }) });
+export const paginationView = view('Pagination', s.object({ token: s.string().nullable(), total: s.integer({ minimum: 0 }) }));
 
 /** `{<key>: items, pagination}`: a page of a cursor-paginated list. */
 export function pageOf<const K extends string, T>(key: K, item: Schema<T>) {
@@ -37,7 +48,7 @@ export function pageOf<const K extends string, T>(key: K, item: Schema<T>) {
 // ---- identity ------------------------------------------------------------------------------
 
 /** A user in GET /v1/users, with the earlier generation's snake_case aliases beside each field. */
-export const userListItemView = s.object({
+export const userListItemView = view('User', s.object({
   id: s.string(),
   email: s.string().nullable(),
   status: status(),
@@ -51,27 +62,27 @@ export const userListItemView = s.object({
   profile_picture_url: s.string().nullable(),
   metadata: s.flatObject(),
   createdTimestamp: timestamp(),
-});
+}));
 
 /** GET /v1/users/<ID>: the list fields and the user's active groups (`organizations` is their alias). */
-export const userDetailsView = s.object({
+export const userDetailsView = view('UserDetails', s.object({
   ...userListItemView.shape,
   groups: ids(),
   organizations: ids(),
   // No chat workspace can be linked here: always empty.
   groupIDsWithLinkedChatProfile: ids(),
-});
+}));
 
 /** A user as the earlier generation lists it. */
-export const legacyUserView = s.object({
+export const legacyUserView = view('EarlierGenerationUser', s.object({
   id: s.string(),
   name: s.string().nullable(),
   email: s.string().nullable(),
   first_name: s.string().nullable(),
   last_name: s.string().nullable(),
-});
+}));
 
-export const groupMemberView = s.object({
+export const groupMemberView = view('GroupMember', s.object({
   id: s.string(),
   name: s.string().nullable(),
   email: s.string().nullable(),
@@ -80,28 +91,28 @@ export const groupMemberView = s.object({
   status: status(),
   profilePictureURL: s.string().nullable(),
   metadata: s.flatObject(),
-});
+}));
 
 /** A group in GET /v1/groups; no chat workspace can be connected here, so `connectedToChat` is false. */
-export const groupListItemView = s.object({
+export const groupListItemView = view('Group', s.object({
   id: s.string(),
   name: s.string(),
   status: status(),
   connectedToChat: s.boolean(),
   metadata: s.flatObject(),
-});
+}));
 
-export const groupDetailsView = s.object({
+export const groupDetailsView = view('GroupDetails', s.object({
   id: s.string(),
   name: s.string(),
   status: status(),
   members: ids(),
   connectedToChat: s.boolean(),
   metadata: s.flatObject(),
-});
+}));
 
 /** An application as listed and read; its secret is answered only by create and rotate. */
-export const applicationView = s.object({
+export const applicationView = view('Application', s.object({
   id: s.uuid(),
   name: s.string(),
   iconURL: s.string().nullable(),
@@ -110,17 +121,17 @@ export const applicationView = s.object({
   redirectURI: s.string().nullable(),
   emailSettings: s.record(s.unknown()).describe('E-mail settings as last written; stored, not used by this server.'),
   createdTimestamp: timestamp(),
-});
+}));
 
 /** A batch answered 202, followed by its id: waiting or running, then completed or failed. */
-export const batchStatusView = s.union([
+export const batchStatusView = view('BatchStatus', s.union([
   s.object({ status: s.enum(['waiting', 'active']) }),
   s.object({ status: s.literal('completed'), message: s.string() }),
   s.object({ status: s.literal('failed'), error: s.object({ error: s.string(), message: s.string() }) }),
-]);
+]));
 
 /** An import's progress and outcome. */
-export const importView = s.object({
+export const importView = view('Import', s.object({
   importID: s.uuid(),
   status: s.enum(['waiting', 'active', 'completed', 'failed']),
   progress: s.object({
@@ -139,11 +150,11 @@ export const importView = s.object({
   createdTimestamp: timestamp(),
   startedTimestamp: timestamp().nullable(),
   finishedTimestamp: timestamp().nullable(),
-});
+}));
 
 // ---- conversation --------------------------------------------------------------------------
 
-export const threadView = s.object({
+export const threadView = view('Thread', s.object({
   id: s.string(),
   // Deprecated alias of groupID.
   organizationID: s.string(),
@@ -167,9 +178,9 @@ export const threadView = s.object({
   location: s.flatObject(),
   metadata: s.flatObject(),
   extraClassnames: s.string().nullable(),
-});
+}));
 
-const fileAttachmentView = s.object({
+const fileAttachmentView = view('MessageFileAttachment', s.object({
   type: s.literal('file'),
   id: s.string(),
   name: s.string(),
@@ -177,18 +188,18 @@ const fileAttachmentView = s.object({
   mimeType: s.string(),
   size: s.integer({ minimum: 0 }),
   uploadStatus: s.enum(['uploading', 'uploaded', 'failed', 'cancelled']),
-});
+}));
 
-const linkPreviewAttachmentView = s.object({
+const linkPreviewAttachmentView = view('MessageLinkPreviewAttachment', s.object({
   type: s.literal('link_preview'),
   id: s.string(),
   url: s.string(),
   imageURL: s.string().nullable(),
   title: s.string().nullable(),
   description: s.string().nullable(),
-});
+}));
 
-export const messageView = s.object({
+export const messageView = view('Message', s.object({
   id: s.string(),
   authorID: s.string(),
   // Deprecated alias of groupID.
@@ -210,12 +221,12 @@ export const messageView = s.object({
   attachments: s.array(s.union([fileAttachmentView, linkPreviewAttachmentView])),
   reactions: s.array(s.object({ reaction: s.string(), userID: s.string(), timestamp: timestamp() })),
   seenBy: ids(),
-});
+}));
 
 // ---- notification --------------------------------------------------------------------------
 
 /** A user as a notification names them: the directory's fields and the names a client shows. */
-const notificationUserView = s.object({
+const notificationUserView = view('NotificationUser', s.object({
   id: s.string(),
   name: s.string().nullable(),
   shortName: s.string().nullable(),
@@ -223,9 +234,9 @@ const notificationUserView = s.object({
   secondaryDisplayName: s.string(),
   profilePictureURL: s.string().nullable(),
   metadata: s.flatObject(),
-});
+}));
 
-export const notificationView = s.object({
+export const notificationView = view('Notification', s.object({
   id: s.string(),
   senderUserIDs: ids(),
   iconUrl: s.string().nullable(),
@@ -246,15 +257,15 @@ export const notificationView = s.object({
   extraClassnames: s.string().nullable(),
   metadata: s.flatObject(),
   text: s.string().describe('The header as plain text, users by name.'),
-});
+}));
 
 // ---- webhooks ------------------------------------------------------------------------------
 
-export const webhookView = s.object({ id: s.string(), url: s.string(), events: s.array(s.enum(WEBHOOK_EVENT_TYPES)) });
+export const webhookView = view('Webhook', s.object({ id: s.string(), url: s.string(), events: s.array(s.enum(WEBHOOK_EVENT_TYPES)) }));
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
-export const deliveryView = s.object({
+export const deliveryView = view('Delivery', s.object({
   id: s.uuid(),
   eventID: s.uuid(),
   type: s.enum(WEBHOOK_EVENT_TYPES),
@@ -266,7 +277,7 @@ export const deliveryView = s.object({
   createdTimestamp: timestamp(),
   lastAttemptTimestamp: timestamp().nullable(),
   nextAttemptTimestamp: timestamp().nullable(),
-});
+}));
 
 /** One delivery, with the body of its last attempt exactly as sent (null before the first). */
-export const deliveryDetailsView = s.object({ ...deliveryView.shape, body: s.string().nullable() });
+export const deliveryDetailsView = view('DeliveryDetails', s.object({ ...deliveryView.shape, body: s.string().nullable() }));

@@ -538,6 +538,14 @@ describe('jsonSchema() (JSON Schema 2020-12)', () => {
     expect(pattern.test('cord:x')).toBe(false);
   });
 
+  it('refers to a named schema by its component, and defines it there', () => {
+    const pagination = s.object({ token: s.string().nullable() }).named('Pagination').describe('The next page.');
+    expect(pagination.name).toBe('Pagination');
+    expect(s.object({ pagination }).jsonSchema().properties).toEqual({ pagination: { $ref: '#/components/schemas/Pagination' } });
+    expect(pagination.definitionJsonSchema()).toMatchObject({ type: 'object', required: ['token'], description: 'The next page.' });
+    expect(pagination.parse({ token: null })).toEqual({ token: null });
+  });
+
   it('carries descriptions', () => {
     expect(s.string().describe('The name').jsonSchema()).toEqual({ type: 'string', description: 'The name' });
   });

@@ -16,13 +16,35 @@ export abstract class Schema<Out> {
   /** What a valid value looks like, for `Input type for x is not valid, expected <this>.` */
   abstract readonly expected: string;
   protected descriptionText?: string;
+  private componentName?: string;
 
   abstract parse(value: unknown, path?: Path): Out;
   protected abstract baseJsonSchema(): JsonSchema;
 
+  /** The JSON Schema of values: a `$ref` to the OpenAPI components when the schema is named. */
   jsonSchema(): JsonSchema {
+    if (this.componentName) return { $ref: `#/components/schemas/${this.componentName}` };
+    return this.definitionJsonSchema();
+  }
+
+  /** The schema itself, also when it is named: what the OpenAPI components hold under its name. */
+  definitionJsonSchema(): JsonSchema {
     const schema = this.baseJsonSchema();
     return this.descriptionText ? { ...schema, description: this.descriptionText } : schema;
+  }
+
+  /**
+   * Documents the schema once, as `#/components/schemas/<name>` of the OpenAPI document, and
+   * refers to it wherever it appears: an object several answers share gets one name in generated
+   * clients. The document must then list it among its components.
+   */
+  named(name: string): this {
+    this.componentName = name;
+    return this;
+  }
+
+  get name(): string | undefined {
+    return this.componentName;
   }
 
   describe(text: string): this {
