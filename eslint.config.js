@@ -16,6 +16,41 @@ export default tseslint.config(
       'no-constant-condition': ['error', { checkLoops: false }],
     },
   },
+  // The layers of a service call one way only: http and jobs -> domain -> repositories. A
+  // repository holds no product rule and knows nothing of the use cases or the entry points that
+  // call it; a use case knows nothing of the HTTP handlers or job processors that call it.
+  {
+    files: ['services/*/src/repositories/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.{1,2}/(.*/)?(domain|http|jobs)(/|\\.js$)',
+              message: 'Repositories are the lowest layer: they must not import domain, http or jobs code.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['services/*/src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.{1,2}/(.*/)?(http|jobs)(/|\\.js$)',
+              message: 'Use cases are called by http handlers and job processors, never the other way: domain must not import them.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -6,6 +6,7 @@ export default defineConfig({
     // The load run saturates the machine, so it runs on its own afterwards (vitest.load.config.ts).
     exclude: ['test/load/**', '**/node_modules/**'],
     globalSetup: ['test/support/global-setup.ts'],
+    setupFiles: ['test/support/response-count.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
     pool: 'forks',
     maxWorkers: 2,

@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.1 document of the public API, generated from the route table: the same request
- * schemas that validate requests describe them here (their `.jsonSchema()` is JSON Schema
- * 2020-12, the dialect of OpenAPI 3.1). The gateway serves it at `GET /v1/openapi.json`, and
+ * schemas that validate requests describe them here, and each route's response schemas describe
+ * its success answers (their `.jsonSchema()` is JSON Schema 2020-12, the dialect of OpenAPI 3.1). The gateway serves it at `GET /v1/openapi.json`, and
  * `npm run openapi` writes it to docs/openapi.json, so its output must be deterministic: objects
  * are built in a fixed key order from the route table's order, with nothing taken from the clock
  * or the environment.
@@ -9,9 +9,9 @@
 import { ERROR_CATALOG, type ErrorCode } from './errors.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENT_REPLAYED_HEADER } from './http/idempotency.js';
 import { MessageContentSchema } from './routes/message-content.js';
-import { ROUTES } from './routes/index.js';
-import type { AuthKind, PathParam, PathParamFormat, RouteDef } from './routes/route.js';
-import { s, type JsonSchema } from './schema/index.js';
+import { ROUTES, VIEW_COMPONENTS } from './routes/index.js';
+import type { AuthKind, PathParam, PathParamFormat, RawAnswer, RouteDef, SuccessStatus } from './routes/route.js';
+import { s, Schema, type JsonSchema } from './schema/index.js';
 
 /** Version of the API document; change it when the public contract changes. */
 export const OPENAPI_DOCUMENT_VERSION = '1.0.0';
@@ -143,22 +143,22 @@ function requestBodyOf(route: RouteDef): JsonSchema | undefined {
   return undefined;
 }
 
-/** Successful answers that are not JSON, by route id. */
-const NON_JSON_SUCCESS: Record<string, JsonSchema> = {
-  'customer.dbdump': {
-    description: 'The dump, as text/plain; it ends with COMMIT; only when whole (an error half-way ends it with a `-- <error>` comment).',
-    content: { 'text/plain': { schema: { type: 'string' } } },
-  },
-  'files.download': {
-    description: "The file's bytes, with its own Content-Type and a Content-Disposition naming it.",
-    content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
-  },
+const SUCCESS_WORDS: Record<SuccessStatus, string> = {
+  200: 'Success.',
+  201: 'Created.',
+  202: 'Accepted: the work goes on in the background.',
 };
 
-const JSON_SUCCESS: JsonSchema = {
-  description: 'Success: a JSON object (or, for some listings, an array). Errors answer the ErrorResponse shape.',
-  content: { 'application/json': { schema: { type: ['object', 'array'] } } },
-};
+/** The route's success answers, each with the schema of its body. */
+function successResponsesOf(route: RouteDef): Record<string, JsonSchema> {
+  const responses: Record<string, JsonSchema> = {};
+  for (const [status, answer] of Object.entries(route.response) as [`${SuccessStatus}`, Schema<unknown> | RawAnswer][])
+    responses[status] =
+      answer instanceof Schema
+        ? { description: SUCCESS_WORDS[Number(status) as SuccessStatus], content: { 'application/json': { schema: answer.jsonSchema() } } }
+        : { description: answer.description, content: { [answer.mediaType]: { schema: answer.schema } } };
+  return responses;
+}
 
 const ERROR_RESPONSES = {
   BadRequest: 400,
@@ -175,7 +175,7 @@ function responseRef(name: keyof typeof ERROR_RESPONSES | 'Error' | 'Idempotency
 }
 
 function responsesOf(route: RouteDef): Record<string, JsonSchema> {
-  const responses: Record<string, JsonSchema> = { '200': NON_JSON_SUCCESS[route.id] ?? JSON_SUCCESS };
+  const responses = successResponsesOf(route);
   const hasInput = Boolean(route.params || route.query || route.body || route.bodyType);
   if (hasInput) responses['400'] = responseRef('BadRequest');
   if (route.auth !== 'none') responses['401'] = responseRef('Unauthorized');
@@ -250,6 +250,7 @@ function components(): OpenApiDocument['components'] {
         required: ['error', 'message'],
       },
       MessageNode: MessageContentSchema.nodeJsonSchema(),
+      ...Object.fromEntries(VIEW_COMPONENTS.map((view) => [view.name!, view.definitionJsonSchema()])),
     },
     responses,
   };

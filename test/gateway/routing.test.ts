@@ -218,7 +218,7 @@ describe('internal headers', () => {
         'x-collab-internal-token': 'client-chosen',
         'x-request-id': 'client-chosen',
       };
-      const asApp = await request(gateway.url, 'GET', '/v1/verify', { token: await appToken(), headers: spoofed });
+      const asApp = await request(gateway.url, 'GET', '/v1/verify', { token: await appToken(), headers: spoofed, fromStandIn: true });
       expect(asApp.body).toEqual({ recorded: true });
       expect(seen[0]['x-collab-application-id']).toBe(app.id);
       expect(seen[0]['x-collab-customer-id']).toBeUndefined();
@@ -230,6 +230,7 @@ describe('internal headers', () => {
       const asCustomerCall = await request(gateway.url, 'GET', '/v1/applications', {
         token: await custToken(),
         headers: { ...spoofed, 'x-collab-customer-id': randomUUID() },
+        fromStandIn: true,
       });
       expect(asCustomerCall.status).toBe(200);
       expect(seen[1]['x-collab-customer-id']).toBe(system.customer.id);
@@ -240,6 +241,7 @@ describe('internal headers', () => {
       const anonymous = await request(gateway.url, 'POST', '/v1/authorize', {
         body: { signed_app_token: 'a.b.c' },
         headers: spoofed,
+        fromStandIn: true,
       });
       expect(anonymous.status).toBe(200);
       expect(seen[2]['x-collab-application-id']).toBeUndefined();

@@ -1,7 +1,7 @@
 /**
  * The API reference: the OpenAPI 3.1 document generated from the route table (committed as
  * docs/openapi.json, one operation per route, valid OpenAPI 3.1 whose schemas are the request
- * schemas), and the gateway serving it at /v1/openapi.json with a Swagger UI page at /docs whose
+ * and response schemas of the route table), and the gateway serving it at /v1/openapi.json with a Swagger UI page at /docs whose
  * every asset comes from the gateway itself.
  */
 import { readFileSync } from 'node:fs';
@@ -19,8 +19,11 @@ import {
   ROUTES,
   serializeOpenApiDocument,
   type OpenApiDocument,
+  Schema,
   type RouteDef,
   type ServiceName,
+  type SuccessStatus,
+  VIEW_COMPONENTS,
 } from '@collab/shared';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { RequestHandler } from 'express';
@@ -188,6 +191,48 @@ describe('the OpenAPI document', () => {
     expect(body.properties.content).toEqual({ type: 'array', items: { $ref: '#/components/schemas/MessageNode' } });
   });
 
+  it('documents every success answer of every route with the schema of its body', () => {
+    let jsonAnswers = 0;
+    for (const route of ROUTES) {
+      const { responses } = operationOf(document, route);
+      const success = Object.keys(responses).filter((status) => /^2\d\d$/.test(status));
+      expect(success.length, route.id).toBeGreaterThan(0);
+      expect(success, route.id).toEqual(Object.keys(route.response));
+      for (const status of success) {
+        const answer = route.response[Number(status) as SuccessStatus]!;
+        const content = (responses[status] as { description?: string; content?: Record<string, { schema?: unknown }> }).content ?? {};
+        expect((responses[status] as { description?: string }).description, `${route.id} ${status}`).toBeTruthy();
+        const media = Object.entries(content);
+        expect(media, `${route.id} ${status}`).toHaveLength(1);
+        const [type, { schema }] = media[0];
+        expect(schema, `${route.id} ${status}`).toBeDefined();
+        if (answer instanceof Schema) {
+          jsonAnswers++;
+          expect(type, route.id).toBe('application/json');
+          expect(schema, `${route.id} ${status}`).toEqual(answer.jsonSchema());
+          // A schema that accepts anything documents nothing.
+          expect(schema, `${route.id} ${status}`).not.toEqual({});
+        } else expect(type, route.id).not.toBe('application/json');
+      }
+    }
+    expect(jsonAnswers).toBeGreaterThan(ROUTES.length - 3);
+  });
+
+  it('documents the objects several answers share once, as named components', () => {
+    const names = VIEW_COMPONENTS.map((view) => view.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const view of VIEW_COMPONENTS) expect(document.components.schemas[view.name!]).toEqual(view.definitionJsonSchema());
+    const answer = (id: string) =>
+      (operationOf(document, ROUTES.find((route) => route.id === id)!).responses['200'] as { content: Record<string, { schema: unknown }> }).content[
+        'application/json'
+      ].schema;
+    expect(answer('messages.get')).toEqual({ $ref: '#/components/schemas/Message' });
+    expect(answer('messages.list')).toMatchObject({ properties: { messages: { items: { $ref: '#/components/schemas/Message' } } } });
+    const message = document.components.schemas.Message as { properties: Record<string, unknown>; required: string[] };
+    expect(message.properties.content).toEqual({ type: 'array', items: { $ref: '#/components/schemas/MessageNode' } });
+    expect(message.required).toEqual(expect.arrayContaining(['id', 'authorID', 'threadID', 'content', 'attachments', 'reactions']));
+  });
+
   it('describes the customer dump an import takes, raw or as multipart', () => {
     const imports = ROUTES.filter((route) => route.bodyType === 'dump');
     expect(imports.map((route) => route.id)).toEqual(['imports.create']);
@@ -244,7 +289,6 @@ describe('the OpenAPI document', () => {
     });
     for (const route of ROUTES) {
       const { responses } = operationOf(document, route);
-      expect(responses['200'], route.id).toBeDefined();
       expect(responses.default).toEqual({ $ref: '#/components/responses/Error' });
       if (route.auth !== 'none') expect(responses['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
       if (route.body || route.params || route.query) expect(responses['400']).toEqual({ $ref: '#/components/responses/BadRequest' });

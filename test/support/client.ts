@@ -1,4 +1,8 @@
-/** A small HTTP client for tests: JSON in, status/headers/JSON out. */
+/**
+ * A small HTTP client for tests: JSON in, status/headers/JSON out. Every 2xx JSON answer of a public
+ * route is checked against its route's response schema (response-schemas.ts): a mismatch throws.
+ */
+import { responseChecker } from './response-schemas.js';
 import type { TestSystem } from './system.js';
 import { customerToken, serverToken } from './tokens.js';
 
@@ -14,6 +18,11 @@ export interface RequestOptions {
   /** Sent as is, instead of JSON-encoding `body`. */
   rawBody?: string;
   headers?: Record<string, string>;
+  /**
+   * The answer comes from a stand-in the test put in place of a service (to see what the gateway
+   * forwards), not from the service: its body is not checked against the route's response schema.
+   */
+  fromStandIn?: true;
 }
 
 export async function request<T = any>(
@@ -37,6 +46,8 @@ export async function request<T = any>(
   } catch {
     // not JSON: keep the text
   }
+  if (!options.fromStandIn)
+    responseChecker.check({ method, path, status: response.status, contentType: response.headers.get('content-type'), body: parsed });
   return { status: response.status, headers: response.headers, body: parsed as T };
 }
 

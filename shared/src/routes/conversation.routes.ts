@@ -10,7 +10,8 @@ import {
   s,
 } from '../schema/index.js';
 import { MessageContentSchema } from './message-content.js';
-import { defineRoute, param } from './route.js';
+import { defineRoute, param, type RawAnswer } from './route.js';
+import { messageView, pageOf, successView, successWith, threadView } from './views.js';
 
 const reaction = () => s.string({ minLength: 1, maxLength: 127 });
 const addReactions = s.array(s.object({ reaction: reaction(), userID: s.string(), timestamp: s.dateTime().optional() }));
@@ -56,6 +57,12 @@ const messageParams = (code: 'invalid_field' | 'invalid_request') => ({
   messageID: param.identifierOrServerId('messageID', code),
 });
 
+const FILE_ANSWER: RawAnswer = {
+  mediaType: '*/*',
+  description: "The file's bytes, with its own Content-Type and a Content-Disposition naming it.",
+  schema: { type: 'string', format: 'binary' },
+};
+
 export const conversationRoutes = {
   listThreads: defineRoute({
     id: 'threads.list',
@@ -78,6 +85,7 @@ export const conversationRoutes = {
         resolvedStatus: filterResolvedStatus,
       }),
     }),
+    response: { 200: s.array(threadView) },
   }),
   createThread: defineRoute({
     id: 'threads.create',
@@ -88,6 +96,7 @@ export const conversationRoutes = {
     tag: 'Threads',
     summary: 'Create a thread without a message',
     body: s.object({ id: s.identifier().optional(), ...threadCreationFields }, { alternatives: [['groupID', 'organizationID']] }),
+    response: { 200: successWith('threadID') },
   }),
   getThread: defineRoute({
     id: 'threads.get',
@@ -98,6 +107,7 @@ export const conversationRoutes = {
     tag: 'Threads',
     summary: 'Get a thread',
     params: threadParam('invalid_request'),
+    response: { 200: threadView },
   }),
   updateThread: defineRoute({
     id: 'threads.update',
@@ -125,6 +135,7 @@ export const conversationRoutes = {
       addSubscribers: s.array(s.string()).optional(),
       removeSubscribers: s.array(s.string()).optional(),
     }),
+    response: { 200: successView },
   }),
   deleteThread: defineRoute({
     id: 'threads.delete',
@@ -135,6 +146,7 @@ export const conversationRoutes = {
     tag: 'Threads',
     summary: 'Delete a thread and its messages',
     params: threadParam('invalid_field'),
+    response: { 200: successView },
   }),
 
   listThreadMessages: defineRoute({
@@ -152,6 +164,7 @@ export const conversationRoutes = {
         message: "sortDirection value is invalid: must be 'ascending' or 'descending'",
       }),
     }),
+    response: { 200: s.array(messageView) },
   }),
   createMessage: defineRoute({
     id: 'messages.create',
@@ -173,6 +186,7 @@ export const conversationRoutes = {
       // (behavior.md §12.6), so a missing groupID is reported only when the thread is created.
       createThread: s.object(threadCreationFields).optional(),
     }),
+    response: { 200: successWith('messageID') },
   }),
   getMessage: defineRoute({
     id: 'messages.get',
@@ -183,6 +197,7 @@ export const conversationRoutes = {
     tag: 'Messages',
     summary: 'Get a message',
     params: messageParams('invalid_request'),
+    response: { 200: messageView },
   }),
   updateMessage: defineRoute({
     id: 'messages.update',
@@ -202,6 +217,7 @@ export const conversationRoutes = {
       removeAttachments: removeAttachments.optional(),
       deleted: s.boolean().optional(),
     }),
+    response: { 200: successView },
   }),
   deleteMessage: defineRoute({
     id: 'messages.delete',
@@ -212,6 +228,7 @@ export const conversationRoutes = {
     tag: 'Messages',
     summary: 'Permanently delete a message',
     params: messageParams('invalid_field'),
+    response: { 200: successView },
   }),
   uploadFile: defineRoute({
     id: 'files.upload',
@@ -223,6 +240,7 @@ export const conversationRoutes = {
     tag: 'Files',
     summary: 'Upload a file (multipart form data: file, ownerID, optional name) to attach to messages',
     bodyType: 'multipart',
+    response: { 200: successWith('fileID') },
   }),
   downloadFile: defineRoute({
     id: 'files.download',
@@ -233,6 +251,7 @@ export const conversationRoutes = {
     auth: 'none',
     tag: 'Files',
     summary: 'Download a file through a signed link from a message attachment',
+    response: { 200: FILE_ANSWER },
   }),
   listMessages: defineRoute({
     id: 'messages.list',
@@ -253,5 +272,6 @@ export const conversationRoutes = {
         organizationID: filterId('organizationID'),
       }),
     }),
+    response: { 200: pageOf('messages', messageView) },
   }),
 };

@@ -2,7 +2,21 @@
 import { pageCursors } from '../pagination/index.js';
 import { filterMetadata, q, s } from '../schema/index.js';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/signing.js';
-import { defineRoute, param, prefixKeys } from './route.js';
+import { defineRoute, param, prefixKeys, type RawAnswer } from './route.js';
+import {
+  applicationView,
+  batchStatusView,
+  groupDetailsView,
+  groupListItemView,
+  groupMemberView,
+  importView,
+  legacyUserView,
+  pageOf,
+  successView,
+  successWith,
+  userDetailsView,
+  userListItemView,
+} from './views.js';
 
 const userStatus = s.enum(['active', 'deleted']);
 const nullableString = () => s.string().nullable().optional();
@@ -96,6 +110,13 @@ const createApplicationBody = s.object({ name: s.string({ minLength: 1 }), ...ap
 const updateApplicationBody = s.object({ name: s.string({ minLength: 1 }).optional(), ...applicationFields });
 const deleteApplicationBody = s.object({ secret: s.string({ minLength: 1 }) });
 
+/** The new secret, and until when server tokens signed with the previous one still work (null: no longer). */
+const rotatedSecret = s.object({
+  ...successWith('applicationID').shape,
+  secret: s.string(),
+  previousSecretExpires: s.dateTime().nullable(),
+});
+
 /** The application routes exist under /v1/applications and the alias /v1/projects. */
 function applicationRoutes(prefix: 'applications' | 'projects') {
   const base = `/v1/${prefix}` as const;
@@ -111,6 +132,7 @@ function applicationRoutes(prefix: 'applications' | 'projects') {
       tag,
       summary: 'Create an application',
       body: createApplicationBody,
+      response: { 200: s.object({ ...successWith('applicationID').shape, secret: s.string() }) },
     }),
     list: defineRoute({
       id: `${prefix}.list`,
@@ -120,6 +142,7 @@ function applicationRoutes(prefix: 'applications' | 'projects') {
       auth: 'customer',
       tag,
       summary: 'List applications',
+      response: { 200: s.array(applicationView) },
     }),
     get: defineRoute({
       id: `${prefix}.get`,
@@ -130,6 +153,7 @@ function applicationRoutes(prefix: 'applications' | 'projects') {
       tag,
       summary: 'Get an application',
       params: applicationParam,
+      response: { 200: applicationView },
     }),
     update: defineRoute({
       id: `${prefix}.update`,
@@ -141,6 +165,7 @@ function applicationRoutes(prefix: 'applications' | 'projects') {
       summary: 'Update an application',
       params: applicationParam,
       body: updateApplicationBody,
+      response: { 200: successView },
     }),
     delete: defineRoute({
       id: `${prefix}.delete`,
@@ -152,6 +177,7 @@ function applicationRoutes(prefix: 'applications' | 'projects') {
       summary: 'Delete an application and everything it owns',
       params: applicationParam,
       body: deleteApplicationBody,
+      response: { 200: successView },
     }),
     rotateSecret: defineRoute({
       id: `${prefix}.rotateSecret`,
@@ -163,9 +189,28 @@ function applicationRoutes(prefix: 'applications' | 'projects') {
       summary:
         'Issue a new secret, answered only here; the previous one keeps working for server tokens for SECRET_ROTATION_GRACE_HOURS',
       params: applicationParam,
+      response: { 200: rotatedSecret },
     }),
   };
 }
+
+/** The earlier generation's writes answer `{success: true}` alone. */
+const bareSuccess = s.object({ success: s.literal(true) });
+
+const groupMembersPage = pageOf('users', groupMemberView);
+
+/** `failedDeletionIDs` (and its alias `failedDeletionFileIDs`): files of the user that could not be deleted. */
+const deletedUser = s.object({
+  ...successWith('userID').shape,
+  failedDeletionIDs: s.array(s.string()),
+  failedDeletionFileIDs: s.array(s.string()),
+});
+
+const DUMP_ANSWER: RawAnswer = {
+  mediaType: 'text/plain',
+  description: 'The dump, as text/plain; it ends with COMMIT; only when whole (an error half-way ends it with a `-- <error>` comment).',
+  schema: { type: 'string' },
+};
 
 export const identityRoutes = {
   authorize: defineRoute({
@@ -177,6 +222,7 @@ export const identityRoutes = {
     tag: 'Authentication',
     summary: 'Exchange a server token for a 24-hour access token',
     body: s.object({ signed_app_token: s.jwt() }),
+    response: { 200: s.object({ access_token: s.jwt(), expires: s.dateTime() }) },
   }),
   verify: defineRoute({
     id: 'auth.verify',
@@ -186,6 +232,7 @@ export const identityRoutes = {
     auth: 'app',
     tag: 'Authentication',
     summary: 'Check a token and name its application',
+    response: { 200: s.object({ success: s.literal(true), application_id: s.uuid(), application_name: s.string() }) },
   }),
 
   upsertGroup: defineRoute({
@@ -198,6 +245,7 @@ export const identityRoutes = {
     summary: 'Create or update a group',
     params: groupParam,
     body: groupBody,
+    response: { 200: successView },
   }),
   updateGroupMembers: defineRoute({
     id: 'groups.updateMembers',
@@ -209,6 +257,7 @@ export const identityRoutes = {
     summary: 'Add and remove group members',
     params: groupParam,
     body: membersBody,
+    response: { 200: successView },
   }),
   listGroups: defineRoute({
     id: 'groups.list',
@@ -218,6 +267,7 @@ export const identityRoutes = {
     auth: 'app',
     tag: 'Groups',
     summary: 'List groups',
+    response: { 200: s.array(groupListItemView) },
   }),
   getGroup: defineRoute({
     id: 'groups.get',
@@ -228,6 +278,7 @@ export const identityRoutes = {
     tag: 'Groups',
     summary: 'Get a group',
     params: groupReadParam,
+    response: { 200: groupDetailsView },
   }),
   listGroupMembers: defineRoute({
     id: 'groups.listMembers',
@@ -239,6 +290,7 @@ export const identityRoutes = {
     summary: 'List the members of a group',
     params: groupReadParam,
     query: membersQuery,
+    response: { 200: groupMembersPage },
   }),
   deleteGroup: defineRoute({
     id: 'groups.delete',
@@ -249,6 +301,7 @@ export const identityRoutes = {
     tag: 'Groups',
     summary: 'Delete a group, its threads and messages',
     params: groupParam,
+    response: { 200: successView },
   }),
 
   createOrganization: defineRoute({
@@ -260,6 +313,7 @@ export const identityRoutes = {
     tag: 'Organizations (earlier generation)',
     summary: 'Create an organization (fails when it exists)',
     body: s.object({ id: s.externalId({ identifier: true }), ...groupBody.shape, name: s.string() }),
+    response: { 201: successView },
   }),
   upsertOrganization: defineRoute({
     id: 'organizations.upsert',
@@ -271,6 +325,7 @@ export const identityRoutes = {
     summary: 'Create or update an organization',
     params: orgParam,
     body: groupBody,
+    response: { 200: bareSuccess },
   }),
   updateOrganizationMembers: defineRoute({
     id: 'organizations.updateMembers',
@@ -282,6 +337,7 @@ export const identityRoutes = {
     summary: 'Add and remove organization members; answers the membership',
     params: orgParam,
     body: membersBody,
+    response: { 200: s.array(legacyUserView) },
   }),
   listOrganizations: defineRoute({
     id: 'organizations.list',
@@ -291,6 +347,7 @@ export const identityRoutes = {
     auth: 'app',
     tag: 'Organizations (earlier generation)',
     summary: 'List organizations',
+    response: { 200: s.array(groupListItemView) },
   }),
   getOrganization: defineRoute({
     id: 'organizations.get',
@@ -301,6 +358,7 @@ export const identityRoutes = {
     tag: 'Organizations (earlier generation)',
     summary: 'Get an organization',
     params: orgReadParam,
+    response: { 200: groupDetailsView },
   }),
   listOrganizationMembers: defineRoute({
     id: 'organizations.listMembers',
@@ -312,6 +370,7 @@ export const identityRoutes = {
     summary: 'List the members of an organization',
     params: orgReadParam,
     query: membersQuery,
+    response: { 200: groupMembersPage },
   }),
   deleteOrganization: defineRoute({
     id: 'organizations.delete',
@@ -322,6 +381,7 @@ export const identityRoutes = {
     tag: 'Organizations (earlier generation)',
     summary: 'Delete an organization, its threads and messages',
     params: orgParam,
+    response: { 200: bareSuccess },
   }),
 
   createUser: defineRoute({
@@ -333,6 +393,7 @@ export const identityRoutes = {
     tag: 'Users',
     summary: 'Create a user (fails when it exists)',
     body: s.object({ id: s.externalId({ identifier: true }), ...userFields }),
+    response: { 201: successView },
   }),
   upsertUser: defineRoute({
     id: 'users.upsert',
@@ -344,6 +405,7 @@ export const identityRoutes = {
     summary: 'Create or update a user',
     params: userParam,
     body: upsertUserBody,
+    response: { 200: s.union([successView, bareSuccess]) },
   }),
   listUsers: defineRoute({
     id: 'users.list',
@@ -358,6 +420,7 @@ export const identityRoutes = {
       token: q.token(pageCursors.users),
       filter: q.filter({ metadata: filterMetadata }, 'URI-encoded JSON: {"metadata": {...}}, partial match.'),
     }),
+    response: { 200: s.union([pageOf('users', userListItemView), s.array(legacyUserView)]) },
   }),
   getUser: defineRoute({
     id: 'users.get',
@@ -368,6 +431,7 @@ export const identityRoutes = {
     tag: 'Users',
     summary: 'Get a user',
     params: userReadParam,
+    response: { 200: userDetailsView },
   }),
   deleteUser: defineRoute({
     id: 'users.delete',
@@ -379,6 +443,7 @@ export const identityRoutes = {
     summary: 'Permanently delete a user and their data',
     params: userParam,
     body: s.object({ permanently_delete: s.boolean() }),
+    response: { 200: deletedUser },
   }),
 
   batch: defineRoute({
@@ -391,6 +456,7 @@ export const identityRoutes = {
     tag: 'Batch',
     summary: 'Create or update many users and groups in one call, all or nothing',
     body: batchBody,
+    response: { 200: successView, 202: successWith('jobID') },
   }),
   getBatch: defineRoute({
     id: 'batch.get',
@@ -401,6 +467,7 @@ export const identityRoutes = {
     tag: 'Batch',
     summary: 'Status of a batch that was answered 202',
     params: { jobID: param.uuid('jobID', 'not_found', 'Batch job not found.') },
+    response: { 200: batchStatusView },
   }),
 
   importDump: defineRoute({
@@ -416,6 +483,7 @@ export const identityRoutes = {
       overwrite: q.enum(['true', 'false'], { code: 'invalid_field', message: "overwrite value is invalid: must be 'true' or 'false'" }),
     }),
     bodyType: 'dump',
+    response: { 202: successWith('importID') },
   }),
   getImport: defineRoute({
     id: 'imports.get',
@@ -426,6 +494,7 @@ export const identityRoutes = {
     tag: 'Import and export',
     summary: "An import's progress, counts per entity, what it skipped and why, conflicts and outcome",
     params: { importID: param.uuid('importID', 'not_found', 'Import not found.') },
+    response: { 200: importView },
   }),
 
   dbdump: defineRoute({
@@ -436,6 +505,7 @@ export const identityRoutes = {
     auth: 'customer',
     tag: 'Import and export',
     summary: "Everything this server holds of the customer, as a dump in the original service's format (a psql script of COPY blocks, ending with COMMIT; when whole)",
+    response: { 200: DUMP_ANSWER },
   }),
 
   ...prefixKeys('application', applicationRoutes('applications')),

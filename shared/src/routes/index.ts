@@ -9,8 +9,9 @@ export * from './match.js';
 export { identityRoutes, batchBody, BATCH_LIMITS } from './identity.routes.js';
 export { conversationRoutes } from './conversation.routes.js';
 export { notificationRoutes, TEMPLATE_PLACEHOLDER } from './notification.routes.js';
-export { webhooksRoutes, webhookRegistrationRoutes, DELIVERY_STATUSES } from './webhooks.routes.js';
+export { webhooksRoutes, webhookRegistrationRoutes } from './webhooks.routes.js';
 export * from './message-content.js';
+export * from './views.js';
 
 /** Every public route of the API. */
 export const ROUTES: readonly RouteDef[] = [

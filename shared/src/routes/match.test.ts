@@ -3,7 +3,7 @@ import { RouteMatcher, type PathLookup } from './match.js';
 import { defineRoute, type HttpMethod, type RouteDef } from './route.js';
 
 function route(method: HttpMethod, path: string, id = `${method} ${path}`): RouteDef {
-  return defineRoute({ id, method, path, service: 'identity', auth: 'app', summary: id, tag: 'test' });
+  return defineRoute({ id, method, path, service: 'identity', auth: 'app', summary: id, tag: 'test', response: {} });
 }
 
 const ROUTES = [

@@ -3,6 +3,7 @@ import { ApiError } from '../errors.js';
 import { pageCursors } from '../pagination/index.js';
 import { q, s, StringSchema, type JsonSchema, type Path } from '../schema/index.js';
 import { defineRoute, param } from './route.js';
+import { notificationView, pageOf, successView, successWith } from './views.js';
 
 /** `{{actor}}` and `{{recipient}}` in a notification's template, with optional spaces inside the braces. */
 export const TEMPLATE_PLACEHOLDER = /\{\{\s*(actor|recipient)\s*\}\}/g;
@@ -49,6 +50,7 @@ export const notificationRoutes = {
       },
       { alternatives: [['actor_id', 'actorID'], ['recipient_id', 'recipientID']] },
     ),
+    response: { 200: successWith('notificationID') },
   }),
   listUserNotifications: defineRoute({
     id: 'notifications.listForUser',
@@ -60,6 +62,7 @@ export const notificationRoutes = {
     summary: "A user's notifications, newest first",
     params: { userID: param.identifier('userID', 'invalid_request') },
     query: q.object({ limit: q.limit(), token: q.token(pageCursors.notifications) }),
+    response: { 200: pageOf('notifications', notificationView) },
   }),
   deleteNotification: defineRoute({
     id: 'notifications.delete',
@@ -70,5 +73,6 @@ export const notificationRoutes = {
     tag: 'Notifications',
     summary: 'Delete a notification',
     params: { notificationID: param.identifierOrServerId('notificationID', 'invalid_field') },
+    response: { 200: successView },
   }),
 };

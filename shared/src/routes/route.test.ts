@@ -3,7 +3,7 @@ import { errorOf } from '../../../test/support/error-of.js';
 import { defineRoute, param, parseParams, type RouteDef } from './route.js';
 
 
-const base = { service: 'identity', auth: 'app', summary: 's', tag: 't' } as const;
+const base = { service: 'identity', auth: 'app', summary: 's', tag: 't', response: {} } as const;
 
 const upsertUser = defineRoute({ ...base, id: 'users.upsert', method: 'PUT', path: '/v1/users/:userID', params: { userID: param.identifier('userID') } });
 const getUser = defineRoute({

@@ -5,7 +5,7 @@
  */
 import { ApiError, type ErrorCode } from '../errors.js';
 import { isIdentifier, isServerGeneratedId, isUuid } from '../schema/formats.js';
-import type { ObjectSchema, QuerySchema, QueryShape, Shape } from '../schema/index.js';
+import type { JsonSchema, ObjectSchema, QuerySchema, QueryShape, Schema, Shape } from '../schema/index.js';
 
 export type ServiceName = 'identity' | 'conversation' | 'notification' | 'webhooks';
 export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
@@ -27,6 +27,22 @@ export interface PathParam {
   /** Overrides the default `Input type for <label> is not valid, expected <format>.` */
   message?: string;
 }
+
+/** A success answer whose body is not JSON (a file, a dump): its media type and what it holds. */
+export interface RawAnswer {
+  mediaType: string;
+  description: string;
+  schema: JsonSchema;
+}
+
+export type SuccessStatus = 200 | 201 | 202;
+
+/**
+ * What a route answers on success, by status: the schema of its JSON body, or a body that is not
+ * JSON. The OpenAPI document describes each, and the integration tests check every JSON answer
+ * they receive against its schema, so a view that drifts from its schema fails a test.
+ */
+export type RouteResponse = { [S in SuccessStatus]?: Schema<unknown> | RawAnswer };
 
 export interface RouteDef {
   /** Stable handler key, e.g. `users.upsert`. */
@@ -52,6 +68,7 @@ export interface RouteDef {
    * the same key answers the first answer instead of writing again (http/idempotency.ts).
    */
   idempotent?: true;
+  response: RouteResponse;
 }
 
 export function defineRoute<const R extends RouteDef>(route: R): R {

@@ -3,6 +3,7 @@ import { WEBHOOK_EVENT_TYPES } from '../webhooks/signing.js';
 import { pageCursors } from '../pagination/cursors.js';
 import { q, s } from '../schema/index.js';
 import { defineRoute, prefixKeys, type PathParam } from './route.js';
+import { DELIVERY_STATUSES, deliveryDetailsView, deliveryView, pageOf, successView, successWith, webhookView } from './views.js';
 
 /**
  * The application in the path of the registration routes is never read: a registration always
@@ -12,8 +13,6 @@ import { defineRoute, prefixKeys, type PathParam } from './route.js';
 const applicationPathParam: Record<'applicationID', PathParam> = {
   applicationID: { format: 'any', label: 'applicationID', code: 'invalid_request' },
 };
-
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
 const webhookBody = s.object({
   url: s.uri(),
@@ -34,6 +33,7 @@ function registrationRoutes(prefix: 'applications' | 'projects') {
       summary: 'Register a webhook URL for event types (upsert on the URL)',
       params: applicationPathParam,
       body: webhookBody,
+      response: { 201: successWith('webhookID') },
     }),
     list: defineRoute({
       id: `${prefix}.webhooks.list`,
@@ -44,6 +44,7 @@ function registrationRoutes(prefix: 'applications' | 'projects') {
       tag,
       summary: "The application's registered webhooks",
       params: applicationPathParam,
+      response: { 200: s.array(webhookView) },
     }),
     delete: defineRoute({
       id: `${prefix}.webhooks.delete`,
@@ -54,6 +55,7 @@ function registrationRoutes(prefix: 'applications' | 'projects') {
       tag,
       summary: 'Remove a registered webhook',
       params: { ...applicationPathParam, webhookID: { format: 'any', label: 'webhookID', code: 'invalid_request' } },
+      response: { 200: successWith('deleted') },
     }),
   };
 }
@@ -85,6 +87,7 @@ export const webhooksRoutes = {
         url: (value: unknown) => s.string({ minLength: 1 }).parse(value, ['url']),
       }),
     }),
+    response: { 200: pageOf('deliveries', deliveryView) },
   }),
   getDelivery: defineRoute({
     id: 'webhooks.deliveries.get',
@@ -95,6 +98,7 @@ export const webhooksRoutes = {
     tag: 'Webhooks',
     summary: 'One delivery, with the body of its last attempt',
     params: deliveryParam,
+    response: { 200: deliveryDetailsView },
   }),
   retryDelivery: defineRoute({
     id: 'webhooks.deliveries.retry',
@@ -105,5 +109,6 @@ export const webhooksRoutes = {
     tag: 'Webhooks',
     summary: 'Send a delivery again now (same event ID, next attempt number)',
     params: deliveryParam,
+    response: { 200: successView },
   }),
 };

@@ -476,6 +476,35 @@ describe('prototype-polluting keys (__proto__, constructor)', () => {
   });
 });
 
+describe('literals, unions and records (the shapes of answers)', () => {
+  it('accepts exactly the literal value', () => {
+    expect(s.literal(true).parse(true)).toBe(true);
+    expectError(() => s.literal(true).parse(false, ['success']), 'invalid_field', 'Input type for success is not valid, expected true.');
+    expectError(() => s.literal('file').parse('File', ['type']), 'invalid_field', 'Input type for type is not valid, expected "file".');
+    expect(s.literal('file').jsonSchema()).toEqual({ const: 'file' });
+  });
+
+  it('takes the first option of a union that accepts the value, and names them all when none does', () => {
+    const attachment = s.union([
+      s.object({ type: s.literal('file'), size: s.integer() }),
+      s.object({ type: s.literal('link_preview'), url: s.string() }),
+    ]);
+    const parsed: { type: 'file'; size: number } | { type: 'link_preview'; url: string } = attachment.parse({ type: 'link_preview', url: 'x' });
+    expect(parsed).toEqual({ type: 'link_preview', url: 'x' });
+    expect(attachment.parse({ type: 'file', size: 3 })).toEqual({ type: 'file', size: 3 });
+    expectError(() => attachment.parse({ type: 'file', url: 'x' }, ['a']), 'invalid_field', 'Input type for a is not valid, expected object or object.');
+    expect(attachment.jsonSchema()).toEqual({ oneOf: [expect.objectContaining({ type: 'object' }), expect.objectContaining({ type: 'object' })] });
+  });
+
+  it('checks every value of a record by its key', () => {
+    const counts = s.record(s.object({ imported: s.integer() }));
+    expect(counts.parse({ users: { imported: 2 }, groups: { imported: 0 } })).toEqual({ users: { imported: 2 }, groups: { imported: 0 } });
+    expectError(() => counts.parse({ users: { imported: 'x' } }, ['counts']), 'invalid_field', 'Input type for counts.users.imported is not valid, expected integer.');
+    expectError(() => counts.parse([], ['counts']), 'invalid_field', 'Input type for counts is not valid, expected object.');
+    expect(counts.jsonSchema()).toEqual({ type: 'object', additionalProperties: expect.objectContaining({ type: 'object', required: ['imported'] }) });
+  });
+});
+
 describe('jsonSchema() (JSON Schema 2020-12)', () => {
   it('describes an object with required keys and no additional properties', () => {
     const body = s.object({
@@ -526,6 +555,14 @@ describe('jsonSchema() (JSON Schema 2020-12)', () => {
     expect(pattern.test('cord:x')).toBe(false);
   });
 
+  it('refers to a named schema by its component, and defines it there', () => {
+    const pagination = s.object({ token: s.string().nullable() }).named('Pagination').describe('The next page.');
+    expect(pagination.name).toBe('Pagination');
+    expect(s.object({ pagination }).jsonSchema().properties).toEqual({ pagination: { $ref: '#/components/schemas/Pagination' } });
+    expect(pagination.definitionJsonSchema()).toMatchObject({ type: 'object', required: ['token'], description: 'The next page.' });
+    expect(pagination.parse({ token: null })).toEqual({ token: null });
+  });
+
   it('carries descriptions', () => {
     expect(s.string().describe('The name').jsonSchema()).toEqual({ type: 'string', description: 'The name' });
   });
@@ -534,6 +571,7 @@ describe('jsonSchema() (JSON Schema 2020-12)', () => {
     const keywords = new Set([
       'type', 'properties', 'required', 'additionalProperties', 'items', 'anyOf', 'enum', 'format',
       'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'minItems', 'maxItems', 'description',
+      'const', 'oneOf',
     ]);
     const visit = (schema: unknown): void => {
       if (Array.isArray(schema)) return schema.forEach(visit);
@@ -541,7 +579,7 @@ describe('jsonSchema() (JSON Schema 2020-12)', () => {
       for (const [key, value] of Object.entries(schema)) {
         expect(keywords.has(key), key).toBe(true);
         if (key === 'properties') Object.values(value as object).forEach(visit);
-        else if (key === 'items' || key === 'additionalProperties' || key === 'anyOf') visit(value);
+        else if (key === 'items' || key === 'additionalProperties' || key === 'anyOf' || key === 'oneOf') visit(value);
       }
     };
     const all: Schema<unknown>[] = [
@@ -550,6 +588,7 @@ describe('jsonSchema() (JSON Schema 2020-12)', () => {
         b: s.array(s.object({ c: s.uri().optional() })).optional(),
         d: s.unknown().optional(),
         e: s.uuid().optional(),
+        f: s.union([s.literal('x'), s.record(s.integer())]).optional(),
       }),
     ];
     for (const schema of all) {

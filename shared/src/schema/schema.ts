@@ -16,13 +16,35 @@ export abstract class Schema<Out> {
   /** What a valid value looks like, for `Input type for x is not valid, expected <this>.` */
   abstract readonly expected: string;
   protected descriptionText?: string;
+  private componentName?: string;
 
   abstract parse(value: unknown, path?: Path): Out;
   protected abstract baseJsonSchema(): JsonSchema;
 
+  /** The JSON Schema of values: a `$ref` to the OpenAPI components when the schema is named. */
   jsonSchema(): JsonSchema {
+    if (this.componentName) return { $ref: `#/components/schemas/${this.componentName}` };
+    return this.definitionJsonSchema();
+  }
+
+  /** The schema itself, also when it is named: what the OpenAPI components hold under its name. */
+  definitionJsonSchema(): JsonSchema {
     const schema = this.baseJsonSchema();
     return this.descriptionText ? { ...schema, description: this.descriptionText } : schema;
+  }
+
+  /**
+   * Documents the schema once, as `#/components/schemas/<name>` of the OpenAPI document, and
+   * refers to it wherever it appears: an object several answers share gets one name in generated
+   * clients. The document must then list it among its components.
+   */
+  named(name: string): this {
+    this.componentName = name;
+    return this;
+  }
+
+  get name(): string | undefined {
+    return this.componentName;
   }
 
   describe(text: string): this {
@@ -425,6 +447,68 @@ export class ObjectSchema<S extends Shape> extends Schema<InferShape<S>> {
   }
 }
 
+/** Exactly one JSON scalar, e.g. the `success: true` of an answer. */
+export class LiteralSchema<const Value extends string | number | boolean> extends Schema<Value> {
+  constructor(private readonly value: Value) {
+    super();
+  }
+  get expected(): string {
+    return JSON.stringify(this.value);
+  }
+  parse(value: unknown, path: Path = []): Value {
+    if (value !== this.value) this.invalid(path);
+    return this.value;
+  }
+  protected baseJsonSchema(): JsonSchema {
+    return { const: this.value };
+  }
+}
+
+/**
+ * One of several shapes, tried in order; the first that accepts the value gives it. Described as
+ * `oneOf`, so the shapes must not overlap (give each a distinct literal or required key).
+ */
+export class UnionSchema<Out> extends Schema<Out> {
+  constructor(private readonly options: readonly Schema<Out>[]) {
+    super();
+  }
+  get expected(): string {
+    return this.options.map((option) => option.expected).join(' or ');
+  }
+  parse(value: unknown, path: Path = []): Out {
+    for (const option of this.options) {
+      try {
+        return option.parse(value, path);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+      }
+    }
+    this.invalid(path);
+  }
+  protected baseJsonSchema(): JsonSchema {
+    return { oneOf: this.options.map((option) => option.jsonSchema()) };
+  }
+}
+
+/** An object of any keys whose values all have one shape, e.g. counts keyed by table. */
+export class RecordSchema<Value> extends Schema<Record<string, Value>> {
+  constructor(private readonly value: Schema<Value>) {
+    super();
+  }
+  get expected(): string {
+    return 'object';
+  }
+  parse(value: unknown, path: Path = []): Record<string, Value> {
+    if (!isPlainObject(value)) this.invalid(path);
+    const output: Record<string, Value> = {};
+    for (const [key, entry] of Object.entries(value)) output[key] = this.value.parse(entry, [...path, key]);
+    return output;
+  }
+  protected baseJsonSchema(): JsonSchema {
+    return { type: 'object', additionalProperties: this.value.jsonSchema() };
+  }
+}
+
 /** Any JSON value, for fields whose shape is the business of another layer. */
 export class UnknownSchema extends Schema<unknown> {
   readonly expected = 'any JSON value';
@@ -457,4 +541,8 @@ export const s = {
   object: <S extends Shape>(shape: S, options?: { alternatives?: readonly (readonly (keyof S & string)[])[] }) =>
     new ObjectSchema(shape, options),
   unknown: () => new UnknownSchema(),
+  literal: <const V extends string | number | boolean>(value: V) => new LiteralSchema(value),
+  union: <const T extends readonly Schema<unknown>[]>(options: T) =>
+    new UnionSchema<Infer<T[number]>>(options as unknown as readonly Schema<Infer<T[number]>>[]),
+  record: <T>(value: Schema<T>) => new RecordSchema(value),
 };

@@ -1,0 +1,283 @@
+/**
+ * The objects the public API answers with, as schemas: each defined once and used by every route
+ * that returns it. They describe the services' view builders exactly (every key, which may be
+ * null), so that the OpenAPI document can generate clients and the integration tests can check
+ * every answer they receive; values the API leaves open (metadata, translation parameters, a
+ * delivery's body) stay open here too.
+ */
+import { s, type Schema } from '../schema/index.js';
+import { WEBHOOK_EVENT_TYPES } from '../webhooks/signing.js';
+import { MessageContentSchema } from './message-content.js';
+
+const components: Schema<unknown>[] = [];
+
+/** Names a view for the OpenAPI components, where it is documented once and referred to. */
+function view<S extends Schema<unknown>>(name: string, schema: S): S {
+  components.push(schema.named(name));
+  return schema;
+}
+
+/** The named views, in the order the OpenAPI document lists them. */
+export const VIEW_COMPONENTS: readonly Schema<unknown>[] = components;
+
+const timestamp = () => s.dateTime();
+const ids = () => s.array(s.string());
+const status = () => s.enum(['active', 'deleted']);
+
+/** `{[key]: value}`, typed by the key. */
+function field<const K extends string, V>(key: K, value: V): Record<K, V> {
+  return { [key]: value } as Record<K, V>;
+}
+
+/** `{success: true, message}`: the answer of most writes. */
+export const successView = view('Success', s.object({ success: s.literal(true), message: s.string() }));
+
+/** A write's answer that also names what it created or queued, e.g. `successWith('messageID')`. */
+export function successWith<const K extends string>(key: K) {
+  return s.object({ ...successView.shape, ...field(key, s.string()) });
+}
+
+/** The next page's token (null on the last page) and the number of matches over all pages. */
+export const paginationView = view('Pagination', s.object({ token: s.string().nullable(), total: s.integer({ minimum: 0 }) }));
+
+/** `{<key>: items, pagination}`: a page of a cursor-paginated list. */
+export function pageOf<const K extends string, T>(key: K, item: Schema<T>) {
+  return s.object({ ...field(key, s.array(item)), pagination: paginationView });
+}
+
+// ---- identity ------------------------------------------------------------------------------
+
+/** A user in GET /v1/users, with the earlier generation's snake_case aliases beside each field. */
+export const userListItemView = view('User', s.object({
+  id: s.string(),
+  email: s.string().nullable(),
+  status: status(),
+  name: s.string().nullable(),
+  shortName: s.string().nullable(),
+  short_name: s.string().nullable(),
+  // Deprecated; always null.
+  first_name: s.string().nullable(),
+  last_name: s.string().nullable(),
+  profilePictureURL: s.string().nullable(),
+  profile_picture_url: s.string().nullable(),
+  metadata: s.flatObject(),
+  createdTimestamp: timestamp(),
+}));
+
+/** GET /v1/users/<ID>: the list fields and the user's active groups (`organizations` is their alias). */
+export const userDetailsView = view('UserDetails', s.object({
+  ...userListItemView.shape,
+  groups: ids(),
+  organizations: ids(),
+  // No chat workspace can be linked here: always empty.
+  groupIDsWithLinkedChatProfile: ids(),
+}));
+
+/** A user as the earlier generation lists it. */
+export const legacyUserView = view('EarlierGenerationUser', s.object({
+  id: s.string(),
+  name: s.string().nullable(),
+  email: s.string().nullable(),
+  first_name: s.string().nullable(),
+  last_name: s.string().nullable(),
+}));
+
+export const groupMemberView = view('GroupMember', s.object({
+  id: s.string(),
+  name: s.string().nullable(),
+  email: s.string().nullable(),
+  shortName: s.string().nullable(),
+  createdTimestamp: timestamp(),
+  status: status(),
+  profilePictureURL: s.string().nullable(),
+  metadata: s.flatObject(),
+}));
+
+/** A group in GET /v1/groups; no chat workspace can be connected here, so `connectedToChat` is false. */
+export const groupListItemView = view('Group', s.object({
+  id: s.string(),
+  name: s.string(),
+  status: status(),
+  connectedToChat: s.boolean(),
+  metadata: s.flatObject(),
+}));
+
+export const groupDetailsView = view('GroupDetails', s.object({
+  id: s.string(),
+  name: s.string(),
+  status: status(),
+  members: ids(),
+  connectedToChat: s.boolean(),
+  metadata: s.flatObject(),
+}));
+
+/** An application as listed and read; its secret is answered only by create and rotate. */
+export const applicationView = view('Application', s.object({
+  id: s.uuid(),
+  name: s.string(),
+  iconURL: s.string().nullable(),
+  eventWebhookURL: s.string().nullable(),
+  eventWebhookSubscriptions: s.array(s.enum(WEBHOOK_EVENT_TYPES)).nullable(),
+  redirectURI: s.string().nullable(),
+  emailSettings: s.record(s.unknown()).describe('E-mail settings as last written; stored, not used by this server.'),
+  createdTimestamp: timestamp(),
+}));
+
+/** A batch answered 202, followed by its id: waiting or running, then completed or failed. */
+export const batchStatusView = view('BatchStatus', s.union([
+  s.object({ status: s.enum(['waiting', 'active']) }),
+  s.object({ status: s.literal('completed'), message: s.string() }),
+  s.object({ status: s.literal('failed'), error: s.object({ error: s.string(), message: s.string() }) }),
+]));
+
+/** An import's progress and outcome. */
+export const importView = view('Import', s.object({
+  importID: s.uuid(),
+  status: s.enum(['waiting', 'active', 'completed', 'failed']),
+  progress: s.object({
+    bytesRead: s.integer({ minimum: 0 }),
+    dumpBytes: s.integer({ minimum: 0 }),
+    fraction: s.number(),
+  }),
+  counts: s
+    .record(s.object({ imported: s.integer({ minimum: 0 }), existing: s.integer({ minimum: 0 }) }))
+    .describe('Rows imported and rows already there, by entity.'),
+  skipped: s.array(s.object({ table: s.string(), rows: s.integer({ minimum: 0 }), reason: s.string() })),
+  conflicts: s.array(
+    s.object({ entity: s.string(), id: s.string(), applicationID: s.string().optional(), reason: s.string() }),
+  ),
+  error: s.string().nullable(),
+  createdTimestamp: timestamp(),
+  startedTimestamp: timestamp().nullable(),
+  finishedTimestamp: timestamp().nullable(),
+}));
+
+// ---- conversation --------------------------------------------------------------------------
+
+export const threadView = view('Thread', s.object({
+  id: s.string(),
+  // Deprecated alias of groupID.
+  organizationID: s.string(),
+  groupID: s.string(),
+  total: s.integer({ minimum: 0 }),
+  userMessages: s.integer({ minimum: 0 }),
+  actionMessages: s.integer({ minimum: 0 }),
+  deletedMessages: s.integer({ minimum: 0 }),
+  resolved: s.boolean(),
+  resolvedTimestamp: timestamp().nullable(),
+  participants: s.array(
+    s.object({ lastSeenTimestamp: timestamp().nullable(), userID: s.string(), displayName: s.string().nullable() }),
+  ),
+  subscribers: ids(),
+  repliers: ids(),
+  actionMessageRepliers: ids(),
+  mentioned: ids(),
+  typing: ids(),
+  name: s.string(),
+  url: s.string(),
+  location: s.flatObject(),
+  metadata: s.flatObject(),
+  extraClassnames: s.string().nullable(),
+}));
+
+const fileAttachmentView = view('MessageFileAttachment', s.object({
+  type: s.literal('file'),
+  id: s.string(),
+  name: s.string(),
+  url: s.string().describe('A signed download link, valid for an hour.'),
+  mimeType: s.string(),
+  size: s.integer({ minimum: 0 }),
+  uploadStatus: s.enum(['uploading', 'uploaded', 'failed', 'cancelled']),
+}));
+
+const linkPreviewAttachmentView = view('MessageLinkPreviewAttachment', s.object({
+  type: s.literal('link_preview'),
+  id: s.string(),
+  url: s.string(),
+  imageURL: s.string().nullable(),
+  title: s.string().nullable(),
+  description: s.string().nullable(),
+}));
+
+export const messageView = view('Message', s.object({
+  id: s.string(),
+  authorID: s.string(),
+  // Deprecated alias of groupID.
+  organizationID: s.string(),
+  groupID: s.string(),
+  threadID: s.string(),
+  content: new MessageContentSchema(),
+  plaintext: s.string(),
+  url: s.string().nullable(),
+  createdTimestamp: timestamp(),
+  updatedTimestamp: timestamp().nullable(),
+  deletedTimestamp: timestamp().nullable(),
+  type: s.enum(['action_message', 'user_message']),
+  iconURL: s.string().nullable(),
+  translationKey: s.string().nullable(),
+  metadata: s.flatObject(),
+  extraClassnames: s.string().nullable(),
+  skipLinkPreviews: s.boolean(),
+  attachments: s.array(s.union([fileAttachmentView, linkPreviewAttachmentView])),
+  reactions: s.array(s.object({ reaction: s.string(), userID: s.string(), timestamp: timestamp() })),
+  seenBy: ids(),
+}));
+
+// ---- notification --------------------------------------------------------------------------
+
+/** A user as a notification names them: the directory's fields and the names a client shows. */
+const notificationUserView = view('NotificationUser', s.object({
+  id: s.string(),
+  name: s.string().nullable(),
+  shortName: s.string().nullable(),
+  displayName: s.string(),
+  secondaryDisplayName: s.string(),
+  profilePictureURL: s.string().nullable(),
+  metadata: s.flatObject(),
+}));
+
+export const notificationView = view('Notification', s.object({
+  id: s.string(),
+  senderUserIDs: ids(),
+  iconUrl: s.string().nullable(),
+  header: s.array(
+    s.union([
+      s.object({ type: s.literal('text'), text: s.string(), bold: s.boolean() }),
+      s.object({ type: s.literal('user'), userID: s.string(), user: notificationUserView }),
+    ]),
+  ),
+  headerTranslation: s.object({ key: s.string(), parameters: s.record(s.unknown()) }).nullable(),
+  attachment: s.union([
+    s.object({ type: s.literal('url'), url: s.string().nullable() }),
+    s.object({ type: s.literal('message'), messageID: s.string(), threadID: s.string(), message: messageView }),
+    s.object({ type: s.literal('thread'), thread: threadView }),
+  ]),
+  readStatus: s.enum(['unread', 'read']),
+  timestamp: timestamp(),
+  extraClassnames: s.string().nullable(),
+  metadata: s.flatObject(),
+  text: s.string().describe('The header as plain text, users by name.'),
+}));
+
+// ---- webhooks ------------------------------------------------------------------------------
+
+export const webhookView = view('Webhook', s.object({ id: s.string(), url: s.string(), events: s.array(s.enum(WEBHOOK_EVENT_TYPES)) }));
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+
+export const deliveryView = view('Delivery', s.object({
+  id: s.uuid(),
+  eventID: s.uuid(),
+  type: s.enum(WEBHOOK_EVENT_TYPES),
+  url: s.string(),
+  status: s.enum(DELIVERY_STATUSES),
+  attempts: s.integer({ minimum: 0 }),
+  lastStatusCode: s.integer().nullable(),
+  lastError: s.string().nullable(),
+  createdTimestamp: timestamp(),
+  lastAttemptTimestamp: timestamp().nullable(),
+  nextAttemptTimestamp: timestamp().nullable(),
+}));
+
+/** One delivery, with the body of its last attempt exactly as sent (null before the first). */
+export const deliveryDetailsView = view('DeliveryDetails', s.object({ ...deliveryView.shape, body: s.string().nullable() }));
