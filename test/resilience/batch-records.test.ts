@@ -95,7 +95,7 @@ describe("a batch's body", () => {
   async function jobHash(jobId: string): Promise<Record<string, string>> {
     const redis = createRedis(system.env.REDIS_URL);
     try {
-      return await redis.hgetall(`${system.env.REDIS_PREFIX}:identity-batch:${jobId}`);
+      return await redis.hgetall(`${queuePrefix(system.env.REDIS_PREFIX, 'identity-batch')}:identity-batch:${jobId}`);
     } finally {
       redis.disconnect();
     }

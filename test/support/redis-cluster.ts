@@ -1,90 +1,20 @@
 /**
- * A private Redis Cluster on loopback: three primaries (no replicas), each a `redis-server` on a
- * free port without persistence, in a temporary directory that holds their cluster config files,
- * joined with `redis-cli --cluster create`. `stop` kills them and removes the directory.
+ * A private Redis Cluster on loopback for one test file: three primaries on free ports, joined,
+ * removed by `stop`. The starter itself is scripts/redis-cluster.mjs, which the bench uses too.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePorts } from './ports.js';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface PrivateRedisCluster {
   /** REDIS_URL naming the cluster: `redis+cluster://127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3`. */
   url: string;
   ports: number[];
+  /** Kills the servers and removes their directory. */
   stop(): Promise<void>;
 }
 
-function cli(port: number, ...args: string[]): string {
-  const result = spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], { encoding: 'utf8', timeout: 30_000 });
-  if (result.status !== 0) throw new Error(`redis-cli ${args.join(' ')}: ${result.stderr || result.stdout}`);
-  return result.stdout;
-}
-
-async function until(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-const answersPing = (port: number) => {
-  try {
-    return cli(port, 'ping').trim() === 'PONG';
-  } catch {
-    return false;
-  }
+const starter = (await import(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'scripts', 'redis-cluster.mjs'))) as {
+  startRedisCluster(nodes?: number): Promise<PrivateRedisCluster>;
 };
 
-export async function startRedisCluster(nodes = 3): Promise<PrivateRedisCluster> {
-  const dir = mkdtempSync(join(tmpdir(), 'redis-cluster-'));
-  const children: ChildProcess[] = [];
-  const stop = async () => {
-    await Promise.all(
-      children.map((child) => {
-        if (child.exitCode !== null || child.signalCode !== null) return undefined;
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGKILL');
-        return exited;
-      }),
-    );
-    rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    // Each node's cluster bus gets a free port of its own: the default (port + 10000) may be taken or past 65535.
-    const free = await freePorts(nodes * 2);
-    const ports = free.slice(0, nodes);
-    for (const [index, port] of ports.entries()) {
-      const child = spawn(
-        'redis-server',
-        [
-          '--port', String(port),
-          '--bind', '127.0.0.1',
-          '--cluster-enabled', 'yes',
-          '--cluster-port', String(free[nodes + index]),
-          '--cluster-config-file', join(dir, `nodes-${port}.conf`),
-          '--dir', dir,
-          '--save', '',
-          '--appendonly', 'no',
-        ],
-        { stdio: 'ignore' },
-      );
-      children.push(child);
-    }
-    for (const [index, port] of ports.entries()) {
-      await until(`redis-server on port ${port} did not answer`, () => {
-        if (children[index].exitCode !== null) throw new Error(`redis-server exited with ${children[index].exitCode} on port ${port}`);
-        return answersPing(port);
-      });
-    }
-    cli(ports[0], '--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '0', '--cluster-yes');
-    // Every node must know the whole slot map before clients read it from any of them.
-    await until('the cluster was not ok', () => ports.every((port) => /cluster_state:ok/.test(cli(port, 'cluster', 'info'))));
-    return { url: `redis+cluster://${ports.map((port) => `127.0.0.1:${port}`).join(',')}`, ports, stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-}
+export const startRedisCluster = (nodes = 3): Promise<PrivateRedisCluster> => starter.startRedisCluster(nodes);
