@@ -204,6 +204,7 @@ async function deleteRedisPrefix(redisUrl: string, prefix: string): Promise<void
 }
 
 const SCHEMA_NAMED = /\b(identity|conversation|notification|webhooks)\./;
+const SCHEMAS_NAMED = /\b(identity|conversation|notification|webhooks)\./g;
 
 /**
  * The harness's pool over a database per service: each statement goes to the database of the
@@ -213,7 +214,11 @@ const SCHEMA_NAMED = /\b(identity|conversation|notification|webhooks)\./;
  * own do.
  */
 function schemaRoutedPool(pools: Record<DatabaseService, pg.Pool>): pg.Pool {
-  const route = (text: string) => pools[(SCHEMA_NAMED.exec(text)?.[1] ?? 'identity') as DatabaseService];
+  const route = (text: string) => {
+    const schemas = new Set([...text.matchAll(SCHEMAS_NAMED)].map((match) => match[1]));
+    if (schemas.size > 1) throw new Error(`a statement names several services' schemas, which live in separate databases: ${text.slice(0, 200)}`);
+    return pools[([...schemas][0] ?? 'identity') as DatabaseService];
+  };
   const textOf = (query: string | { text: string }) => (typeof query === 'string' ? query : query.text);
   const connect = async () => {
     let bound: pg.PoolClient | null = null;

@@ -4,7 +4,8 @@
  * one slot while different queues land on different nodes.
  */
 import { randomUUID } from 'node:crypto';
-import { queuePrefix, Redis } from '@collab/shared';
+import { checkRedisEviction, createRedis, queuePrefix, Redis } from '@collab/shared';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paragraph, postMessage, settled } from '../support/activity.js';
 import { asCustomer, createApplication, request, uniqueId, type TestApplication } from '../support/client.js';
@@ -141,5 +142,44 @@ describe('on a Redis Cluster', () => {
     }
     const used = new Set(queues.flatMap((queue) => [...nodesOfQueue.get(queue)!]));
     expect(used.size).toBeGreaterThan(1);
+  });
+
+  describe('the start-up check of the eviction policy', () => {
+    const check = async (url: string) => {
+      const lines: { level: number; msg: string; node?: string; maxmemoryPolicy?: string }[] = [];
+      const redis = createRedis(url, { maxRetriesPerRequest: 1 });
+      try {
+        await checkRedisEviction(redis, pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) }));
+      } finally {
+        redis.disconnect();
+      }
+      return lines;
+    };
+
+    it('logs an error naming the primary whose maxmemory-policy evicts keys, and nothing when all are noeviction', async () => {
+      expect(await check(cluster.url)).toEqual([]);
+      const [evicting] = nodes;
+      await evicting.redis.config('SET', 'maxmemory-policy', 'allkeys-lru');
+      try {
+        const lines = await check(cluster.url);
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toMatchObject({ level: 50, node: `127.0.0.1:${evicting.port}`, maxmemoryPolicy: 'allkeys-lru' });
+      } finally {
+        await evicting.redis.config('SET', 'maxmemory-policy', 'noeviction');
+      }
+    });
+
+    it('warns, without failing, when Redis refuses CONFIG GET (as managed services do)', async () => {
+      // A user that may run every command but CONFIG, on every node.
+      for (const { redis } of nodes) await redis.acl('SETUSER', 'no-config', 'on', '>no-config-password', '~*', '&*', '+@all', '-config');
+      try {
+        const lines = await check(cluster.url.replace('redis+cluster://', 'redis+cluster://no-config:no-config-password@'));
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toMatchObject({ level: 40 });
+        expect(lines[0].msg).toMatch(/could not check/);
+      } finally {
+        for (const { redis } of nodes) await redis.acl('DELUSER', 'no-config');
+      }
+    });
   });
 });
