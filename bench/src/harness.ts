@@ -129,7 +129,7 @@ interface CpuSnapshot {
 async function cpuSnapshot(harness: Harness, pids: readonly number[]): Promise<CpuSnapshot> {
   // Other databases' backends first: a backend that starts after this query is counted as ours.
   const otherDatabaseBackends = await harness.system.sql
-    .query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname IS NOT NULL AND datname <> current_database()')
+    .query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname IS NOT NULL AND datname <> ALL($1)', [harness.system.databaseNames])
     .then((result) => new Set(result.rows.map((row) => row.pid)))
     .catch(() => new Set<number>());
   const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);

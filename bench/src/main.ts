@@ -39,9 +39,14 @@ const config = loadConfig({
   BENCH_INTERNAL_TOKEN: vars.string("The running system's INTERNAL_TOKEN, to measure its services directly (sections 1 and 2)", ''),
   BENCH_IDENTITY_URL: vars.string('Its identity service (with BENCH_INTERNAL_TOKEN)', ''),
   BENCH_CONVERSATION_URL: vars.string('Its conversation service (with BENCH_INTERNAL_TOKEN)', ''),
+  BENCH_REDIS: vars.string('`cluster`: run the started system on a private Redis Cluster of three primaries (scripts/redis-cluster.mjs) instead of REDIS_URL', ''),
+  BENCH_DATABASES: vars.string('`per-service`: give each service of the started system a database of its own (collab_bench_<service>)', ''),
   DATABASE_URL: commonVars.DATABASE_URL,
   REDIS_URL: commonVars.REDIS_URL,
 });
+if (!['', 'cluster'].includes(config.BENCH_REDIS)) throw new Error('BENCH_REDIS must be empty or cluster');
+if (!['', 'per-service'].includes(config.BENCH_DATABASES)) throw new Error('BENCH_DATABASES must be empty or per-service');
+if (config.BENCH_URL && (config.BENCH_REDIS || config.BENCH_DATABASES)) throw new Error('BENCH_REDIS and BENCH_DATABASES apply to the system the harness starts, not to BENCH_URL');
 
 const log = (message: string) => console.log(`[bench] ${message}`);
 const seconds = Math.max(1, config.BENCH_SECONDS);
@@ -51,15 +56,27 @@ if (unknown.length > 0) throw new Error(`Unknown scenario(s): ${unknown.join(', 
 const cpuProfileDir = config.BENCH_CPU_PROF ? resolve(config.BENCH_CPU_PROF) : '';
 if (cpuProfileDir) mkdirSync(cpuProfileDir, { recursive: true });
 
+/** The private Redis Cluster of BENCH_REDIS=cluster, stopped after the system. */
+let cluster = null as { url: string; stop(): Promise<void> } | null;
+let redisUrl = config.REDIS_URL;
+
 async function connect(): Promise<System> {
   if (!config.BENCH_URL) {
+    if (config.BENCH_REDIS === 'cluster') {
+      const starter = (await import(join(ROOT, 'scripts', 'redis-cluster.mjs'))) as { startRedisCluster(): Promise<{ url: string; stop(): Promise<void> }> };
+      cluster = await starter.startRedisCluster();
+      redisUrl = cluster.url;
+      log(`started a Redis Cluster: ${redisUrl}`);
+    }
+    const perService = config.BENCH_DATABASES === 'per-service';
     // A database of this run's own, so that two runs on one machine never drop each other's data.
     const database = `collab_bench_${randomBytes(4).toString('hex')}`;
-    log(`starting the system from the build (database ${database})`);
+    log(`starting the system from the build (${perService ? `databases ${database}_<service>` : `database ${database}`})`);
     return startOwnSystem({
       postgresUrl: config.DATABASE_URL,
       database,
-      redisUrl: config.REDIS_URL,
+      databasePerService: perService,
+      redisUrl,
       logLevel: config.BENCH_LOG_LEVEL,
       poolSize: config.BENCH_CONNECTIONS,
       cpuProfile: cpuProfileDir ? { dir: cpuProfileDir, processes: PROFILED } : null,
@@ -116,11 +133,12 @@ try {
   // In the issue's order: memory is scenario 5, between the cascade and the scale-out.
   const scaleOutIndex = sections.findIndex((section) => section.title.startsWith('6.'));
   sections.splice(scaleOutIndex === -1 ? sections.length : scaleOutIndex, 0, memory.section());
-  machine = await machineInfo(system.sql, config.BENCH_URL ? null : config.REDIS_URL);
+  machine = await machineInfo(system.sql, config.BENCH_URL ? null : redisUrl);
 } finally {
   memory.stop();
   // Profiles are written when the profiled processes exit.
   await system.stop();
+  await cluster?.stop();
   clearTimeout(deadline);
 }
 
@@ -129,6 +147,8 @@ const settings: [string, string][] = [
   ['BENCH_SECONDS', `${seconds} s per measurement, ${harness.warmupSeconds} s warm-up before each`],
   ['BENCH_CONNECTIONS', String(harness.connections)],
   ['LOG_LEVEL of the processes', config.BENCH_URL ? 'theirs' : config.BENCH_LOG_LEVEL],
+  ...(config.BENCH_REDIS ? [['BENCH_REDIS', 'cluster: a Redis Cluster of three primaries on this machine']] as [string, string][] : []),
+  ...(config.BENCH_DATABASES ? [['BENCH_DATABASES', 'per-service: each service in its own database on the same PostgreSQL']] as [string, string][] : []),
   ['Scenarios', selected.join(', ')],
 ];
 writeFileSync(
@@ -136,7 +156,14 @@ writeFileSync(
   renderReport({
     note: config.BENCH_NOTE,
     date: new Date(),
-    command: `BENCH_SECONDS=${seconds} npm run bench`,
+    command: [
+      `BENCH_SECONDS=${seconds}`,
+      config.BENCH_REDIS && `BENCH_REDIS=${config.BENCH_REDIS}`,
+      config.BENCH_DATABASES && `BENCH_DATABASES=${config.BENCH_DATABASES}`,
+      'npm run bench',
+    ]
+      .filter(Boolean)
+      .join(' '),
     settings,
     machine,
     sections,

@@ -1,7 +1,8 @@
 /**
  * The system under load: either one this harness starts (the real processes from services/<name>/dist,
- * as `npm start` runs them, against a database of its own (dropped when it stops), its own Redis prefix and free
- * ports), or one already running (BENCH_URL), measured from outside.
+ * as `npm start` runs them, against a database of its own (or one per service, `<database>_<service>`;
+ * dropped when it stops), its own Redis prefix and free ports), or one already running (BENCH_URL),
+ * measured from outside.
  */
 import { spawn, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -11,7 +12,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRedis } from '@collab/shared';
+import { Cluster, createRedis, primaryNodes, SERVICE_DATABASE_VARS, type DatabaseService } from '@collab/shared';
 import { ensureDatabase } from '@collab/shared/storage';
 import pg from 'pg';
 
@@ -46,8 +47,10 @@ export interface System {
   customer: { id: string; secret: string };
   /** The system's database, for seeding and the raw-SQL baselines. */
   sql: pg.Pool;
-  /** Its URL, for baseline servers that open their own pool. */
+  /** Its URL (identity's, with a database per service), for baseline servers that open their own pool. */
   databaseUrl: string;
+  /** The names of the system's databases: one, or one per service. */
+  databaseNames: string[];
   /** The services themselves, reached with the internal headers; null when unknown. */
   direct: { identity: string; conversation: string; internalToken: string } | null;
   /**
@@ -177,18 +180,80 @@ async function dropDatabase(databaseUrl: string): Promise<void> {
   }
 }
 
+/** Deletes the prefix's keys on every primary, one key per command (a cluster refuses a DEL across slots). */
 async function deleteRedisPrefix(redisUrl: string, prefix: string): Promise<void> {
   const redis = createRedis(redisUrl);
   try {
-    let cursor = '0';
-    do {
-      const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = nextCursor;
-    } while (cursor !== '0');
+    if (redis instanceof Cluster && redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+    for (const node of primaryNodes(redis)) {
+      let cursor = '0';
+      do {
+        const [nextCursor, keys] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        if (keys.length > 0) {
+          const pipeline = node.pipeline();
+          for (const key of keys) pipeline.del(key);
+          await pipeline.exec();
+        }
+        cursor = nextCursor;
+      } while (cursor !== '0');
+    }
   } finally {
     redis.disconnect();
   }
+}
+
+const SCHEMA_NAMED = /\b(identity|conversation|notification|webhooks)\./;
+const SCHEMAS_NAMED = /\b(identity|conversation|notification|webhooks)\./g;
+
+/**
+ * The harness's pool over a database per service: each statement goes to the database of the
+ * schema it names (identity's when it names none), and a client checked out for a transaction
+ * connects to a database at its first statement that names a schema (its BEGIN waits for that).
+ * Every statement and transaction of the harness touches one service's schema, as the services'
+ * own do.
+ */
+function schemaRoutedPool(pools: Record<DatabaseService, pg.Pool>): pg.Pool {
+  const route = (text: string) => {
+    const schemas = new Set([...text.matchAll(SCHEMAS_NAMED)].map((match) => match[1]));
+    if (schemas.size > 1) throw new Error(`a statement names several services' schemas, which live in separate databases: ${text.slice(0, 200)}`);
+    return pools[([...schemas][0] ?? 'identity') as DatabaseService];
+  };
+  const textOf = (query: string | { text: string }) => (typeof query === 'string' ? query : query.text);
+  const connect = async () => {
+    let bound: pg.PoolClient | null = null;
+    const waiting: string[] = [];
+    return {
+      async query(query: string | { text: string }, ...rest: unknown[]) {
+        const text = textOf(query);
+        if (!bound) {
+          if (!SCHEMA_NAMED.test(text) && /^\s*(BEGIN|START TRANSACTION)\b/i.test(text)) {
+            waiting.push(text);
+            return { rows: [], rowCount: 0 };
+          }
+          if (!SCHEMA_NAMED.test(text) && /^\s*(COMMIT|ROLLBACK)\b/i.test(text) && waiting.length > 0) {
+            waiting.length = 0;
+            return { rows: [], rowCount: 0 };
+          }
+          bound = await route(text).connect();
+          for (const statement of waiting.splice(0)) await bound.query(statement);
+        }
+        return (bound.query as (...args: unknown[]) => Promise<unknown>)(query, ...rest);
+      },
+      release(error?: Error | boolean) {
+        bound?.release(error);
+      },
+    } as unknown as pg.PoolClient;
+  };
+  return new Proxy(pools.identity, {
+    get(target, property, receiver) {
+      if (property === 'query')
+        return (query: string | { text: string }, ...rest: unknown[]) =>
+          (route(textOf(query)).query as (...args: unknown[]) => Promise<unknown>)(query, ...rest);
+      if (property === 'connect') return connect;
+      if (property === 'end') return async () => void (await Promise.all(Object.values(pools).map((each) => each.end())));
+      return Reflect.get(target, property, receiver);
+    },
+  });
 }
 
 function pool(databaseUrl: string, size: number): pg.Pool {
@@ -209,6 +274,8 @@ export interface OwnSystemOptions {
   poolSize: number;
   /** Processes to run under `node --cpu-prof`, and where their profiles go. */
   cpuProfile: { dir: string; processes: string[] } | null;
+  /** Each service in a database of its own, `<database>_<service>` (<SERVICE>_DATABASE_URL). */
+  databasePerService: boolean;
 }
 
 /** Starts the whole system from the build, as `npm start` does, on free ports. */
@@ -252,20 +319,32 @@ export async function startOwnSystem(options: OwnSystemOptions): Promise<System>
     OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8',
   };
 
-  await dropDatabase(env.DATABASE_URL!);
-  await ensureDatabase(env.DATABASE_URL!);
+  const services = Object.keys(SERVICE_DATABASE_VARS) as DatabaseService[];
+  const serviceUrl = (service: DatabaseService) => {
+    const url = new URL(databaseUrl);
+    url.pathname = `/${options.database}_${service}`;
+    return url.toString();
+  };
+  if (options.databasePerService) for (const service of services) env[SERVICE_DATABASE_VARS[service]] = serviceUrl(service);
+  const urls = options.databasePerService ? services.map(serviceUrl) : [env.DATABASE_URL!];
+  for (const each of urls) {
+    await dropDatabase(each);
+    await ensureDatabase(each);
+  }
   for (const step of catalog.MIGRATIONS) await run(step.script, env, logDir, step.name);
   const entries = catalog.processes(env);
   for (const entry of entries) children.start(entry.name, entry.script, { ...env, ...entry.env }, !entry.name.endsWith('-worker'));
   const url = `http://127.0.0.1:${gatewayPort}`;
-  const sql = pool(env.DATABASE_URL!, options.poolSize);
+  const sql = options.databasePerService
+    ? schemaRoutedPool(Object.fromEntries(services.map((service) => [service, pool(serviceUrl(service), options.poolSize)])) as Record<DatabaseService, pg.Pool>)
+    : pool(env.DATABASE_URL!, options.poolSize);
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
     await children.stop();
     await sql.end();
-    await dropDatabase(env.DATABASE_URL!);
+    for (const each of urls) await dropDatabase(each);
     await deleteRedisPrefix(options.redisUrl, env.REDIS_PREFIX!);
   };
   try {
@@ -282,7 +361,8 @@ export async function startOwnSystem(options: OwnSystemOptions): Promise<System>
     url,
     customer,
     sql,
-    databaseUrl: env.DATABASE_URL!,
+    databaseUrl: options.databasePerService ? serviceUrl('identity') : env.DATABASE_URL!,
+    databaseNames: urls.map((each) => decodeURIComponent(new URL(each).pathname.slice(1))),
     direct: {
       identity: `http://127.0.0.1:${identityPort}`,
       conversation: `http://127.0.0.1:${conversationPort}`,
@@ -333,6 +413,7 @@ export function useRunningSystem(options: {
     customer: options.customer,
     sql,
     databaseUrl: options.databaseUrl,
+    databaseNames: [decodeURIComponent(new URL(options.databaseUrl).pathname.slice(1))],
     direct: options.direct,
     webhooks: null,
     processes: () => [],

@@ -4,6 +4,7 @@
  */
 
 import { parseCidrList, type Cidr } from './outbound/address-policy.js';
+import { parseRedisUrl } from './redis-url.js';
 
 export interface VarSpec<T> {
   /** Used when the variable is unset or empty; without it the variable is required. */
@@ -110,9 +111,24 @@ export const vars = {
 /** Variables every service reads. */
 export const commonVars = {
   DATABASE_URL: vars.url('PostgreSQL connection URL', 'postgres://postgres@127.0.0.1:5432/collab'),
-  REDIS_URL: vars.url('Redis connection URL', 'redis://127.0.0.1:6379'),
-  /** Namespaces BullMQ queues and pub/sub channels so that several systems can share one Redis. */
-  REDIS_PREFIX: vars.string('Prefix of every Redis key and channel of this system', 'collab'),
+  REDIS_URL: {
+    description: 'Redis connection URL: redis://host:port for one server, redis+cluster://host:port,host:port for a Redis Cluster',
+    default: 'redis://127.0.0.1:6379',
+    parse: parseRedisUrl,
+  } satisfies VarSpec<string>,
+  /**
+   * Namespaces BullMQ queues and pub/sub channels so that several systems can share one Redis.
+   * No braces: a `{…}` in it would become the cluster hash tag of every key, putting all queues
+   * in one slot.
+   */
+  REDIS_PREFIX: {
+    description: 'Prefix of every Redis key and channel of this system',
+    default: 'collab',
+    parse: (raw: string) => {
+      if (/[{}]/.test(raw)) throw new Error('must not contain { or }');
+      return raw;
+    },
+  } satisfies VarSpec<string>,
   INTERNAL_TOKEN: vars.secret('Shared credential the gateway presents to services'),
   LOG_LEVEL: vars.string('pino log level', 'info'),
 };
@@ -161,3 +177,28 @@ export const workerVars = {
     5000,
   ),
 };
+
+/**
+ * Each service may keep its schema in a database of its own (a PostgreSQL cluster sized for its
+ * load): `<SERVICE>_DATABASE_URL`, DATABASE_URL when unset. Services never read each other's
+ * tables, so nothing else changes.
+ */
+export const SERVICE_DATABASE_VARS = {
+  identity: 'IDENTITY_DATABASE_URL',
+  conversation: 'CONVERSATION_DATABASE_URL',
+  notification: 'NOTIFICATION_DATABASE_URL',
+  webhooks: 'WEBHOOKS_DATABASE_URL',
+} as const;
+
+export type DatabaseService = keyof typeof SERVICE_DATABASE_VARS;
+
+/** The variable of a service's own database, empty (DATABASE_URL applies) unless set. */
+export function serviceDatabaseVar(service: DatabaseService): VarSpec<string> {
+  return vars.url(`PostgreSQL connection URL of the ${service} service's database (default: DATABASE_URL)`, '');
+}
+
+/** The loaded config with DATABASE_URL replaced by the service's own database URL when that is set. */
+export function withServiceDatabase<C extends { DATABASE_URL: string }>(config: C, service: DatabaseService): C {
+  const own = (config as Record<string, unknown>)[SERVICE_DATABASE_VARS[service]];
+  return typeof own === 'string' && own !== '' ? { ...config, DATABASE_URL: own } : config;
+}

@@ -1,6 +1,6 @@
 /**
- * PostgreSQL for every service: one database, one schema per service, TypeORM migrations
- * (never `synchronize` outside tests).
+ * PostgreSQL for every service: one schema per service, in one database or each in its own
+ * (`<SERVICE>_DATABASE_URL`), TypeORM migrations (never `synchronize` outside tests).
  */
 import pg from 'pg';
 import { DataSource, type EntityManager, type EntitySchema, type MixedList, type QueryRunner } from 'typeorm';

@@ -1,17 +1,26 @@
 /** The body of every service's migrate entry point: create the database if needed, then migrate. */
 import type { DataSource } from 'typeorm';
-import { commonVars, loadConfig } from './config.js';
+import { commonVars, loadConfig, SERVICE_DATABASE_VARS, serviceDatabaseVar, withServiceDatabase, type DatabaseService } from './config.js';
 import { ensureDatabase, migrateServiceSchema } from './db.js';
 import { createLogger } from './logger.js';
 import { runMain } from './lifecycle.js';
 
+/** What a service's migrate entry point reads: DATABASE_URL, or the service's own database. */
+export function migrateConfigSpec(service: DatabaseService) {
+  return {
+    DATABASE_URL: commonVars.DATABASE_URL,
+    [SERVICE_DATABASE_VARS[service]]: serviceDatabaseVar(service),
+    LOG_LEVEL: commonVars.LOG_LEVEL,
+  };
+}
+
 export function runMigrateMain(options: {
-  service: string;
+  service: DatabaseService;
   schema: string;
   createDataSource: (url: string, poolSize: number) => DataSource;
 }): void {
   runMain(`${options.service}-migrate`, async () => {
-    const { DATABASE_URL, LOG_LEVEL } = loadConfig({ DATABASE_URL: commonVars.DATABASE_URL, LOG_LEVEL: commonVars.LOG_LEVEL });
+    const { DATABASE_URL, LOG_LEVEL } = withServiceDatabase(loadConfig(migrateConfigSpec(options.service)), options.service);
     const logger = createLogger(`${options.service}-migrate`, LOG_LEVEL);
     await ensureDatabase(DATABASE_URL);
     // Two connections: one holds the advisory lock while the other runs the migrations.

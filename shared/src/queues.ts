@@ -7,7 +7,7 @@
 import { Queue, QueueEvents, UnrecoverableError, Worker, type Job, type JobsOptions } from 'bullmq';
 import { ApiError, isErrorBody } from './errors.js';
 import type { Logger } from './logger.js';
-import { createRedis } from './redis.js';
+import { createRedis, queuePrefix } from './redis.js';
 import { s, type Infer, type ObjectSchema, type Shape } from './schema/index.js';
 
 const tenantJob = { applicationId: s.uuid(), requestId: s.string() };
@@ -140,8 +140,9 @@ export interface JobSnapshot<Q extends QueueName> {
 }
 
 export interface QueueConnection {
+  /** REDIS_URL: one server, or a cluster (`redis+cluster://…`). */
   redisUrl: string;
-  /** BullMQ key prefix (REDIS_PREFIX), so several systems can share one Redis. */
+  /** REDIS_PREFIX, so several systems can share one Redis; each queue adds its hash tag (queuePrefix). */
   prefix: string;
 }
 
@@ -171,7 +172,7 @@ export function createProducer<Q extends QueueName>(name: Q, connection: QueueCo
   redis.on('error', () => undefined);
   const queue = new Queue(name, {
     connection: redis,
-    prefix: connection.prefix,
+    prefix: queuePrefix(connection.prefix, name),
     defaultJobOptions: { ...DEFAULT_JOB_OPTIONS, ...QUEUE_JOB_OPTIONS[name] },
   });
   // Connection errors surface as the failures of `add` and reads; without a listener BullMQ prints them.
@@ -182,7 +183,7 @@ export function createProducer<Q extends QueueName>(name: Q, connection: QueueCo
     if (!events) {
       const eventsConnection = createRedis(connection.redisUrl, { maxRetriesPerRequest: null });
       eventsConnection.on('error', () => undefined);
-      const created = new QueueEvents(name, { connection: eventsConnection, prefix: connection.prefix });
+      const created = new QueueEvents(name, { connection: eventsConnection, prefix: queuePrefix(connection.prefix, name) });
       created.on('error', () => undefined);
       events = { queueEvents: created, connection: eventsConnection };
     }
@@ -367,7 +368,7 @@ export function startWorker<Q extends QueueName>(
     },
     {
       connection,
-      prefix: options.prefix,
+      prefix: queuePrefix(options.prefix, name),
       concurrency: options.concurrency ?? 2,
       lockDuration: options.lockDurationMs ?? 30_000,
       // Look for jobs whose worker died as often as a lock can expire.

@@ -13,7 +13,7 @@ import { processMetrics, serveMetrics } from './metrics.js';
 // Types only: the outbox's code (pg) comes with the processor the service builds.
 import type { OutboxProcessor } from './outbox/outbox.js';
 import { createProducer, startWorker, type JobHandlers, type PendingJob, type QueueName } from './queues.js';
-import { createRedis } from './redis.js';
+import { checkRedisEviction, createRedis, queuePrefix } from './redis.js';
 
 interface WorkerConfig {
   DATABASE_URL: string;
@@ -103,6 +103,8 @@ export function runWorkerMain<Q extends QueueName & keyof typeof WORKER_METRICS_
     queueConnection.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
     // Registered before the queues' closes, so it runs after them (shutdown runs in reverse order).
     lifecycle.onShutdown(async () => queueConnection.disconnect());
+    // The queues are this process's to drain: it says when Redis could lose their jobs.
+    void checkRedisEviction(queueConnection, logger);
     const workers = drains.map(({ queue: name, handlers, concurrency }) => {
       const worker = startWorker(name, handlers, {
         redisUrl: config.REDIS_URL,
@@ -111,7 +113,7 @@ export function runWorkerMain<Q extends QueueName & keyof typeof WORKER_METRICS_
         concurrency,
         lockDurationMs: config.JOB_LOCK_MS,
       });
-      const queue = new Queue(name, { connection: queueConnection, prefix: config.REDIS_PREFIX });
+      const queue = new Queue(name, { connection: queueConnection, prefix: queuePrefix(config.REDIS_PREFIX, name) });
       // The connection's listener logs its errors; without one of its own, BullMQ prints them again.
       queue.on('error', () => undefined);
       metrics.watchWorker(worker, queue);

@@ -5,7 +5,7 @@
  * leaves everything as it was, and one that cannot reach a service at once finishes by itself.
  */
 import type { AddressInfo } from 'node:net';
-import { createLogger, createRedis } from '@collab/shared';
+import { createLogger, createRedis, queuePrefix } from '@collab/shared';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
@@ -208,7 +208,7 @@ async function failingDeleteCommits<T>(table: 'groups' | 'users' | 'applications
 /** The conversation purge jobs ever queued for the application (kept in Redis after they complete). */
 async function conversationPurgeJobs(applicationId: string): Promise<string[]> {
   const connection = createRedis(system.env.REDIS_URL, { maxRetriesPerRequest: null });
-  const queue = new Queue('conversation-purge', { connection, prefix: system.env.REDIS_PREFIX });
+  const queue = new Queue('conversation-purge', { connection, prefix: queuePrefix(system.env.REDIS_PREFIX, 'conversation-purge') });
   try {
     const jobs = await queue.getJobs(['completed', 'failed', 'waiting', 'active', 'delayed']);
     return jobs.filter((job) => job.data.applicationId === applicationId).map((job) => job.name);

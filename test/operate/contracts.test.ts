@@ -16,6 +16,7 @@ import {
   identityDirectory,
   identityInternal,
   identityLookup,
+  queuePrefix,
   QUEUES,
   startWorker,
   type JobHandlers,
@@ -343,7 +344,7 @@ describe('job payloads', () => {
         expect(stored?.state).toBe('waiting');
         // The refused payload never reached Redis: the valid job is the only one.
         const connection = createRedis(system.env.REDIS_URL, { maxRetriesPerRequest: null });
-        const raw = new Queue(queue, { connection, prefix });
+        const raw = new Queue(queue, { connection, prefix: queuePrefix(prefix, queue) });
         try {
           expect(await raw.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed')).toEqual({ waiting: 1, active: 0, delayed: 0, completed: 0, failed: 0 });
         } finally {
@@ -370,7 +371,7 @@ describe('job payloads', () => {
       ) as unknown as JobHandlers<typeof queue>;
       const worker = startWorker(queue, handlers, { redisUrl: system.env.REDIS_URL, prefix, logger: createLogger('contract', 'silent') });
       const connection = createRedis(system.env.REDIS_URL, { maxRetriesPerRequest: null });
-      const raw = new Queue(queue, { connection, prefix });
+      const raw = new Queue(queue, { connection, prefix: queuePrefix(prefix, queue) });
       try {
         const { valid, invalid } = payloads(queue, job);
         const bad = await raw.add(job, invalid, { attempts: 5 });

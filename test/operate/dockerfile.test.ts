@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, posix, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Ignore } from '@balena/dockerignore';
-import { createRedis, INTERNAL_HEADERS } from '@collab/shared';
+import { createRedis, INTERNAL_HEADERS, queuePrefix } from '@collab/shared';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -430,7 +430,7 @@ describe('the image the Dockerfile builds (replayed)', () => {
     const worker = start(image, ['node', 'services/identity/dist/main-worker.js'], { ...env, SECRETS_ENCRYPTION_KEY: secretsKey });
     running.push(worker);
     const connection = createRedis(env.REDIS_URL, { maxRetriesPerRequest: null });
-    const queue = new Queue('identity-batch', { connection, prefix: env.REDIS_PREFIX });
+    const queue = new Queue('identity-batch', { connection, prefix: queuePrefix(env.REDIS_PREFIX, 'identity-batch') });
     try {
       await waitFor('the worker on identity-batch', 30_000, async () => ((await queue.getWorkers()).length > 0 ? true : undefined), worker);
     } finally {

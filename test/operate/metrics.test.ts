@@ -17,6 +17,7 @@ import {
   INTERNAL_HEADERS,
   processMetrics,
   ProcessMetrics,
+  queuePrefix,
   startMetricsServer,
   startWorker,
 } from '@collab/shared';
@@ -135,7 +136,7 @@ describe('metrics', () => {
       { ...connection, logger },
     );
     const queueRedis = createRedis(connection.redisUrl, { maxRetriesPerRequest: 1 });
-    const queue = new Queue('notification-purge', { connection: queueRedis, prefix: connection.prefix });
+    const queue = new Queue('notification-purge', { connection: queueRedis, prefix: queuePrefix(connection.prefix, 'notification-purge') });
     const producer = createProducer('notification-purge', connection);
     try {
       metrics.watchWorker(worker, queue);

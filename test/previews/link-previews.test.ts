@@ -5,7 +5,7 @@
  * once. The outbound guard exempts only 127.0.0.1/32, so 127.0.0.2 stands for a blocked address.
  */
 import { createHash } from 'node:crypto';
-import { createOutboundClient, createRedis, parseCidrList, processMetrics, type Redis } from '@collab/shared';
+import { createOutboundClient, createRedis, parseCidrList, processMetrics, type RedisClient } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPageCache, fetchPage } from '../../services/conversation/src/domain/link-previews/pages.js';
 import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
@@ -314,7 +314,7 @@ describe('the page cache', () => {
   });
 
   describe('between worker processes', () => {
-    const connections: Redis[] = [];
+    const connections: RedisClient[] = [];
     const client = createOutboundClient({ allowedCidrs: parseCidrList('127.0.0.1/32') });
     /** A page cache as one worker process has it: its own Redis connection, the system's prefix. */
     const workerCache = () => {

@@ -10,7 +10,7 @@
  *   record's id, and is cleared from the record once the batch is finished, applied or failed.
  */
 import { randomUUID } from 'node:crypto';
-import { createLogger, createRedis, type JobData } from '@collab/shared';
+import { createLogger, createRedis, queuePrefix, type JobData } from '@collab/shared';
 import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,7 +61,7 @@ describe('GET /v1/batch/<jobID>', () => {
     const jobId: string = rows[0].job_id;
 
     const connection = createRedis(system.env.REDIS_URL, { maxRetriesPerRequest: null });
-    const queue = new Queue('identity-batch', { connection, prefix: system.env.REDIS_PREFIX });
+    const queue = new Queue('identity-batch', { connection, prefix: queuePrefix(system.env.REDIS_PREFIX, 'identity-batch') });
     try {
       await queue.remove(jobId);
       expect(await queue.getJob(jobId)).toBeUndefined();
@@ -95,7 +95,7 @@ describe("a batch's body", () => {
   async function jobHash(jobId: string): Promise<Record<string, string>> {
     const redis = createRedis(system.env.REDIS_URL);
     try {
-      return await redis.hgetall(`${system.env.REDIS_PREFIX}:identity-batch:${jobId}`);
+      return await redis.hgetall(`${queuePrefix(system.env.REDIS_PREFIX, 'identity-batch')}:identity-batch:${jobId}`);
     } finally {
       redis.disconnect();
     }

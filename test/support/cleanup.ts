@@ -1,5 +1,5 @@
 /** Removing what a test system left in the shared PostgreSQL and Redis. */
-import { createRedis } from '@collab/shared';
+import { Cluster, createRedis, primaryNodes } from '@collab/shared';
 import pg from 'pg';
 
 export async function dropDatabase(anyDatabaseUrl: string, name: string): Promise<void> {
@@ -14,16 +14,27 @@ export async function dropDatabase(anyDatabaseUrl: string, name: string): Promis
   }
 }
 
-/** Deletes every key of a Redis prefix (BullMQ's kept jobs and events of one test system). */
+/**
+ * Deletes every key of a Redis prefix (BullMQ's kept jobs and events of one test system), on
+ * every primary of a cluster, one key per command (a cluster refuses a DEL of keys in several
+ * slots), pipelined.
+ */
 export async function deleteRedisPrefix(redisUrl: string, prefix: string): Promise<void> {
   const redis = createRedis(redisUrl);
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    if (redis instanceof Cluster && redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+    for (const node of primaryNodes(redis)) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        if (keys.length > 0) {
+          const pipeline = node.pipeline();
+          for (const key of keys) pipeline.del(key);
+          await pipeline.exec();
+        }
+        cursor = next;
+      } while (cursor !== '0');
+    }
   } finally {
     redis.disconnect();
   }

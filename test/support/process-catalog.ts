@@ -6,7 +6,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { commonVars, loadConfig, type VarSpec } from '@collab/shared';
+import { loadConfig, type VarSpec } from '@collab/shared';
+import { migrateConfigSpec } from '@collab/shared/storage';
 import {
   conversationConfigSpec,
   conversationWorkerConfigSpec,
@@ -54,8 +55,6 @@ export function documentedVars(): Set<string> {
 
 export type Spec = Record<string, VarSpec<unknown>>;
 
-/** The variables shared/src/migrate-main.ts loads. */
-const MIGRATE_SPEC = { DATABASE_URL: commonVars.DATABASE_URL, LOG_LEVEL: commonVars.LOG_LEVEL };
 
 export interface EntryPoint {
   spec: Spec;
@@ -77,9 +76,9 @@ export const ENTRY_POINTS: Record<string, EntryPoint> = {
   'services/webhooks/dist/main-api.js': { spec: webhooksConfigSpec, load: loadWebhooksConfig, kind: 'api', serves: 'service' },
   'services/webhooks/dist/main-worker.js': { spec: webhooksConfigSpec, load: loadWebhooksConfig, kind: 'worker' },
   ...Object.fromEntries(
-    ['identity', 'conversation', 'notification', 'webhooks'].map((service) => [
+    (['identity', 'conversation', 'notification', 'webhooks'] as const).map((service) => [
       `services/${service}/dist/main-migrate.js`,
-      { spec: MIGRATE_SPEC, load: (env: NodeJS.ProcessEnv) => loadConfig(MIGRATE_SPEC, env), kind: 'migrate' as const },
+      { spec: migrateConfigSpec(service), load: (env: NodeJS.ProcessEnv) => loadConfig(migrateConfigSpec(service), env), kind: 'migrate' as const },
     ]),
   ),
 };

@@ -1,6 +1,6 @@
 /** Waiting for background work without guessing how long it takes: poll the queues until idle. */
 import { Queue } from 'bullmq';
-import { createRedis, QUEUES, type QueueName } from '@collab/shared';
+import { createRedis, queuePrefix, QUEUES, type QueueName } from '@collab/shared';
 import type { TestSystem } from './system.js';
 
 /** `failedIsError: false` lets failed jobs be (a batch its job rejected, a webhook refused for good). */
@@ -11,7 +11,7 @@ export async function waitForQueuesIdle(
   { failedIsError = true } = {},
 ) {
   const connection = createRedis(system.env.REDIS_URL, { maxRetriesPerRequest: null });
-  const queues = names.map((name) => new Queue(name, { connection, prefix: system.env.REDIS_PREFIX }));
+  const queues = names.map((name) => new Queue(name, { connection, prefix: queuePrefix(system.env.REDIS_PREFIX, name) }));
   const deadline = Date.now() + timeoutMs;
   try {
     for (;;) {

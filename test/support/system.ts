@@ -5,7 +5,18 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpServer, createLogger, createOutboundClient, createProducer, startWorker, workerVars, type HttpServerOptions, type Logger } from '@collab/shared';
+import {
+  createHttpServer,
+  createLogger,
+  createOutboundClient,
+  createProducer,
+  SERVICE_DATABASE_VARS,
+  startWorker,
+  workerVars,
+  type DatabaseService,
+  type HttpServerOptions,
+  type Logger,
+} from '@collab/shared';
 import { ensureDatabase, migrateServiceSchema } from '@collab/shared/storage';
 import type { Express } from 'express';
 import pg from 'pg';
@@ -92,8 +103,11 @@ function close(server: Server): Promise<void> {
   });
 }
 
-/** Creates this system's database and applies every service's migrations, as `npm start` does. */
-export async function migrateAll(databaseUrl: string): Promise<void> {
+/**
+ * Creates this system's database and applies every service's migrations, as `npm start` does:
+ * each service in its own database when `env` names one (IDENTITY_DATABASE_URL, …).
+ */
+export async function migrateAll(databaseUrl: string, env: Record<string, string | undefined> = {}): Promise<void> {
   await ensureDatabase(databaseUrl);
   const schemas = [
     ['identity', createIdentityDataSource],
@@ -102,14 +116,29 @@ export async function migrateAll(databaseUrl: string): Promise<void> {
     ['webhooks', createWebhooksDataSource],
   ] as const;
   for (const [schema, create] of schemas) {
-    const db = create(databaseUrl, 2);
+    const url = env[SERVICE_DATABASE_VARS[schema]] || databaseUrl;
+    if (url !== databaseUrl) await ensureDatabase(url);
+    const db = create(url, 2);
     await db.initialize();
     await migrateServiceSchema(db, schema);
     await db.destroy();
   }
 }
 
-type SystemOptions = { logger?: Logger; workers?: boolean; outboxRelay?: boolean; env?: Record<string, string> };
+type SystemOptions = { logger?: Logger; workers?: boolean; outboxRelay?: boolean; databasePerService?: boolean; env?: Record<string, string> };
+
+/** The databases of a system whose services each have their own: `<name>_<service>`. */
+function serviceDatabaseNames(databaseName: string): Record<DatabaseService, string> {
+  return Object.fromEntries(
+    (Object.keys(SERVICE_DATABASE_VARS) as DatabaseService[]).map((service) => [service, `${databaseName}_${service}`]),
+  ) as Record<DatabaseService, string>;
+}
+
+/** Drops the system's database and, with a database per service, those too. */
+async function dropDatabases(env: Record<string, string>, databaseName: string, perService: boolean): Promise<void> {
+  await dropDatabase(env.DATABASE_URL, databaseName);
+  if (perService) for (const name of Object.values(serviceDatabaseNames(databaseName))) await dropDatabase(env.DATABASE_URL, name);
+}
 
 /**
  * Webhook retries in test systems: the decided schedule (5 s, 30 s, 2 min…) with every delay cut
@@ -122,7 +151,9 @@ const TEST_RETRY_SCHEDULE = { delaysMs: [150, 300, 600, 900, 1200, 1500], laterD
  * `workers: false` starts no in-process worker (tests that run worker processes themselves);
  * `outboxRelay: false` starts the queue workers but not the outbox relays (tests that run
  * their own, e.g. one that cannot reach a service); `env` adds or overrides variables of every
- * service (e.g. `BATCH_WAIT_MS`). A start that fails half-way removes the database and Redis keys
+ * service (e.g. `BATCH_WAIT_MS`, or a REDIS_URL of a Redis Cluster); `databasePerService` gives
+ * each service a database of its own (`<SERVICE>_DATABASE_URL`), DATABASE_URL's then holding
+ * nothing. A start that fails half-way removes the database and Redis keys
  * it made before the error goes on.
  */
 export async function startSystem(options: SystemOptions = {}): Promise<TestSystem> {
@@ -141,13 +172,18 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     // Tests never reach the internet: a link in a test message is not fetched, unless a test
     // turns previews on with its pages on 127.0.0.1 (test/previews).
     LINK_PREVIEWS: 'off',
+    ...(options.databasePerService
+      ? Object.fromEntries(
+          Object.entries(serviceDatabaseNames(databaseName)).map(([service, name]) => [SERVICE_DATABASE_VARS[service as DatabaseService], databaseUrlFor(name)]),
+        )
+      : {}),
     ...options.env,
   };
   try {
     return await buildSystem(env, databaseName, options);
   } catch (error) {
     // What stop() would have removed.
-    await dropDatabase(env.DATABASE_URL, databaseName).catch(() => undefined);
+    await dropDatabases(env, databaseName, options.databasePerService ?? false).catch(() => undefined);
     await deleteRedisPrefix(env.REDIS_URL, env.REDIS_PREFIX).catch(() => undefined);
     throw error;
   }
@@ -155,7 +191,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
 
 async function buildSystem(env: Record<string, string>, databaseName: string, options: SystemOptions): Promise<TestSystem> {
   const logger = options.logger ?? createLogger('test', env.LOG_LEVEL);
-  await migrateAll(env.DATABASE_URL);
+  await migrateAll(env.DATABASE_URL, env);
 
   // Services call each other (conversation and notification ask identity; identity cascades
   // deletions into them), so their servers listen before any of them is built.
@@ -270,7 +306,7 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
       linkPreviews.close();
       await Promise.all([identity.close(), conversation.close(), notification.close(), webhooks.close()]);
       await sql.end();
-      await dropDatabase(env.DATABASE_URL, databaseName);
+      await dropDatabases(env, databaseName, options.databasePerService ?? false);
       // The queues' keys (kept jobs, events) of this system's prefix go too.
       await deleteRedisPrefix(env.REDIS_URL, env.REDIS_PREFIX);
     },

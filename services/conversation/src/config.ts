@@ -1,7 +1,8 @@
-import { commonVars, idempotencyVars, loadConfig, metricsPortVar, outboundVars, vars, workerVars } from '@collab/shared';
+import { commonVars, idempotencyVars, loadConfig, metricsPortVar, outboundVars, serviceDatabaseVar, vars, withServiceDatabase, workerVars } from '@collab/shared';
 
 export const conversationConfigSpec = {
   ...commonVars,
+  CONVERSATION_DATABASE_URL: serviceDatabaseVar('conversation'),
   ...workerVars,
   PORT: vars.port('Port of the conversation HTTP API (internal)', 8082),
   /** The API's; the conversation worker defaults to WORKER_METRICS_PORTS['conversation-purge'] (runWorkerMain). */
@@ -35,9 +36,9 @@ export type ConversationConfig = ReturnType<typeof loadConversationConfig>;
 export type ConversationWorkerConfig = ReturnType<typeof loadConversationWorkerConfig>;
 
 export function loadConversationConfig(env: NodeJS.ProcessEnv = process.env) {
-  return loadConfig(conversationConfigSpec, env);
+  return withServiceDatabase(loadConfig(conversationConfigSpec, env), 'conversation');
 }
 
 export function loadConversationWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
-  return loadConfig(conversationWorkerConfigSpec, env);
+  return withServiceDatabase(loadConfig(conversationWorkerConfigSpec, env), 'conversation');
 }

@@ -4,6 +4,7 @@ import {
   createRedis,
   CredentialStore,
   processMetrics,
+  queuePrefix,
   QUEUES,
   type HttpServerOptions,
   type InternalClient,
@@ -43,7 +44,7 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
   // The operators' queue dashboard reads these queues; it answers 404 unless ADMIN_* are set.
   const queueConnection = createRedis(config.REDIS_URL, { maxRetriesPerRequest: null });
   queueConnection.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
-  const queues = Object.keys(QUEUES).map((name) => new Queue(name, { connection: queueConnection, prefix: config.REDIS_PREFIX }));
+  const queues = Object.keys(QUEUES).map((name) => new Queue(name, { connection: queueConnection, prefix: queuePrefix(config.REDIS_PREFIX, name) }));
   // The connection's listener logs its errors; without one of their own, the queues print them
   // again as raw stacks (every Redis reconnect).
   for (const queue of queues) queue.on('error', () => undefined);

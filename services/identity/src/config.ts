@@ -1,7 +1,20 @@
-import { commonVars, encryptionKeyVar, idempotencyVars, loadConfig, metricsPortVar, outboundVars, vars, WORKER_METRICS_PORTS, workerVars } from '@collab/shared';
+import {
+  commonVars,
+  encryptionKeyVar,
+  idempotencyVars,
+  loadConfig,
+  metricsPortVar,
+  outboundVars,
+  serviceDatabaseVar,
+  vars,
+  withServiceDatabase,
+  WORKER_METRICS_PORTS,
+  workerVars,
+} from '@collab/shared';
 
 export const identityConfigSpec = {
   ...commonVars,
+  IDENTITY_DATABASE_URL: serviceDatabaseVar('identity'),
   // PUT /v1/applications/<ID> verifies a new eventWebhookURL by calling it.
   ...outboundVars,
   PORT: vars.port('Port of the identity HTTP API (internal)', 8081),
@@ -28,7 +41,7 @@ export function loadIdentityConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = loadConfig(identityConfigSpec, env);
   if (Boolean(config.CUSTOMER_ID) !== Boolean(config.CUSTOMER_SECRET))
     throw new Error('Invalid configuration:\n  CUSTOMER_ID and CUSTOMER_SECRET must be set together');
-  return config;
+  return withServiceDatabase(config, 'identity');
 }
 
 /**
@@ -37,6 +50,7 @@ export function loadIdentityConfig(env: NodeJS.ProcessEnv = process.env) {
  */
 export const identityWorkerConfigSpec = {
   ...commonVars,
+  IDENTITY_DATABASE_URL: identityConfigSpec.IDENTITY_DATABASE_URL,
   WORKER_CONCURRENCY: workerVars.WORKER_CONCURRENCY,
   JOB_LOCK_MS: workerVars.JOB_LOCK_MS,
   OUTBOX_POLL_MS: workerVars.OUTBOX_POLL_MS,
@@ -52,5 +66,5 @@ export const identityWorkerConfigSpec = {
 };
 
 export function loadIdentityWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
-  return loadConfig(identityWorkerConfigSpec, env);
+  return withServiceDatabase(loadConfig(identityWorkerConfigSpec, env), 'identity');
 }

@@ -1,7 +1,8 @@
-import { commonVars, idempotencyVars, loadConfig, metricsPortVar, vars, workerVars } from '@collab/shared';
+import { commonVars, idempotencyVars, loadConfig, metricsPortVar, serviceDatabaseVar, vars, withServiceDatabase, workerVars } from '@collab/shared';
 
 export const notificationConfigSpec = {
   ...commonVars,
+  NOTIFICATION_DATABASE_URL: serviceDatabaseVar('notification'),
   ...workerVars,
   PORT: vars.port('Port of the notification HTTP API (internal)', 8083),
   /** The API's; the notification worker defaults to WORKER_METRICS_PORTS['notification-purge'] (runWorkerMain). */
@@ -23,9 +24,9 @@ export type NotificationConfig = ReturnType<typeof loadNotificationConfig>;
 export type NotificationWorkerConfig = ReturnType<typeof loadNotificationWorkerConfig>;
 
 export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env) {
-  return loadConfig(notificationConfigSpec, env);
+  return withServiceDatabase(loadConfig(notificationConfigSpec, env), 'notification');
 }
 
 export function loadNotificationWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
-  return loadConfig(notificationWorkerConfigSpec, env);
+  return withServiceDatabase(loadConfig(notificationWorkerConfigSpec, env), 'notification');
 }

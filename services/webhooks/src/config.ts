@@ -1,7 +1,8 @@
-import { commonVars, loadConfig, metricsPortVar, outboundVars, vars, workerVars } from '@collab/shared';
+import { commonVars, loadConfig, metricsPortVar, outboundVars, serviceDatabaseVar, vars, withServiceDatabase, workerVars } from '@collab/shared';
 
 export const webhooksConfigSpec = {
   ...commonVars,
+  WEBHOOKS_DATABASE_URL: serviceDatabaseVar('webhooks'),
   ...workerVars,
   ...outboundVars,
   PORT: vars.port('Port of the webhooks HTTP API (internal)', 8084),
@@ -19,5 +20,5 @@ export const webhooksConfigSpec = {
 export type WebhooksConfig = ReturnType<typeof loadWebhooksConfig>;
 
 export function loadWebhooksConfig(env: NodeJS.ProcessEnv = process.env) {
-  return loadConfig(webhooksConfigSpec, env);
+  return withServiceDatabase(loadConfig(webhooksConfigSpec, env), 'webhooks');
 }

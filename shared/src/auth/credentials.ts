@@ -10,7 +10,7 @@ import { ApiError } from '../errors.js';
 import type { InternalClient } from '../http/internal-client.js';
 import type { Logger } from '../logger.js';
 import { invalidationChannel, type InvalidationMessage } from '../pubsub.js';
-import type { Redis } from '../redis.js';
+import type { RedisClient } from '../redis.js';
 
 interface Entry<T> {
   value: T;
@@ -116,7 +116,7 @@ export class CredentialStore {
    * subscribed: from the subscription's confirmation (every message published after it arrives)
    * until the connection closes (messages published meanwhile are lost).
    */
-  async subscribe(subscriber: Redis, prefix: string, logger: Logger): Promise<void> {
+  async subscribe(subscriber: RedisClient, prefix: string, logger: Logger): Promise<void> {
     const channel = invalidationChannel(prefix);
     this.resetCaches(false);
     subscriber.on('message', (from, text) => {

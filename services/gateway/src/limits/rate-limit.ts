@@ -15,12 +15,15 @@
  * When Redis cannot answer, requests pass unlimited (fail open, with a warning once per outage):
  * the limiter protects the API and must not take it down.
  */
-import { ApiError, type Logger, type Redis } from '@collab/shared';
+import { ApiError, type Logger, type RedisClient } from '@collab/shared';
 import type { Response } from 'express';
 import type { Caller } from '../auth/authenticate.js';
 import type { GatewayMetrics } from '../metrics.js';
 
 /**
+ * The script touches one key only, so on a Redis Cluster each caller's key may live in any slot:
+ * the callers' budgets spread over the nodes.
+ *
  * KEYS[1]: the caller's key, holding its theoretical arrival time (TAT) in microseconds.
  * ARGV: microseconds earned back per request, burst. Answers {allowed, remaining,
  * milliseconds until a request would be allowed, milliseconds until the budget is whole}.
@@ -40,7 +43,7 @@ return {1, math.floor((horizon - (next_tat - now)) / interval), 0, math.ceil((ne
 `;
 
 type Verdict = [allowed: number, remaining: number, retryAfterMs: number, resetMs: number];
-type GcraRedis = Redis & { gcra(key: string, intervalUs: number, burst: number): Promise<Verdict> };
+type GcraRedis = RedisClient & { gcra(key: string, intervalUs: number, burst: number): Promise<Verdict> };
 
 export interface RateLimitOptions {
   perMinute: number;
@@ -56,7 +59,7 @@ export type RateLimit = (caller: Caller, res: Response) => Promise<void>;
  * `redis` should fail fast (no offline queue, a short command timeout), or every request would
  * wait for Redis while it is away.
  */
-export function createRateLimit(redis: Redis, options: RateLimitOptions, logger: Logger, metrics: GatewayMetrics): RateLimit {
+export function createRateLimit(redis: RedisClient, options: RateLimitOptions, logger: Logger, metrics: GatewayMetrics): RateLimit {
   const burst = options.burst || options.perMinute;
   const intervalUs = Math.max(1, Math.round(60_000_000 / options.perMinute));
   const policy = `${burst};w=${Math.ceil((burst * intervalUs) / 1_000_000)}`;

@@ -1,5 +1,5 @@
 /** `npm run customer -- create`: creates a customer and prints its id and secret once. */
-import { commonVars, loadConfig, runMain, SecretBox } from '@collab/shared';
+import { commonVars, loadConfig, runMain, SecretBox, withServiceDatabase } from '@collab/shared';
 import { identityConfigSpec } from '../config.js';
 import { createIdentityDataSource } from '../data-source.js';
 import { createCustomer } from '../domain/customers/customers.js';
@@ -13,10 +13,14 @@ runMain('customer', async () => {
     console.error(USAGE);
     process.exit(2);
   }
-  const config = loadConfig({
-    DATABASE_URL: commonVars.DATABASE_URL,
-    SECRETS_ENCRYPTION_KEY: identityConfigSpec.SECRETS_ENCRYPTION_KEY,
-  });
+  const config = withServiceDatabase(
+    loadConfig({
+      DATABASE_URL: commonVars.DATABASE_URL,
+      IDENTITY_DATABASE_URL: identityConfigSpec.IDENTITY_DATABASE_URL,
+      SECRETS_ENCRYPTION_KEY: identityConfigSpec.SECRETS_ENCRYPTION_KEY,
+    }),
+    'identity',
+  );
   const db = createIdentityDataSource(config.DATABASE_URL, 1);
   await db.initialize();
   try {

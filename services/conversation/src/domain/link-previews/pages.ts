@@ -6,7 +6,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { OutboundError, type OutboundClient, type Redis } from '@collab/shared';
+import { OutboundError, type OutboundClient, type RedisClient } from '@collab/shared';
 import { linkPreviewMetrics } from './metrics.js';
 import { extractPagePreview, type PagePreview } from './page-preview.js';
 
@@ -56,7 +56,7 @@ function decodeHtml(body: Buffer, contentType: string | undefined): string {
 }
 
 export interface PageCacheOptions {
-  redis: Redis;
+  redis: RedisClient;
   /** REDIS_PREFIX: the cache's keys are `<prefix>:link-previews:…`. */
   prefix: string;
   fetch: (url: string) => Promise<PageOutcome>;
