@@ -15,11 +15,34 @@ async function insertedCount(db: Db, sql: string, params: unknown[]): Promise<nu
   return rows.length;
 }
 
+interface Ref {
+  externalId: string;
+  ref: string;
+  live: boolean;
+}
+
+/**
+ * The references of the rows an INSERT … RETURNING wrote, and of the others given that were
+ * already stored (only those are read again: on a first import, none). Rows being purged name
+ * nothing.
+ */
+async function withStored(db: Db, table: 'threads' | 'messages', applicationId: string, rows: { id: string }[], written: Ref[]) {
+  const refs = written.filter((row) => row.live).map(({ externalId, ref }) => ({ externalId, ref }));
+  const returned = new Set(written.map((row) => row.externalId));
+  const others = rows.map((row) => row.id).filter((id) => !returned.has(id));
+  if (others.length === 0) return refs;
+  const stored: { externalId: string; ref: string }[] = await db.query(
+    `SELECT external_id AS "externalId", internal_id::text AS ref FROM conversation.${table}
+     WHERE application_id = $1 AND external_id = ANY($2::text[]) AND purging_at IS NULL`,
+    [applicationId, others],
+  );
+  return [...refs, ...stored];
+}
+
 export const importRepository = {
   /** Inserts the threads and answers the internal id of every one given, new or already stored. */
   async threads(db: Db, applicationId: string, rows: ImportRow<'threads'>[], overwrite: boolean) {
-    const inserted = await insertedCount(
-      db,
+    const written: Ref[] = await db.query(
       `INSERT INTO conversation.threads AS t (application_id, external_id, group_id, name, url, location, metadata, extra_classnames, resolved_at, created_at, last_activity_at)
        SELECT $1, r.id, r."groupID", r.name, r.url, COALESCE(r.location, '{}'), COALESCE(r.metadata, '{}'), r."extraClassnames", r."resolvedTimestamp", r."createdTimestamp", r."createdTimestamp"
        FROM jsonb_to_recordset($2::jsonb) AS r(id text, "groupID" text, name text, url text, location jsonb, metadata jsonb, "extraClassnames" text, "resolvedTimestamp" timestamptz, "createdTimestamp" timestamptz)
@@ -30,15 +53,10 @@ export const importRepository = {
           extra_classnames = EXCLUDED.extra_classnames, resolved_at = EXCLUDED.resolved_at, created_at = EXCLUDED.created_at,
           last_activity_at = GREATEST(t.last_activity_at, EXCLUDED.created_at)`,
        )}
-       RETURNING 1`,
+       RETURNING t.external_id AS "externalId", t.internal_id::text AS ref, t.purging_at IS NULL AS live`,
       [applicationId, JSON.stringify(rows)],
     );
-    const refs: { externalId: string; ref: string }[] = await db.query(
-      `SELECT external_id AS "externalId", internal_id::text AS ref FROM conversation.threads
-       WHERE application_id = $1 AND external_id = ANY($2::text[]) AND purging_at IS NULL`,
-      [applicationId, rows.map((row) => row.id)],
-    );
-    return { inserted, refs };
+    return { inserted: written.length, refs: await withStored(db, 'threads', applicationId, rows, written) };
   },
 
   /**
@@ -47,8 +65,7 @@ export const importRepository = {
    * internal id.
    */
   async messages(db: Db, applicationId: string, rows: ImportRow<'messages'>[], overwrite: boolean) {
-    const inserted = await insertedCount(
-      db,
+    const written: Ref[] = await db.query(
       `WITH written AS (
        INSERT INTO conversation.messages AS m (application_id, external_id, thread_id, author_id, type, content, url, icon_url, translation_key,
          extra_classnames, metadata, skip_link_previews, created_at, updated_at, deleted_at)
@@ -67,22 +84,17 @@ export const importRepository = {
           metadata = EXCLUDED.metadata, skip_link_previews = EXCLUDED.skip_link_previews, created_at = EXCLUDED.created_at,
           updated_at = EXCLUDED.updated_at, deleted_at = EXCLUDED.deleted_at`,
        )}
-       RETURNING m.thread_id, m.created_at),
+       RETURNING m.thread_id, m.created_at, m.external_id, m.internal_id, m.purging_at),
      -- The latest of the messages this batch wrote: a thread's activity only moves forward, so the
      -- thread's earlier messages need not be read again (that made each batch slower than the last).
      moved AS (
        UPDATE conversation.threads t SET last_activity_at = latest.at
        FROM (SELECT thread_id, max(created_at) AS at FROM written GROUP BY thread_id) latest
        WHERE t.internal_id = latest.thread_id AND t.last_activity_at < latest.at)
-     SELECT 1 FROM written`,
+     SELECT external_id AS "externalId", internal_id::text AS ref, purging_at IS NULL AS live FROM written`,
       [applicationId, JSON.stringify(rows)],
     );
-    const refs: { externalId: string; ref: string }[] = await db.query(
-      `SELECT external_id AS "externalId", internal_id::text AS ref FROM conversation.messages
-       WHERE application_id = $1 AND external_id = ANY($2::text[]) AND purging_at IS NULL`,
-      [applicationId, rows.map((row) => row.id)],
-    );
-    return { inserted, refs };
+    return { inserted: written.length, refs: await withStored(db, 'messages', applicationId, rows, written) };
   },
 
   async reactions(db: Db, applicationId: string, rows: ImportRow<'reactions'>[], overwrite: boolean): Promise<number> {
