@@ -52,6 +52,25 @@ export const importsRepository = {
     return rows[0]?.data ?? null;
   },
 
+  /**
+   * The first chunk of the stored dump holding one of `markers`, also when a marker begins in the
+   * chunk before (the last bytes of that chunk are searched together with this one's first); null
+   * when none does. Searched by PostgreSQL, so that the chunks before are not sent at all.
+   */
+  async firstChunkWith(db: Db, importId: string, markers: readonly string[]): Promise<number | null> {
+    const overlap = Math.max(...markers.map((marker) => Buffer.byteLength(marker)));
+    const rows: { seq: number }[] = await db.query(
+      `SELECT seq FROM (
+         SELECT seq, data, lag(substring(data FROM greatest(octet_length(data) - $3 + 1, 1))) OVER (ORDER BY seq) AS tail
+         FROM identity.import_chunks WHERE import_id = $1) c
+       WHERE EXISTS (SELECT 1 FROM unnest($2::bytea[]) AS m(marker)
+                     WHERE position(marker IN data) > 0 OR position(marker IN coalesce(tail, ''::bytea) || substring(data FROM 1 FOR $3)) > 0)
+       ORDER BY seq LIMIT 1`,
+      [importId, markers.map((marker) => Buffer.from(marker)), overlap],
+    );
+    return rows[0]?.seq ?? null;
+  },
+
   async find(db: Db, importId: string): Promise<ImportRecordRow | null> {
     const rows: ImportRecordRow[] = await db.query(`SELECT ${RECORD_COLUMNS} FROM identity.imports WHERE id = $1`, [importId]);
     return rows[0] ?? null;

@@ -67,15 +67,47 @@ export async function storeDump(db: DataSource, input: Readable, options: { cust
 }
 
 /**
- * The lines of a stored dump, one chunk in memory at a time. `progress.bytes` follows how much has
- * been read, for the import's progress.
+ * The lines of a stored dump, one chunk in memory at a time (the next one is fetched while the
+ * lines of this one are read). `progress.bytes` follows how much has been read, for the import's
+ * progress. With `from`, the lines before the first that starts with one of these markers are
+ * passed over, and the chunks before the one holding it are not read at all.
  */
-export async function* dumpLines(db: DataSource, importId: string, progress: { bytes: number } = { bytes: 0 }): AsyncGenerator<string> {
+export async function* dumpLines(
+  db: DataSource,
+  importId: string,
+  progress: { bytes: number } = { bytes: 0 },
+  from?: readonly string[],
+): AsyncGenerator<string> {
+  let seq = 0;
+  let seeking = false;
+  // A chunk read from its middle begins with the end of a line: that piece is no line.
+  let partial = false;
+  if (from) {
+    const found = await importsRepository.firstChunkWith(db, importId, from);
+    if (found === null) return;
+    // The marker may begin in the chunk before the one found.
+    seq = Math.max(0, found - 1);
+    seeking = true;
+    partial = seq > 0;
+  }
   const queue: string[] = [];
-  const lines = lineSplitter((line) => queue.push(line));
-  for (let seq = 0; ; seq++) {
-    const chunk = await importsRepository.chunk(db, importId, seq);
+  const lines = lineSplitter((line) => {
+    if (partial) partial = false;
+    else if (!seeking || from!.some((marker) => line.startsWith(marker))) {
+      seeking = false;
+      queue.push(line);
+    }
+  });
+  const fetch = (n: number) => {
+    const next = importsRepository.chunk(db, importId, n);
+    // Settled later by the loop; a reader that stops early must not leave a failure unhandled.
+    next.catch(() => undefined);
+    return next;
+  };
+  for (let next = fetch(seq); ; ) {
+    const chunk = await next;
     if (!chunk) break;
+    next = fetch(++seq);
     lines.write(chunk);
     progress.bytes += chunk.length;
     yield* queue.splice(0);

@@ -143,14 +143,15 @@ export function withCustomerMentions(content: unknown, userIds: ReadonlyMap<stri
   return record;
 }
 
-export function messageOf(row: DumpRow, threadRef: string, authorId: string, userIds: ReadonlyMap<string, string>): ImportRow<'messages'> {
+/** A message; `content` is its content column already parsed (the importer reads the mentions in it first). */
+export function messageOf(row: DumpRow, content: unknown, threadRef: string, authorId: string, userIds: ReadonlyMap<string, string>): ImportRow<'messages'> {
   return {
     originalId: required(row, 'id'),
     id: required(row, 'externalID'),
     threadRef,
     authorID: authorId,
     type: row.type === 'action_message' ? 'action_message' : 'user_message',
-    content: withCustomerMentions(json(row.content) ?? [], userIds),
+    content: withCustomerMentions(content ?? [], userIds),
     url: row.url,
     iconURL: row.iconURL,
     translationKey: row.translationKey,

@@ -9,7 +9,7 @@
  * second run, or a run after a crash, ends in the same state as one clean run.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { readDump, parseTextArray, type ImportClient, type ImportKind, type ImportRow, type Logger, type SecretBox } from '@collab/shared';
+import { IMPORT_BATCH_ROWS, readDump, parseTextArray, type ImportClient, type ImportKind, type ImportRow, type Logger, type SecretBox } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import type { ImportRecordRow } from '../../entities/index.js';
 import { applicationsRepository, customersRepository } from '../../repositories/applications.repository.js';
@@ -40,8 +40,8 @@ export interface ImportDeps {
   logger: Logger;
 }
 
-/** Rows handed on at once: one short transaction each, far below a request body's limit. */
-const BATCH_ROWS = 500;
+/** Where the pages table begins, whether the dump copies into a temporary table first or not. */
+const PAGES_MARKERS = ['COPY "tmp_pages" ', 'COPY "pages" '];
 /** How often progress is written while a table is read. */
 const PROGRESS_EVERY_MS = 1000;
 /** Mappings kept in memory per kind; beyond, the cache starts over (the table has them all). */
@@ -78,24 +78,37 @@ export class ImportRun {
   }
 
   async execute(): Promise<void> {
-    for await (const event of readDump(dumpLines(this.db, this.record.id), new Set(['pages'])))
+    // Only the part of the dump from the pages table on is read for them.
+    for await (const event of readDump(dumpLines(this.db, this.record.id, undefined, PAGES_MARKERS), new Set(['pages'])))
       if (event.kind === 'row') this.pages.set(`${event.row.orgID}:${event.row.contextHash}`, json(event.row.contextData));
 
     const wanted = new Set([...IMPORTED_TABLES].filter((table) => !this.tablesDone.has(table) && table !== 'pages'));
     let batch: DumpRow[] = [];
     const progress = { bytes: 0 };
+    // The batch handed on while the next one is read: one at a time, in the dump's order, so that
+    // the services see the same writes as without it; all of a table's are done before its end is
+    // recorded.
+    let writing: Promise<void> = Promise.resolve();
+    const written = async () => {
+      await writing;
+      writing = Promise.resolve();
+    };
     for await (const event of readDump(dumpLines(this.db, this.record.id, progress), wanted)) {
       this.bytesRead = progress.bytes;
       if (event.kind === 'row') {
         batch.push(withMissingAsNull(event.row));
-        if (batch.length >= BATCH_ROWS) {
-          await this.flush(event.table, batch);
+        if (batch.length >= IMPORT_BATCH_ROWS) {
+          await written();
+          writing = this.flush(event.table, batch);
+          // Awaited with the next batch or at the table's end; a failure must not go unhandled meanwhile.
+          writing.catch(() => undefined);
           batch = [];
           await this.saveProgress(false);
         }
         continue;
       }
       if (event.kind === 'table') continue;
+      await written();
       const reason = skipReason(event.table);
       if (reason !== null) {
         if (event.rows > 0) this.skipped[event.table] = { rows: event.rows, reason };
@@ -355,7 +368,7 @@ export class ImportRun {
     const users = await this.resolve('user', rows.flatMap((row) => [row.sourceID, ...mentionedIds(contents.get(row.id))]));
     const userIds = new Map([...users].map(([originalId, mapping]) => [originalId, mapping.externalId]));
     const kept = this.ofImportedApps('messages', rows, (row) => (threads.has(row.threadID!) && users.has(row.sourceID!) ? threads.get(row.threadID!)!.applicationId : null));
-    const perApp = groupBy(kept, ([, row]) => messageOf(row, threads.get(row.threadID!)!.ref!, users.get(row.sourceID!)!.externalId, userIds));
+    const perApp = groupBy(kept, ([, row]) => messageOf(row, contents.get(row.id), threads.get(row.threadID!)!.ref!, users.get(row.sourceID!)!.externalId, userIds));
     for (const { applicationId, rows: sent, answer } of await this.send('messages', perApp)) {
       this.count('messages', answer.inserted, sent.length - answer.inserted);
       const byId = new Map(sent.map((message) => [message.originalId, message]));
