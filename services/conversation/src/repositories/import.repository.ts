@@ -124,6 +124,65 @@ export const importRepository = {
     );
   },
 
+  /**
+   * Files of the dump, with the dump's ids; an id this application does not hold yet is inserted
+   * (an id held by another application is left alone). Overwriting replaces the metadata and the
+   * status (the bytes then follow again).
+   */
+  async files(db: Db, applicationId: string, rows: ImportRow<'files'>[], overwrite: boolean): Promise<number> {
+    return insertedCount(
+      db,
+      `INSERT INTO conversation.files AS f (id, application_id, owner_id, name, mime_type, size, upload_status, created_at)
+       SELECT r.id, $1, r."ownerID", r.name, r."mimeType", r.size, r."uploadStatus", r."createdTimestamp"
+       FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, "ownerID" text, name text, "mimeType" text, size bigint, "uploadStatus" text, "createdTimestamp" timestamptz)
+       ${
+         overwrite
+           ? `ON CONFLICT (id) DO UPDATE SET owner_id = EXCLUDED.owner_id, name = EXCLUDED.name, mime_type = EXCLUDED.mime_type, size = EXCLUDED.size,
+                upload_status = EXCLUDED.upload_status, created_at = EXCLUDED.created_at WHERE f.application_id = $1`
+           : 'ON CONFLICT (id) DO NOTHING'
+       }
+       RETURNING 1`,
+      [applicationId, JSON.stringify(rows)],
+    );
+  },
+
+  /**
+   * One piece of an imported file's bytes (kept if already stored: the same piece again is the
+   * same bytes); the last one marks the file uploaded. Only this application's files.
+   */
+  async fileChunk(db: Db, applicationId: string, chunk: { fileID: string; seq: number; data: Buffer; last: boolean }): Promise<number> {
+    const inserted = await insertedCount(
+      db,
+      `INSERT INTO conversation.file_chunks (file_id, seq, data)
+       SELECT f.id, $3, $4 FROM conversation.files f WHERE f.id = $2 AND f.application_id = $1 AND octet_length($4::bytea) > 0
+       ON CONFLICT (file_id, seq) DO NOTHING
+       RETURNING 1`,
+      [applicationId, chunk.fileID, chunk.seq, chunk.data],
+    );
+    if (chunk.last)
+      await db.query(`UPDATE conversation.files SET upload_status = 'uploaded' WHERE id = $2 AND application_id = $1 AND upload_status <> 'uploaded'`, [
+        applicationId,
+        chunk.fileID,
+      ]);
+    return inserted;
+  },
+
+  /** Attachments in the dump's order (their `seq`), of this application's messages and files. */
+  async attachments(db: Db, applicationId: string, rows: ImportRow<'attachments'>[]): Promise<number> {
+    return insertedCount(
+      db,
+      `INSERT INTO conversation.message_attachments (message_id, file_id)
+       SELECT m.internal_id, f.id
+       FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS ("messageRef" bigint, "fileID" uuid)) WITH ORDINALITY AS r
+       JOIN conversation.messages m ON m.internal_id = r."messageRef" AND m.application_id = $1
+       JOIN conversation.files f ON f.id = r."fileID" AND f.application_id = $1
+       ORDER BY r.ordinality
+       ON CONFLICT (message_id, file_id) DO NOTHING
+       RETURNING 1`,
+      [applicationId, JSON.stringify(rows)],
+    );
+  },
+
   /** Participants keep the dump's order: the order in which threads list them. */
   async participants(db: Db, applicationId: string, rows: ImportRow<'participants'>[], overwrite: boolean): Promise<number> {
     return insertedCount(
