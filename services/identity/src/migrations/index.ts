@@ -8,6 +8,7 @@ import { RecordIdempotencyKeys1795600000000 } from './1795600000000-record-idemp
 import { KeepPreviousApplicationSecret1795600000001 } from './1795600000001-keep-previous-application-secret.js';
 import { RecordImports1795700000000 } from './1795700000000-record-imports.js';
 import { StoreImportChunksUncompressed1795700000001 } from './1795700000001-store-import-chunks-uncompressed.js';
+import { StoreImportFiles1795700000002 } from './1795700000002-store-import-files.js';
 
 /** Every identity migration, oldest first. */
 export const identityMigrations = [
@@ -21,4 +22,5 @@ export const identityMigrations = [
   KeepPreviousApplicationSecret1795600000001,
   RecordImports1795700000000,
   StoreImportChunksUncompressed1795700000001,
+  StoreImportFiles1795700000002,
 ];

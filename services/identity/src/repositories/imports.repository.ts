@@ -6,7 +6,7 @@
 import type { ImportMappingRow, ImportRecordRow } from '../entities/index.js';
 import type { Db } from './db.js';
 
-const RECORD_COLUMNS = `id, customer_id AS "customerId", state, overwrite, dump_bytes AS "dumpBytes", bytes_read AS "bytesRead",
+const RECORD_COLUMNS = `id, customer_id AS "customerId", state, overwrite, with_files AS "withFiles", dump_bytes AS "dumpBytes", bytes_read AS "bytesRead",
   tables_done AS "tablesDone", counts, skipped, conflicts, error, created_at AS "createdAt", started_at AS "startedAt", finished_at AS "finishedAt"`;
 
 export type MappingKind = 'user' | 'group' | 'thread' | 'message' | 'reaction';
@@ -34,12 +34,37 @@ export interface ImportedGroup {
 }
 
 export const importsRepository = {
-  async create(db: Db, record: { id: string; customerId: string; overwrite: boolean }): Promise<void> {
-    await db.query(`INSERT INTO identity.imports (id, customer_id, overwrite, dump_bytes) VALUES ($1, $2, $3, 0)`, [
+  async create(db: Db, record: { id: string; customerId: string; overwrite: boolean; withFiles: boolean }): Promise<void> {
+    await db.query(`INSERT INTO identity.imports (id, customer_id, overwrite, with_files, dump_bytes) VALUES ($1, $2, $3, $4, 0)`, [
       record.id,
       record.customerId,
       record.overwrite,
+      record.withFiles,
     ]);
+  },
+
+  async addFileChunk(db: Db, importId: string, fileId: string, seq: number, data: Buffer): Promise<void> {
+    await db.query(`INSERT INTO identity.import_file_chunks (import_id, file_id, seq, data) VALUES ($1, $2, $3, $4)`, [importId, fileId, seq, data]);
+  },
+
+  /** How many bytes of each of these files were given with the import (files not given are absent). */
+  async fileSizes(db: Db, importId: string, fileIds: string[]): Promise<Map<string, number>> {
+    if (fileIds.length === 0) return new Map();
+    const rows: { fileId: string; bytes: string }[] = await db.query(
+      `SELECT file_id AS "fileId", sum(octet_length(data))::text AS bytes FROM identity.import_file_chunks
+       WHERE import_id = $1 AND file_id = ANY($2::uuid[]) GROUP BY file_id`,
+      [importId, fileIds],
+    );
+    return new Map(rows.map((row) => [row.fileId, Number(row.bytes)]));
+  },
+
+  async fileChunk(db: Db, importId: string, fileId: string, seq: number): Promise<Buffer | null> {
+    const rows: { data: Buffer }[] = await db.query(`SELECT data FROM identity.import_file_chunks WHERE import_id = $1 AND file_id = $2 AND seq = $3`, [
+      importId,
+      fileId,
+      seq,
+    ]);
+    return rows[0]?.data ?? null;
   },
 
   async addChunk(db: Db, importId: string, seq: number, data: Buffer): Promise<void> {
@@ -109,6 +134,7 @@ export const importsRepository = {
       outcome.state === 'failed' ? outcome.error : null,
     ]);
     await db.query(`DELETE FROM identity.import_chunks WHERE import_id = $1`, [importId]);
+    await db.query(`DELETE FROM identity.import_file_chunks WHERE import_id = $1`, [importId]);
   },
 
   async saveMappings(db: Db, customerId: string, kind: MappingKind, mappings: Mapping[]): Promise<void> {

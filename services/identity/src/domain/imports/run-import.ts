@@ -17,6 +17,8 @@ import { importsRepository, type ImportedGroup, type ImportedUser, type Mapping,
 import { openSecret, sealSecret } from '../secrets.js';
 import { dumpLines } from './dump-store.js';
 import {
+  attachedFileId,
+  fileStatus,
   groupOf,
   IMPORTED_TABLES,
   json,
@@ -181,6 +183,10 @@ export class ImportRun {
         return this.participants(rows);
       case 'application_webhooks':
         return this.webhooks(rows);
+      case 'files':
+        return this.files(rows);
+      case 'message_attachments':
+        return this.attachments(rows);
       default:
         throw new Error(`no importer for table ${table}`);
     }
@@ -444,6 +450,56 @@ export class ImportRun {
       subscribed: parseBoolean(row.subscribed) ?? false,
     }));
     for (const { rows: sent, answer } of await this.send('participants', perApp)) this.count('participants', answer.inserted, sent.length - answer.inserted);
+  }
+
+  /**
+   * Files, owned by their uploader, then the bytes of those given with the import (an id given
+   * twice or already stored keeps its bytes: the same piece again changes nothing).
+   */
+  private async files(rows: DumpRow[]) {
+    const users = await this.resolve('user', rows.map((row) => row.userID));
+    const kept = this.ofImportedApps('files', rows, (row) => (users.has(row.userID!) ? row.platformApplicationID : null));
+    const sizes = this.record.withFiles ? await importsRepository.fileSizes(this.db, this.record.id, kept.map(([, row]) => required(row, 'id'))) : new Map<string, number>();
+    const withBytes: [string, string][] = [];
+    const perApp = groupBy(kept, ([applicationId, row]): ImportRow<'files'> => {
+      const id = required(row, 'id').toLowerCase();
+      const { uploadStatus, failure } = fileStatus(row, { given: this.record.withFiles, size: sizes.get(id) });
+      if (failure) this.skip('files', 1, failure);
+      if (uploadStatus === 'uploading') withBytes.push([applicationId, id]);
+      return {
+        id,
+        ownerID: users.get(row.userID!)!.externalId,
+        name: row.name ?? '',
+        mimeType: row.mimeType ?? 'application/octet-stream',
+        size: Number(row.size ?? 0),
+        uploadStatus,
+        createdTimestamp: parseTimestamp(required(row, 'timestamp'))!,
+      };
+    });
+    for (const { rows: sent, answer } of await this.send('files', perApp)) this.count('files', answer.inserted, sent.length - answer.inserted);
+    for (const [applicationId, fileId] of withBytes) await this.fileBytes(applicationId, fileId);
+  }
+
+  /** One file's stored bytes handed on a chunk at a time; the last marks it uploaded. */
+  private async fileBytes(applicationId: string, fileId: string) {
+    let current = await importsRepository.fileChunk(this.db, this.record.id, fileId, 0);
+    for (let seq = 0; ; seq++) {
+      const next = current ? await importsRepository.fileChunk(this.db, this.record.id, fileId, seq + 1) : null;
+      const chunk = { fileID: fileId, seq, data: (current ?? Buffer.alloc(0)).toString('base64'), last: next === null };
+      await this.deps.services.send('fileChunks', applicationId, [chunk], this.record.overwrite, this.requestId);
+      if (!next) return;
+      current = next;
+    }
+  }
+
+  /** File attachments of messages; the original's other kinds (annotations, screenshots) are not held here. */
+  private async attachments(rows: DumpRow[]) {
+    const files = rows.filter((row) => attachedFileId(row) !== null);
+    this.skip('message_attachments', rows.length - files.length, 'only file attachments are held by this server');
+    const messages = await this.resolve('message', files.map((row) => row.messageID));
+    const kept = this.ofImportedApps('message_attachments', files, (row) => (messages.has(row.messageID!) ? messages.get(row.messageID!)!.applicationId : null));
+    const perApp = groupBy(kept, ([, row]) => ({ messageRef: messages.get(row.messageID!)!.ref!, fileID: attachedFileId(row)! }));
+    for (const { rows: sent, answer } of await this.send('attachments', perApp)) this.count('attachments', answer.inserted, sent.length - answer.inserted);
   }
 
   private async webhooks(rows: DumpRow[]) {
