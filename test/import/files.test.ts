@@ -8,13 +8,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeCopyField } from '@collab/shared';
+import { Readable } from 'node:stream';
+import { encodeCopyField, linesOf, readDump } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from '../support/client.js';
 import { FIXTURE_APPS } from '../support/fixture-reads.js';
-import { FIXTURE_DUMP, importerFor, type Importer } from '../support/imports.js';
+import { FIXTURE_CUSTOMER, FIXTURE_DUMP, importerFor, type Importer } from '../support/imports.js';
 import { startSystem, type TestSystem } from '../support/system.js';
-import { serverToken } from '../support/tokens.js';
+import { customerToken, serverToken } from '../support/tokens.js';
 
 /** In the fixture: amelia.hart, and two of her thread roadmap-q3's messages (app1). */
 const AMELIA = '23992c89-e737-4f0f-8441-9973d93a8794';
@@ -73,6 +74,15 @@ async function messageAttachments(messageId: string): Promise<any[]> {
   return response.body.attachments;
 }
 
+/** The rows of these tables in the customer's export (GET /v1/customer/dbdump). */
+async function exportedRows(tables: string[]): Promise<Record<string, Record<string, string | null>[]>> {
+  const response = await fetch(`${system.url}/v1/customer/dbdump`, { headers: { authorization: `Bearer ${await customerToken(FIXTURE_CUSTOMER.id, FIXTURE_CUSTOMER.secret)}` } });
+  expect(response.status).toBe(200);
+  const rows: Record<string, Record<string, string | null>[]> = Object.fromEntries(tables.map((table) => [table, []]));
+  for await (const event of readDump(linesOf(Readable.from([await response.text()])), new Set(tables))) if (event.kind === 'row') rows[event.table].push(event.row);
+  return rows;
+}
+
 const failedUploadsOf = (report: { skipped: { table: string; reason: string }[] }) => report.skipped.filter((entry) => entry.table === 'files');
 
 describe('importing a dump with files', () => {
@@ -116,6 +126,19 @@ describe('importing a dump with files', () => {
     const { rows } = await system.sql.query(`SELECT count(*)::int AS chunks, sum(octet_length(data))::int AS bytes FROM conversation.file_chunks WHERE file_id = $1`, [whole.id]);
     expect(rows[0]).toEqual({ chunks: 2, bytes: whole.bytes.length });
     expect(await messageAttachments('nw-msg-0001')).toHaveLength(3);
+
+    // The export lists them as the original did: the rows, with their status (bytes are not in a SQL dump).
+    const exported = await exportedRows(['files', 'message_attachments']);
+    const ours: string[] = [whole.id, missing.id, resized.id];
+    expect(exported.files.filter((row) => ours.includes(row.id!)).map((row) => [row.id, row.size, row.uploadStatus])).toEqual(
+      expect.arrayContaining([
+        [whole.id, String(whole.bytes.length), 'uploaded'],
+        [missing.id, '10', 'failed'],
+        [resized.id, '31', 'failed'],
+      ]),
+    );
+    const attachedHere = exported.message_attachments.map((row) => JSON.parse(row.data!).fileID);
+    expect(attachedHere).toEqual(expect.arrayContaining([whole.id, missing.id, resized.id]));
   });
 
   it('without a directory of blobs, keeps every file as a failed upload and says why', async () => {
