@@ -9,7 +9,17 @@
  * second run, or a run after a crash, ends in the same state as one clean run.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { IMPORT_BATCH_ROWS, readDump, parseTextArray, type ImportClient, type ImportKind, type ImportRow, type Logger, type SecretBox } from '@collab/shared';
+import {
+  IMPORT_BATCH_ROWS,
+  readDump,
+  parseTextArray,
+  type ImportClient,
+  type ImportKind,
+  type ImportRow,
+  type InvalidationMessage,
+  type Logger,
+  type SecretBox,
+} from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import type { ImportRecordRow } from '../../entities/index.js';
 import { applicationsRepository, customersRepository } from '../../repositories/applications.repository.js';
@@ -40,6 +50,8 @@ export interface ImportDeps {
   secretBox: SecretBox;
   services: ImportClient;
   logger: Logger;
+  /** Tells every gateway replica to drop its cached credentials of a customer or application the import overwrote. */
+  publishInvalidation(message: InvalidationMessage): Promise<void>;
 }
 
 /** Where the pages table begins, whether the dump copies into a temporary table first or not. */
@@ -248,6 +260,7 @@ export class ImportRun {
         this.count('customers', 0, 1);
       } else if (this.record.overwrite) {
         await customersRepository.upsert(this.db, id, sealed);
+        await this.deps.publishInvalidation({ kind: 'customer', id });
         this.count('customers', 1, 0);
       } else {
         this.conflict('customer', id, 'the customer exists here with another secret (kept; --overwrite replaces it)');
@@ -299,6 +312,8 @@ export class ImportRun {
         this.count('applications', 0, 1);
       } else if (this.record.overwrite) {
         await importsRepository.insertApplication(this.db, application, true);
+        // Its secret may have changed: cached credentials must not keep accepting the one replaced.
+        await this.deps.publishInvalidation({ kind: 'application', id });
         this.count('applications', 1, 0);
       } else {
         this.appsInConflict.add(id);
