@@ -15,6 +15,13 @@ async function insertedCount(db: Db, sql: string, params: unknown[]): Promise<nu
   return rows.length;
 }
 
+/**
+ * The distinct threads or messages a batch names. Joined on them as well as on the rows, the
+ * planner probes their primary key for those few instead of reading every one of the application's
+ * (it cannot tell how many rows a JSON array holds).
+ */
+const refsOf = <Row>(rows: Row[], ref: (row: Row) => string) => [...new Set(rows.map(ref))];
+
 interface Ref {
   externalId: string;
   ref: string;
@@ -74,7 +81,7 @@ export const importRepository = {
        FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS (id text, "threadRef" bigint, "authorID" text, type text, content jsonb, url text, "iconURL" text,
          "translationKey" text, "extraClassnames" text, metadata jsonb, "skipLinkPreviews" boolean, "createdTimestamp" timestamptz,
          "updatedTimestamp" timestamptz, "deletedTimestamp" timestamptz)) WITH ORDINALITY AS r
-       JOIN conversation.threads t ON t.internal_id = r."threadRef" AND t.application_id = $1
+       JOIN conversation.threads t ON t.internal_id = r."threadRef" AND t.application_id = $1 AND t.internal_id = ANY($3::bigint[])
        ORDER BY r.ordinality
        ${onConflict(
          overwrite,
@@ -92,7 +99,7 @@ export const importRepository = {
        FROM (SELECT thread_id, max(created_at) AS at FROM written GROUP BY thread_id) latest
        WHERE t.internal_id = latest.thread_id AND t.last_activity_at < latest.at)
      SELECT external_id AS "externalId", internal_id::text AS ref, purging_at IS NULL AS live FROM written`,
-      [applicationId, JSON.stringify(rows)],
+      [applicationId, JSON.stringify(rows), refsOf(rows, (row) => row.threadRef)],
     );
     return { inserted: written.length, refs: await withStored(db, 'messages', applicationId, rows, written) };
   },
@@ -103,11 +110,11 @@ export const importRepository = {
       `INSERT INTO conversation.message_reactions (message_id, user_id, reaction, reacted_at)
        SELECT m.internal_id, r."userID", r.reaction, r.timestamp
        FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS ("messageRef" bigint, "userID" text, reaction text, timestamp timestamptz)) WITH ORDINALITY AS r
-       JOIN conversation.messages m ON m.internal_id = r."messageRef" AND m.application_id = $1
+       JOIN conversation.messages m ON m.internal_id = r."messageRef" AND m.application_id = $1 AND m.internal_id = ANY($3::bigint[])
        ORDER BY r.ordinality
        ${onConflict(overwrite, 'message_id, user_id, reaction', 'reacted_at = EXCLUDED.reacted_at')}
        RETURNING 1`,
-      [applicationId, JSON.stringify(rows)],
+      [applicationId, JSON.stringify(rows), refsOf(rows, (row) => row.messageRef)],
     );
   },
 
@@ -117,10 +124,10 @@ export const importRepository = {
       `INSERT INTO conversation.message_mentions (message_id, user_id)
        SELECT m.internal_id, r."userID"
        FROM jsonb_to_recordset($2::jsonb) AS r("messageRef" bigint, "userID" text)
-       JOIN conversation.messages m ON m.internal_id = r."messageRef" AND m.application_id = $1
+       JOIN conversation.messages m ON m.internal_id = r."messageRef" AND m.application_id = $1 AND m.internal_id = ANY($3::bigint[])
        ON CONFLICT (message_id, user_id) DO NOTHING
        RETURNING 1`,
-      [applicationId, JSON.stringify(rows)],
+      [applicationId, JSON.stringify(rows), refsOf(rows, (row) => row.messageRef)],
     );
   },
 
@@ -174,12 +181,12 @@ export const importRepository = {
       `INSERT INTO conversation.message_attachments (message_id, file_id)
        SELECT m.internal_id, f.id
        FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS ("messageRef" bigint, "fileID" uuid)) WITH ORDINALITY AS r
-       JOIN conversation.messages m ON m.internal_id = r."messageRef" AND m.application_id = $1
+       JOIN conversation.messages m ON m.internal_id = r."messageRef" AND m.application_id = $1 AND m.internal_id = ANY($3::bigint[])
        JOIN conversation.files f ON f.id = r."fileID" AND f.application_id = $1
        ORDER BY r.ordinality
        ON CONFLICT (message_id, file_id) DO NOTHING
        RETURNING 1`,
-      [applicationId, JSON.stringify(rows)],
+      [applicationId, JSON.stringify(rows), refsOf(rows, (row) => row.messageRef)],
     );
   },
 
@@ -190,11 +197,11 @@ export const importRepository = {
       `INSERT INTO conversation.thread_participants (thread_id, user_id, last_seen_at, subscribed)
        SELECT t.internal_id, r."userID", r."lastSeenTimestamp", r.subscribed
        FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS ("threadRef" bigint, "userID" text, "lastSeenTimestamp" timestamptz, subscribed boolean)) WITH ORDINALITY AS r
-       JOIN conversation.threads t ON t.internal_id = r."threadRef" AND t.application_id = $1
+       JOIN conversation.threads t ON t.internal_id = r."threadRef" AND t.application_id = $1 AND t.internal_id = ANY($3::bigint[])
        ORDER BY r.ordinality
        ${onConflict(overwrite, 'thread_id, user_id', 'last_seen_at = EXCLUDED.last_seen_at, subscribed = EXCLUDED.subscribed')}
        RETURNING 1`,
-      [applicationId, JSON.stringify(rows)],
+      [applicationId, JSON.stringify(rows), refsOf(rows, (row) => row.threadRef)],
     );
   },
 };
