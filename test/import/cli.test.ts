@@ -79,6 +79,15 @@ describe('npm run import', () => {
   it('says how to call it when the arguments are wrong', async () => {
     const result = await runCli();
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('usage: npm run import -- <dump.sql> [--overwrite]');
+    expect(result.stderr).toContain('usage: npm run import -- <dump.sql> [--overwrite] [--files DIR]');
+    expect((await runCli(FIXTURE_DUMP.pathname, '--files')).code).toBe(2);
+  });
+
+  it('refuses a directory of file blobs that does not exist, before writing anything', async () => {
+    const before = await snapshotDatabase(system.sql);
+    const result = await runCli(FIXTURE_DUMP.pathname, '--files', join(dir, 'no-such-directory'));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('no-such-directory: no such directory');
+    expect(await snapshotDatabase(system.sql)).toEqual(before);
   });
 });

@@ -55,6 +55,8 @@ describe('GET /v1/customer/dbdump', () => {
       threads: 12,
       messages: 46,
       application_webhooks: 1,
+      files: 0,
+      message_attachments: 0,
       message_mentions: 11,
       message_reactions: 11,
       notifications: 67,

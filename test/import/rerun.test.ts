@@ -90,3 +90,20 @@ describe('a dump holding an application or user that exists here with other data
     expect(report.skipped).toContainEqual({ table: 'customers', rows: 1, reason: `the dump's customer is imported into customer ${other.id}` });
   });
 });
+
+describe('an import that overwrites an application whose secret was rotated here', () => {
+  it('makes the gateway stop accepting the secret it replaced at once', async () => {
+    const app2 = FIXTURE_APPS.app2;
+    const rotated = await request(system.url, 'POST', `/v1/applications/${app2.id}/secret`, { token: await customerToken(FIXTURE_CUSTOMER.id, FIXTURE_CUSTOMER.secret) });
+    expect(rotated.status).toBe(200);
+    const rotatedToken = await serverToken(app2.id, rotated.body.secret);
+    // The gateway now holds the rotated secret among the application's cached credentials.
+    expect((await request(system.url, 'GET', '/v1/users/agt-olu', { token: rotatedToken })).status).toBe(200);
+
+    const report = await importer.run(FIXTURE_DUMP, { overwrite: true });
+    expect(report.status).toBe('completed');
+
+    expect((await request(system.url, 'GET', '/v1/users/agt-olu', { token: rotatedToken })).status).toBe(401);
+    expect((await request(system.url, 'GET', '/v1/users/agt-olu', { token: await serverToken(app2.id, app2.secret) })).status).toBe(200);
+  });
+});

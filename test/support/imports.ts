@@ -4,6 +4,7 @@ import { createReadStream } from 'node:fs';
 import { createProducer } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import { createIdentityDataSource } from '../../services/identity/src/data-source.js';
+import { blobsInDirectory } from '../../services/identity/src/domain/imports/dump-store.js';
 import { findImport, startImport, type ImportView } from '../../services/identity/src/domain/imports/imports.js';
 import { waitForBackgroundWork } from './queues.js';
 import type { TestSystem } from './system.js';
@@ -13,12 +14,15 @@ export const FIXTURE_DUMP = new URL('customer-dump.sql', FIXTURE_DIR);
 /** The customer the fixture dump belongs to. */
 export const FIXTURE_CUSTOMER = { id: 'c0ffee00-0000-4000-8000-000000000001', secret: 'cordref-c0ffee-customer-secret' };
 
+/** `files`: the directory of the dump's file blobs (`npm run import -- <dump> --files DIR`). */
+export type ImportOptions = { overwrite?: boolean; customerId?: string; files?: string };
+
 export interface Importer {
   db: DataSource;
   /** Stores the dump and queues its import; answers the import's id. */
-  start(dump: URL | string, options?: { overwrite?: boolean; customerId?: string }): Promise<string>;
+  start(dump: URL | string, options?: ImportOptions): Promise<string>;
   /** Imports the dump and answers its report once the system has no work left. */
-  run(dump: URL | string, options?: { overwrite?: boolean; customerId?: string }): Promise<ImportView>;
+  run(dump: URL | string, options?: ImportOptions): Promise<ImportView>;
   find(importId: string): Promise<ImportView | null>;
   close(): Promise<void>;
 }
@@ -32,6 +36,7 @@ export async function importerFor(system: TestSystem): Promise<Importer> {
       customerId: options.customerId ?? FIXTURE_CUSTOMER.id,
       overwrite: options.overwrite ?? false,
       requestId: randomUUID(),
+      ...(options.files ? { files: blobsInDirectory(dump instanceof URL ? dump.pathname : dump, options.files) } : {}),
     });
   const find = (importId: string) => findImport(db, importId);
   return {

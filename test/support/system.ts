@@ -243,7 +243,7 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
       ...queueConnection,
       logger: logger.child({ service: 'identity-worker' }),
     }),
-    startWorker('identity-import', identityImportJobs(identity.ctx.db, loadIdentityWorkerConfig(env), identity.ctx.secretBox), {
+    startWorker('identity-import', identityImportJobs(identity.ctx.db, loadIdentityWorkerConfig(env), identity.ctx.secretBox, identity.ctx.publishInvalidation), {
       ...queueConnection,
       logger: logger.child({ service: 'identity-worker' }),
       concurrency: 1,

@@ -10,7 +10,7 @@ import { createIdentityDataSource } from './data-source.js';
 import { IDENTITY_SCHEMA } from './entities/index.js';
 import { deletionProcessor } from './domain/cascade/deletion-cascade.js';
 import { batchJobs, pendingBatches } from './jobs/batch.jobs.js';
-import { identityImportJobs, pendingImports } from './jobs/import.jobs.js';
+import { identityImportJobs, invalidationPublisher, pendingImports } from './jobs/import.jobs.js';
 
 runWorkerMain({
   name: 'identity-worker',
@@ -23,7 +23,8 @@ runWorkerMain({
   extraQueues: [
     {
       queue: 'identity-import',
-      jobs: (db, config) => identityImportJobs(db, config, new SecretBox(config.SECRETS_ENCRYPTION_KEY)),
+      jobs: (db, config, onShutdown, logger) =>
+        identityImportJobs(db, config, new SecretBox(config.SECRETS_ENCRYPTION_KEY), invalidationPublisher(config, onShutdown, logger)),
       // One import at a time per worker: each streams its dump and keeps the services busy already.
       concurrency: () => 1,
       pendingJobs: pendingImports,

@@ -77,6 +77,23 @@ const notification = s.object({
 
 const webhook = s.object({ id: s.uuid(), url: s.string({ minLength: 1 }), events: s.array(s.string()) });
 
+/**
+ * A file keeps the dump's id (message attachments show it as `cord:<id>`). One whose bytes follow
+ * is `uploading` until its last chunk has come; one without bytes keeps the status it is given.
+ */
+const file = s.object({
+  id: s.uuid(),
+  ownerID: s.string({ minLength: 1 }),
+  name: s.string(),
+  mimeType: s.string(),
+  size: s.integer({ minimum: 0 }),
+  uploadStatus: s.enum(['uploading', 'failed', 'cancelled']),
+  createdTimestamp: timestamp(),
+});
+/** A piece of a file's bytes (base64, at most FILE_CHUNK_BYTES decoded); `last` marks the file uploaded. */
+const fileChunk = s.object({ fileID: s.uuid(), seq: s.integer({ minimum: 0 }), data: s.string(), last: s.boolean() });
+const attachment = s.object({ messageRef: s.string({ minLength: 1 }), fileID: s.uuid() });
+
 const refs = s.object({ refs: s.array(s.object({ originalId: s.uuid(), ref: s.string() })), inserted: s.integer() });
 const counted = s.object({ inserted: s.integer() });
 
@@ -101,7 +118,13 @@ export const importInternal = {
   participants: importCall('/internal/import/participants', participant, counted),
   notifications: importCall('/internal/import/notifications', notification, counted),
   webhooks: importCall('/internal/import/webhooks', webhook, counted),
+  files: importCall('/internal/import/files', file, counted),
+  fileChunks: importCall('/internal/import/file-chunks', fileChunk, counted),
+  attachments: importCall('/internal/import/attachments', attachment, counted),
 } as const;
+
+/** Bytes of a file per chunk handed on: one per call, as the service stores them (1 MiB). */
+export const FILE_CHUNK_BYTES = 1024 * 1024;
 
 export type ImportKind = keyof typeof importInternal;
 export type ImportRow<K extends ImportKind> = Infer<(typeof importInternal)[K]['request']>['rows'][number];
@@ -117,6 +140,9 @@ export function importClient(clients: Record<'conversation' | 'notification' | '
     participants: 'conversation',
     notifications: 'notification',
     webhooks: 'webhooks',
+    files: 'conversation',
+    fileChunks: 'conversation',
+    attachments: 'conversation',
   };
   return {
     async send<K extends ImportKind>(kind: K, applicationId: string, rows: ImportRow<K>[], overwrite: boolean, requestId: string): Promise<ImportResponse<K>> {

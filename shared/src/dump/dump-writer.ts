@@ -48,6 +48,9 @@ export const EXPORT_TABLES = {
     'skipLinkPreviews',
   ],
   application_webhooks: ['id', 'platformApplicationID', 'eventWebhookURL', 'eventWebhookSubscriptions'],
+  // Rows only: a SQL dump holds no file bytes (they are fetched through their download links).
+  files: ['id', 'userID', 'mimeType', 'timestamp', 'name', 'size', 'uploadStatus', 'platformApplicationID'],
+  message_attachments: ['id', 'messageID', 'type', 'data', 'timestamp'],
   message_mentions: ['userID', 'messageID'],
   message_reactions: ['id', 'userID', 'messageID', 'timestamp', 'unicodeReaction'],
   notifications: [
@@ -88,6 +91,8 @@ const PRIMARY_KEYS: Record<ExportTable, string[]> = {
   threads: ['id'],
   messages: ['id'],
   application_webhooks: ['id'],
+  files: ['id'],
+  message_attachments: ['id'],
   message_mentions: ['userID', 'messageID'],
   message_reactions: ['id'],
   notifications: ['id'],
@@ -138,4 +143,5 @@ export const exportIds = {
   message: (applicationId: string, messageRef: string) => derivedUuid(applicationId, 'message', messageRef),
   reaction: (applicationId: string, messageRef: string, userId: string, reaction: string) => derivedUuid(applicationId, 'reaction', messageRef, userId, reaction),
   page: (applicationId: string, groupId: string, location: string) => derivedUuid(applicationId, 'page', groupId, location),
+  attachment: (applicationId: string, messageRef: string, fileId: string) => derivedUuid(applicationId, 'attachment', messageRef, fileId),
 };

@@ -180,9 +180,13 @@ export interface FileRow {
   name: string;
   mimeType: string;
   size: string;
+  /** `uploaded` for every file uploaded here; an imported file whose bytes were not given is `failed`. */
+  uploadStatus: UploadStatus;
   createdAt: Date;
   purgingAt?: Date | null;
 }
+
+export type UploadStatus = 'uploading' | 'uploaded' | 'failed' | 'cancelled';
 
 export const FileEntity = new EntitySchema<FileRow>({
   name: 'File',
@@ -195,6 +199,7 @@ export const FileEntity = new EntitySchema<FileRow>({
     name: { type: 'text' },
     mimeType: { name: 'mime_type', type: 'text' },
     size: { type: 'bigint' },
+    uploadStatus: { name: 'upload_status', type: 'text', default: 'uploaded' },
     createdAt: { name: 'created_at', type: 'timestamptz', default: () => 'now()' },
     purgingAt: { name: 'purging_at', type: 'timestamptz', nullable: true },
   },

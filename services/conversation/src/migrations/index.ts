@@ -5,6 +5,7 @@ import { RecordApplicationPurges1795310439236 } from './1795310439236-record-app
 import { RecordEventsInOutbox1795400000001 } from './1795400000001-record-events-in-outbox.js';
 import { StoreLinkPreviews1795500000000 } from './1795500000000-store-link-previews.js';
 import { RecordIdempotencyKeys1795600000000 } from './1795600000000-record-idempotency-keys.js';
+import { RecordUploadStatus1795700000000 } from './1795700000000-record-upload-status.js';
 
 /** Every conversation migration, oldest first. */
 export const conversationMigrations = [
@@ -15,4 +16,5 @@ export const conversationMigrations = [
   RecordEventsInOutbox1795400000001,
   StoreLinkPreviews1795500000000,
   RecordIdempotencyKeys1795600000000,
+  RecordUploadStatus1795700000000,
 ];

@@ -87,6 +87,24 @@ export const exportRepository = {
     )) as { seq: string; threadRef: string; groupId: string; userId: string; lastSeenAt: Timestamp; subscribed: boolean }[];
   },
 
+  async files(db: Db, applicationId: string, after: string | null, limit: number) {
+    return (await db.query(
+      `SELECT id, owner_id AS "ownerId", name, mime_type AS "mimeType", size::text AS size, upload_status AS "uploadStatus", created_at AS "createdAt"
+       FROM conversation.files WHERE application_id = $1 AND purging_at IS NULL AND id > $2 ORDER BY id LIMIT $3`,
+      [applicationId, after ?? '00000000-0000-0000-0000-000000000000', limit],
+    )) as { id: string; ownerId: string; name: string; mimeType: string; size: string; uploadStatus: string; createdAt: Date }[];
+  },
+
+  /** In the order messages list them (seq). */
+  async attachments(db: Db, applicationId: string, after: string | null, limit: number) {
+    return (await db.query(
+      `SELECT a.seq::text AS seq, a.message_id::text AS "messageRef", a.file_id AS "fileId", f.created_at AS "createdAt"
+       FROM conversation.message_attachments a JOIN conversation.files f ON f.id = a.file_id JOIN conversation.messages m ON m.internal_id = a.message_id
+       WHERE m.application_id = $1 AND m.purging_at IS NULL AND f.purging_at IS NULL AND a.seq > $2 ORDER BY a.seq LIMIT $3`,
+      [applicationId, after ?? '0', limit],
+    )) as { seq: string; messageRef: string; fileId: string; createdAt: Date }[];
+  },
+
   /** The distinct locations of each group's threads (the original's `pages`). */
   async locations(db: Db, applicationId: string, after: [string, string] | null, limit: number) {
     return (await db.query(

@@ -3,7 +3,7 @@ import type { FileRow } from '../entities/index.js';
 import type { Db } from './db.js';
 
 const FILE_COLUMNS = `f.id, f.application_id AS "applicationId", f.owner_id AS "ownerId", f.name, f.mime_type AS "mimeType",
-  f.size, f.created_at AS "createdAt"`;
+  f.size, f.upload_status AS "uploadStatus", f.created_at AS "createdAt"`;
 
 /** Only well-formed UUIDs reach a `::uuid` cast: anything else names no file (and must not fail the query). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -23,7 +23,7 @@ export const filesRepository = {
     return (await filesRepository.findMany(db, applicationId, [id]))[0] ?? null;
   },
 
-  async insert(db: Db, file: Omit<FileRow, 'createdAt'>): Promise<void> {
+  async insert(db: Db, file: Omit<FileRow, 'createdAt' | 'uploadStatus'>): Promise<void> {
     await db.query(
       `INSERT INTO conversation.files (id, application_id, owner_id, name, mime_type, size) VALUES ($1, $2, $3, $4, $5, $6)`,
       [file.id, file.applicationId, file.ownerId, file.name, file.mimeType, file.size],

@@ -15,11 +15,41 @@ async function insertedCount(db: Db, sql: string, params: unknown[]): Promise<nu
   return rows.length;
 }
 
+/**
+ * The distinct threads or messages a batch names. Joined on them as well as on the rows, the
+ * planner probes their primary key for those few instead of reading every one of the application's
+ * (it cannot tell how many rows a JSON array holds).
+ */
+const refsOf = <Row>(rows: Row[], ref: (row: Row) => string) => [...new Set(rows.map(ref))];
+
+interface Ref {
+  externalId: string;
+  ref: string;
+  live: boolean;
+}
+
+/**
+ * The references of the rows an INSERT … RETURNING wrote, and of the others given that were
+ * already stored (only those are read again: on a first import, none). Rows being purged name
+ * nothing.
+ */
+async function withStored(db: Db, table: 'threads' | 'messages', applicationId: string, rows: { id: string }[], written: Ref[]) {
+  const refs = written.filter((row) => row.live).map(({ externalId, ref }) => ({ externalId, ref }));
+  const returned = new Set(written.map((row) => row.externalId));
+  const others = rows.map((row) => row.id).filter((id) => !returned.has(id));
+  if (others.length === 0) return refs;
+  const stored: { externalId: string; ref: string }[] = await db.query(
+    `SELECT external_id AS "externalId", internal_id::text AS ref FROM conversation.${table}
+     WHERE application_id = $1 AND external_id = ANY($2::text[]) AND purging_at IS NULL`,
+    [applicationId, others],
+  );
+  return [...refs, ...stored];
+}
+
 export const importRepository = {
   /** Inserts the threads and answers the internal id of every one given, new or already stored. */
   async threads(db: Db, applicationId: string, rows: ImportRow<'threads'>[], overwrite: boolean) {
-    const inserted = await insertedCount(
-      db,
+    const written: Ref[] = await db.query(
       `INSERT INTO conversation.threads AS t (application_id, external_id, group_id, name, url, location, metadata, extra_classnames, resolved_at, created_at, last_activity_at)
        SELECT $1, r.id, r."groupID", r.name, r.url, COALESCE(r.location, '{}'), COALESCE(r.metadata, '{}'), r."extraClassnames", r."resolvedTimestamp", r."createdTimestamp", r."createdTimestamp"
        FROM jsonb_to_recordset($2::jsonb) AS r(id text, "groupID" text, name text, url text, location jsonb, metadata jsonb, "extraClassnames" text, "resolvedTimestamp" timestamptz, "createdTimestamp" timestamptz)
@@ -30,15 +60,10 @@ export const importRepository = {
           extra_classnames = EXCLUDED.extra_classnames, resolved_at = EXCLUDED.resolved_at, created_at = EXCLUDED.created_at,
           last_activity_at = GREATEST(t.last_activity_at, EXCLUDED.created_at)`,
        )}
-       RETURNING 1`,
+       RETURNING t.external_id AS "externalId", t.internal_id::text AS ref, t.purging_at IS NULL AS live`,
       [applicationId, JSON.stringify(rows)],
     );
-    const refs: { externalId: string; ref: string }[] = await db.query(
-      `SELECT external_id AS "externalId", internal_id::text AS ref FROM conversation.threads
-       WHERE application_id = $1 AND external_id = ANY($2::text[]) AND purging_at IS NULL`,
-      [applicationId, rows.map((row) => row.id)],
-    );
-    return { inserted, refs };
+    return { inserted: written.length, refs: await withStored(db, 'threads', applicationId, rows, written) };
   },
 
   /**
@@ -47,8 +72,7 @@ export const importRepository = {
    * internal id.
    */
   async messages(db: Db, applicationId: string, rows: ImportRow<'messages'>[], overwrite: boolean) {
-    const inserted = await insertedCount(
-      db,
+    const written: Ref[] = await db.query(
       `WITH written AS (
        INSERT INTO conversation.messages AS m (application_id, external_id, thread_id, author_id, type, content, url, icon_url, translation_key,
          extra_classnames, metadata, skip_link_previews, created_at, updated_at, deleted_at)
@@ -57,7 +81,7 @@ export const importRepository = {
        FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS (id text, "threadRef" bigint, "authorID" text, type text, content jsonb, url text, "iconURL" text,
          "translationKey" text, "extraClassnames" text, metadata jsonb, "skipLinkPreviews" boolean, "createdTimestamp" timestamptz,
          "updatedTimestamp" timestamptz, "deletedTimestamp" timestamptz)) WITH ORDINALITY AS r
-       JOIN conversation.threads t ON t.internal_id = r."threadRef" AND t.application_id = $1
+       JOIN conversation.threads t ON t.internal_id = r."threadRef" AND t.application_id = $1 AND t.internal_id = ANY($3::bigint[])
        ORDER BY r.ordinality
        ${onConflict(
          overwrite,
@@ -67,22 +91,17 @@ export const importRepository = {
           metadata = EXCLUDED.metadata, skip_link_previews = EXCLUDED.skip_link_previews, created_at = EXCLUDED.created_at,
           updated_at = EXCLUDED.updated_at, deleted_at = EXCLUDED.deleted_at`,
        )}
-       RETURNING m.thread_id, m.created_at),
+       RETURNING m.thread_id, m.created_at, m.external_id, m.internal_id, m.purging_at),
      -- The latest of the messages this batch wrote: a thread's activity only moves forward, so the
      -- thread's earlier messages need not be read again (that made each batch slower than the last).
      moved AS (
        UPDATE conversation.threads t SET last_activity_at = latest.at
        FROM (SELECT thread_id, max(created_at) AS at FROM written GROUP BY thread_id) latest
        WHERE t.internal_id = latest.thread_id AND t.last_activity_at < latest.at)
-     SELECT 1 FROM written`,
-      [applicationId, JSON.stringify(rows)],
+     SELECT external_id AS "externalId", internal_id::text AS ref, purging_at IS NULL AS live FROM written`,
+      [applicationId, JSON.stringify(rows), refsOf(rows, (row) => row.threadRef)],
     );
-    const refs: { externalId: string; ref: string }[] = await db.query(
-      `SELECT external_id AS "externalId", internal_id::text AS ref FROM conversation.messages
-       WHERE application_id = $1 AND external_id = ANY($2::text[]) AND purging_at IS NULL`,
-      [applicationId, rows.map((row) => row.id)],
-    );
-    return { inserted, refs };
+    return { inserted: written.length, refs: await withStored(db, 'messages', applicationId, rows, written) };
   },
 
   async reactions(db: Db, applicationId: string, rows: ImportRow<'reactions'>[], overwrite: boolean): Promise<number> {
@@ -91,11 +110,11 @@ export const importRepository = {
       `INSERT INTO conversation.message_reactions (message_id, user_id, reaction, reacted_at)
        SELECT m.internal_id, r."userID", r.reaction, r.timestamp
        FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS ("messageRef" bigint, "userID" text, reaction text, timestamp timestamptz)) WITH ORDINALITY AS r
-       JOIN conversation.messages m ON m.internal_id = r."messageRef" AND m.application_id = $1
+       JOIN conversation.messages m ON m.internal_id = r."messageRef" AND m.application_id = $1 AND m.internal_id = ANY($3::bigint[])
        ORDER BY r.ordinality
        ${onConflict(overwrite, 'message_id, user_id, reaction', 'reacted_at = EXCLUDED.reacted_at')}
        RETURNING 1`,
-      [applicationId, JSON.stringify(rows)],
+      [applicationId, JSON.stringify(rows), refsOf(rows, (row) => row.messageRef)],
     );
   },
 
@@ -105,10 +124,69 @@ export const importRepository = {
       `INSERT INTO conversation.message_mentions (message_id, user_id)
        SELECT m.internal_id, r."userID"
        FROM jsonb_to_recordset($2::jsonb) AS r("messageRef" bigint, "userID" text)
-       JOIN conversation.messages m ON m.internal_id = r."messageRef" AND m.application_id = $1
+       JOIN conversation.messages m ON m.internal_id = r."messageRef" AND m.application_id = $1 AND m.internal_id = ANY($3::bigint[])
        ON CONFLICT (message_id, user_id) DO NOTHING
        RETURNING 1`,
+      [applicationId, JSON.stringify(rows), refsOf(rows, (row) => row.messageRef)],
+    );
+  },
+
+  /**
+   * Files of the dump, with the dump's ids; an id this application does not hold yet is inserted
+   * (an id held by another application is left alone). Overwriting replaces the metadata and the
+   * status (the bytes then follow again).
+   */
+  async files(db: Db, applicationId: string, rows: ImportRow<'files'>[], overwrite: boolean): Promise<number> {
+    return insertedCount(
+      db,
+      `INSERT INTO conversation.files AS f (id, application_id, owner_id, name, mime_type, size, upload_status, created_at)
+       SELECT r.id, $1, r."ownerID", r.name, r."mimeType", r.size, r."uploadStatus", r."createdTimestamp"
+       FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, "ownerID" text, name text, "mimeType" text, size bigint, "uploadStatus" text, "createdTimestamp" timestamptz)
+       ${
+         overwrite
+           ? `ON CONFLICT (id) DO UPDATE SET owner_id = EXCLUDED.owner_id, name = EXCLUDED.name, mime_type = EXCLUDED.mime_type, size = EXCLUDED.size,
+                upload_status = EXCLUDED.upload_status, created_at = EXCLUDED.created_at WHERE f.application_id = $1`
+           : 'ON CONFLICT (id) DO NOTHING'
+       }
+       RETURNING 1`,
       [applicationId, JSON.stringify(rows)],
+    );
+  },
+
+  /**
+   * One piece of an imported file's bytes (kept if already stored: the same piece again is the
+   * same bytes); the last one marks the file uploaded. Only this application's files.
+   */
+  async fileChunk(db: Db, applicationId: string, chunk: { fileID: string; seq: number; data: Buffer; last: boolean }): Promise<number> {
+    const inserted = await insertedCount(
+      db,
+      `INSERT INTO conversation.file_chunks (file_id, seq, data)
+       SELECT f.id, $3, $4 FROM conversation.files f WHERE f.id = $2 AND f.application_id = $1 AND octet_length($4::bytea) > 0
+       ON CONFLICT (file_id, seq) DO NOTHING
+       RETURNING 1`,
+      [applicationId, chunk.fileID, chunk.seq, chunk.data],
+    );
+    if (chunk.last)
+      await db.query(`UPDATE conversation.files SET upload_status = 'uploaded' WHERE id = $2 AND application_id = $1 AND upload_status <> 'uploaded'`, [
+        applicationId,
+        chunk.fileID,
+      ]);
+    return inserted;
+  },
+
+  /** Attachments in the dump's order (their `seq`), of this application's messages and files. */
+  async attachments(db: Db, applicationId: string, rows: ImportRow<'attachments'>[]): Promise<number> {
+    return insertedCount(
+      db,
+      `INSERT INTO conversation.message_attachments (message_id, file_id)
+       SELECT m.internal_id, f.id
+       FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS ("messageRef" bigint, "fileID" uuid)) WITH ORDINALITY AS r
+       JOIN conversation.messages m ON m.internal_id = r."messageRef" AND m.application_id = $1 AND m.internal_id = ANY($3::bigint[])
+       JOIN conversation.files f ON f.id = r."fileID" AND f.application_id = $1
+       ORDER BY r.ordinality
+       ON CONFLICT (message_id, file_id) DO NOTHING
+       RETURNING 1`,
+      [applicationId, JSON.stringify(rows), refsOf(rows, (row) => row.messageRef)],
     );
   },
 
@@ -119,11 +197,11 @@ export const importRepository = {
       `INSERT INTO conversation.thread_participants (thread_id, user_id, last_seen_at, subscribed)
        SELECT t.internal_id, r."userID", r."lastSeenTimestamp", r.subscribed
        FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS ("threadRef" bigint, "userID" text, "lastSeenTimestamp" timestamptz, subscribed boolean)) WITH ORDINALITY AS r
-       JOIN conversation.threads t ON t.internal_id = r."threadRef" AND t.application_id = $1
+       JOIN conversation.threads t ON t.internal_id = r."threadRef" AND t.application_id = $1 AND t.internal_id = ANY($3::bigint[])
        ORDER BY r.ordinality
        ${onConflict(overwrite, 'thread_id, user_id', 'last_seen_at = EXCLUDED.last_seen_at, subscribed = EXCLUDED.subscribed')}
        RETURNING 1`,
-      [applicationId, JSON.stringify(rows)],
+      [applicationId, JSON.stringify(rows), refsOf(rows, (row) => row.threadRef)],
     );
   },
 };

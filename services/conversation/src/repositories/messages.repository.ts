@@ -256,7 +256,7 @@ export const messagesRepository = {
            'reactedAt', ${ms('reacted_at')}) ORDER BY reacted_at, user_id, reaction), '[]')
         FROM conversation.message_reactions WHERE message_id = ANY($1::bigint[])) AS reactions,
        (SELECT COALESCE(json_agg(json_build_object('messageId', a.message_id::text, 'id', f.id, 'applicationId', f.application_id,
-           'ownerId', f.owner_id, 'name', f.name, 'mimeType', f.mime_type, 'size', f.size::text, 'createdAt', ${ms('f.created_at')})
+           'ownerId', f.owner_id, 'name', f.name, 'mimeType', f.mime_type, 'size', f.size::text, 'uploadStatus', f.upload_status, 'createdAt', ${ms('f.created_at')})
            ORDER BY a.seq), '[]')
         FROM conversation.message_attachments a JOIN conversation.files f ON f.id = a.file_id
         WHERE a.message_id = ANY($1::bigint[]) AND f.purging_at IS NULL) AS attachments,
@@ -282,7 +282,7 @@ export const messagesRepository = {
     if (messageIds.length === 0) return [];
     return db.query(
       `SELECT a.message_id AS "messageId", f.id, f.application_id AS "applicationId", f.owner_id AS "ownerId", f.name,
-              f.mime_type AS "mimeType", f.size, f.created_at AS "createdAt"
+              f.mime_type AS "mimeType", f.size, f.upload_status AS "uploadStatus", f.created_at AS "createdAt"
        FROM conversation.message_attachments a JOIN conversation.files f ON f.id = a.file_id
        WHERE a.message_id = ANY($1::bigint[]) AND f.purging_at IS NULL ORDER BY a.seq`,
       [[...new Set(messageIds)]],

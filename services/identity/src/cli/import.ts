@@ -1,6 +1,9 @@
 /**
- * `npm run import -- <dump.sql> [--overwrite]`: imports a customer dump of the original service
- * (the body of its GET /v1/customer/dbdump) into the customer it belongs to, created if needed.
+ * `npm run import -- <dump.sql> [--overwrite] [--files DIR]`: imports a customer dump of the
+ * original service (the body of its GET /v1/customer/dbdump) into the customer it belongs to,
+ * created if needed. With `--files DIR`, the bytes of each of the dump's files are read from
+ * `DIR/<files.id>` (the original's file bucket downloaded as it is keyed, by file id) and stored
+ * with the dump; a file without its bytes is imported as a failed upload and named in the summary.
  * The dump is checked whole (it must end with COMMIT;) before anything is written, stored, and
  * imported by an identity worker (the identity-import queue), which must be running; this command
  * shows the import's progress until it ends, then its summary. Ctrl-C stops only the display: the
@@ -8,14 +11,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { access } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import { checkDumpComplete, commonVars, createProducer, IncompleteDumpError, linesOf, loadConfig, readDump, runMain, withServiceDatabase } from '@collab/shared';
 import { identityConfigSpec } from '../config.js';
 import { createIdentityDataSource } from '../data-source.js';
+import { blobsInDirectory } from '../domain/imports/dump-store.js';
 import { findImport, startImport } from '../domain/imports/imports.js';
 import { progressLine, summary } from './import-progress.js';
 
-const USAGE = 'usage: npm run import -- <dump.sql> [--overwrite]';
+const USAGE = 'usage: npm run import -- <dump.sql> [--overwrite] [--files DIR]';
 const POLL_MS = 500;
 const PLAIN_EVERY_MS = 5000;
 
@@ -34,13 +38,20 @@ async function customerOf(path: string): Promise<string> {
 runMain('import', async () => {
   const args = process.argv.slice(2);
   const overwrite = args.includes('--overwrite');
-  const paths = args.filter((arg) => arg !== '--overwrite');
+  const filesAt = args.indexOf('--files');
+  const filesDir = filesAt >= 0 ? args[filesAt + 1] : undefined;
+  if (filesAt >= 0 && (!filesDir || filesDir.startsWith('-'))) usage();
+  const paths = args.filter((arg, index) => arg !== '--overwrite' && (filesAt < 0 || (index !== filesAt && index !== filesAt + 1)));
   if (paths.length !== 1 || paths[0].startsWith('-')) usage();
   const [path] = paths;
   await access(path).catch(() => {
     console.error(`${path}: no such file`);
     process.exit(2);
   });
+  if (filesDir && !(await stat(filesDir).then((found) => found.isDirectory(), () => false))) {
+    console.error(`${filesDir}: no such directory`);
+    process.exit(2);
+  }
   const config = withServiceDatabase(
     loadConfig({
       DATABASE_URL: commonVars.DATABASE_URL,
@@ -63,7 +74,12 @@ runMain('import', async () => {
   await db.initialize();
   const queue = createProducer('identity-import', { redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
   try {
-    const importId = await startImport({ db, queue }, createReadStream(path), { customerId, overwrite, requestId: randomUUID() });
+    const importId = await startImport({ db, queue }, createReadStream(path), {
+      customerId,
+      overwrite,
+      requestId: randomUUID(),
+      ...(filesDir ? { files: blobsInDirectory(path, filesDir) } : {}),
+    });
     console.log(`Import ${importId} of ${path} into customer ${customerId} queued${overwrite ? ' (overwriting)' : ''}.`);
     const tty = Boolean(process.stdout.isTTY);
     const started = Date.now();

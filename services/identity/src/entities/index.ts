@@ -265,6 +265,8 @@ export interface ImportRecordRow {
   state: ImportState;
   /** Rows already stored with other data are replaced instead of reported as conflicts. */
   overwrite: boolean;
+  /** Whether the blobs of the dump's files were given with it (`--files DIR`). */
+  withFiles: boolean;
   dumpBytes: string;
   bytesRead: string;
   /** Tables whose rows are all imported: a resumed import passes over them. */
@@ -287,6 +289,7 @@ export const ImportRecordEntity = new EntitySchema<ImportRecordRow>({
     customerId: { name: 'customer_id', type: 'uuid' },
     state: { type: 'text', default: 'waiting' },
     overwrite: { type: 'boolean', default: false },
+    withFiles: { name: 'with_files', type: 'boolean', default: false },
     dumpBytes: { name: 'dump_bytes', type: 'bigint' },
     bytesRead: { name: 'bytes_read', type: 'bigint', default: 0 },
     tablesDone: { name: 'tables_done', type: 'text', array: true, default: () => "'{}'" },
@@ -315,6 +318,27 @@ export const ImportChunkEntity = new EntitySchema<ImportChunkRow>({
   schema: IDENTITY_SCHEMA,
   columns: {
     importId: { name: 'import_id', type: 'uuid', primary: true },
+    seq: { type: 'integer', primary: true },
+    data: { type: 'bytea' },
+  },
+  foreignKeys: [{ target: 'ImportRecord', columnNames: ['importId'], referencedColumnNames: ['id'], onDelete: 'CASCADE' }],
+});
+
+/** The bytes of a dump's file given with an unfinished import, in 1 MiB chunks (removed once it has finished). */
+export interface ImportFileChunkRow {
+  importId: string;
+  fileId: string;
+  seq: number;
+  data: Buffer;
+}
+
+export const ImportFileChunkEntity = new EntitySchema<ImportFileChunkRow>({
+  name: 'ImportFileChunk',
+  tableName: 'import_file_chunks',
+  schema: IDENTITY_SCHEMA,
+  columns: {
+    importId: { name: 'import_id', type: 'uuid', primary: true },
+    fileId: { name: 'file_id', type: 'uuid', primary: true },
     seq: { type: 'integer', primary: true },
     data: { type: 'bytea' },
   },
@@ -369,5 +393,6 @@ export const identityEntities = [
   IdempotencyKeyEntity,
   ImportRecordEntity,
   ImportChunkEntity,
+  ImportFileChunkEntity,
   ImportMappingEntity,
 ];

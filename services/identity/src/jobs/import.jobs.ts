@@ -7,9 +7,12 @@
 import {
   ApiError,
   createInternalClient,
+  createRedis,
   DumpFormatError,
   importClient,
+  invalidationChannel,
   type JobHandlers,
+  type Logger,
   type PendingJob,
   type SecretBox,
 } from '@collab/shared';
@@ -47,11 +50,15 @@ export function importJobs(deps: Omit<ImportDeps, 'logger'>): JobHandlers<'ident
   };
 }
 
-/** The identity worker's import handlers, calling the other services' import endpoints. */
+/**
+ * The identity worker's import handlers, calling the other services' import endpoints;
+ * `publishInvalidation` reaches the gateways' credential caches (as identity's API does).
+ */
 export function identityImportJobs(
   db: DataSource,
   config: { INTERNAL_TOKEN: string; CONVERSATION_URL: string; NOTIFICATION_URL: string; WEBHOOKS_URL: string },
   secretBox: SecretBox,
+  publishInvalidation: ImportDeps['publishInvalidation'],
 ): JobHandlers<'identity-import'> {
   const client = (service: string, baseUrl: string) => createInternalClient({ baseUrl, internalToken: config.INTERNAL_TOKEN, service, timeoutMs: 60_000 });
   const services = importClient({
@@ -59,7 +66,30 @@ export function identityImportJobs(
     notification: client('notification', config.NOTIFICATION_URL),
     webhooks: client('webhooks', config.WEBHOOKS_URL),
   });
-  return importJobs({ db, secretBox, services });
+  return importJobs({ db, secretBox, services, publishInvalidation });
+}
+
+/**
+ * Publishes credential invalidations on the channel the gateways follow, over a connection of the
+ * worker's own (closed at shutdown). A failure to publish is logged, as identity's API does: the
+ * caches then expire by their TTL.
+ */
+export function invalidationPublisher(
+  config: { REDIS_URL: string; REDIS_PREFIX: string },
+  onShutdown: (close: () => unknown) => void,
+  logger: Logger,
+): ImportDeps['publishInvalidation'] {
+  const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
+  redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
+  onShutdown(() => redis.disconnect());
+  const channel = invalidationChannel(config.REDIS_PREFIX);
+  return async (message) => {
+    try {
+      await redis.publish(channel, JSON.stringify(message));
+    } catch (error) {
+      logger.warn({ err: (error as Error).message, message }, 'cache invalidation not published');
+    }
+  };
 }
 
 /** Imports not finished, queued again (deduplicated by their id) when Redis lost or never took their job. */

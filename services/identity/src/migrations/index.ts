@@ -7,6 +7,8 @@ import { AddEventWebhookSubscriptions1795420000000 } from './1795420000000-add-e
 import { RecordIdempotencyKeys1795600000000 } from './1795600000000-record-idempotency-keys.js';
 import { KeepPreviousApplicationSecret1795600000001 } from './1795600000001-keep-previous-application-secret.js';
 import { RecordImports1795700000000 } from './1795700000000-record-imports.js';
+import { StoreImportChunksUncompressed1795700000001 } from './1795700000001-store-import-chunks-uncompressed.js';
+import { StoreImportFiles1795700000002 } from './1795700000002-store-import-files.js';
 
 /** Every identity migration, oldest first. */
 export const identityMigrations = [
@@ -19,4 +21,6 @@ export const identityMigrations = [
   RecordIdempotencyKeys1795600000000,
   KeepPreviousApplicationSecret1795600000001,
   RecordImports1795700000000,
+  StoreImportChunksUncompressed1795700000001,
+  StoreImportFiles1795700000002,
 ];

@@ -6,7 +6,7 @@
 import type { ImportMappingRow, ImportRecordRow } from '../entities/index.js';
 import type { Db } from './db.js';
 
-const RECORD_COLUMNS = `id, customer_id AS "customerId", state, overwrite, dump_bytes AS "dumpBytes", bytes_read AS "bytesRead",
+const RECORD_COLUMNS = `id, customer_id AS "customerId", state, overwrite, with_files AS "withFiles", dump_bytes AS "dumpBytes", bytes_read AS "bytesRead",
   tables_done AS "tablesDone", counts, skipped, conflicts, error, created_at AS "createdAt", started_at AS "startedAt", finished_at AS "finishedAt"`;
 
 export type MappingKind = 'user' | 'group' | 'thread' | 'message' | 'reaction';
@@ -34,12 +34,37 @@ export interface ImportedGroup {
 }
 
 export const importsRepository = {
-  async create(db: Db, record: { id: string; customerId: string; overwrite: boolean }): Promise<void> {
-    await db.query(`INSERT INTO identity.imports (id, customer_id, overwrite, dump_bytes) VALUES ($1, $2, $3, 0)`, [
+  async create(db: Db, record: { id: string; customerId: string; overwrite: boolean; withFiles: boolean }): Promise<void> {
+    await db.query(`INSERT INTO identity.imports (id, customer_id, overwrite, with_files, dump_bytes) VALUES ($1, $2, $3, $4, 0)`, [
       record.id,
       record.customerId,
       record.overwrite,
+      record.withFiles,
     ]);
+  },
+
+  async addFileChunk(db: Db, importId: string, fileId: string, seq: number, data: Buffer): Promise<void> {
+    await db.query(`INSERT INTO identity.import_file_chunks (import_id, file_id, seq, data) VALUES ($1, $2, $3, $4)`, [importId, fileId, seq, data]);
+  },
+
+  /** How many bytes of each of these files were given with the import (files not given are absent). */
+  async fileSizes(db: Db, importId: string, fileIds: string[]): Promise<Map<string, number>> {
+    if (fileIds.length === 0) return new Map();
+    const rows: { fileId: string; bytes: string }[] = await db.query(
+      `SELECT file_id AS "fileId", sum(octet_length(data))::text AS bytes FROM identity.import_file_chunks
+       WHERE import_id = $1 AND file_id = ANY($2::uuid[]) GROUP BY file_id`,
+      [importId, fileIds],
+    );
+    return new Map(rows.map((row) => [row.fileId, Number(row.bytes)]));
+  },
+
+  async fileChunk(db: Db, importId: string, fileId: string, seq: number): Promise<Buffer | null> {
+    const rows: { data: Buffer }[] = await db.query(`SELECT data FROM identity.import_file_chunks WHERE import_id = $1 AND file_id = $2 AND seq = $3`, [
+      importId,
+      fileId,
+      seq,
+    ]);
+    return rows[0]?.data ?? null;
   },
 
   async addChunk(db: Db, importId: string, seq: number, data: Buffer): Promise<void> {
@@ -50,6 +75,25 @@ export const importsRepository = {
   async chunk(db: Db, importId: string, seq: number): Promise<Buffer | null> {
     const rows: { data: Buffer }[] = await db.query(`SELECT data FROM identity.import_chunks WHERE import_id = $1 AND seq = $2`, [importId, seq]);
     return rows[0]?.data ?? null;
+  },
+
+  /**
+   * The first chunk of the stored dump holding one of `markers`, also when a marker begins in the
+   * chunk before (the last bytes of that chunk are searched together with this one's first); null
+   * when none does. Searched by PostgreSQL, so that the chunks before are not sent at all.
+   */
+  async firstChunkWith(db: Db, importId: string, markers: readonly string[]): Promise<number | null> {
+    const overlap = Math.max(...markers.map((marker) => Buffer.byteLength(marker)));
+    const rows: { seq: number }[] = await db.query(
+      `SELECT seq FROM (
+         SELECT seq, data, lag(substring(data FROM greatest(octet_length(data) - $3 + 1, 1))) OVER (ORDER BY seq) AS tail
+         FROM identity.import_chunks WHERE import_id = $1) c
+       WHERE EXISTS (SELECT 1 FROM unnest($2::bytea[]) AS m(marker)
+                     WHERE position(marker IN data) > 0 OR position(marker IN coalesce(tail, ''::bytea) || substring(data FROM 1 FOR $3)) > 0)
+       ORDER BY seq LIMIT 1`,
+      [importId, markers.map((marker) => Buffer.from(marker)), overlap],
+    );
+    return rows[0]?.seq ?? null;
   },
 
   async find(db: Db, importId: string): Promise<ImportRecordRow | null> {
@@ -90,6 +134,7 @@ export const importsRepository = {
       outcome.state === 'failed' ? outcome.error : null,
     ]);
     await db.query(`DELETE FROM identity.import_chunks WHERE import_id = $1`, [importId]);
+    await db.query(`DELETE FROM identity.import_file_chunks WHERE import_id = $1`, [importId]);
   },
 
   async saveMappings(db: Db, customerId: string, kind: MappingKind, mappings: Mapping[]): Promise<void> {

@@ -177,7 +177,8 @@ export async function openSignedFile(ctx: ConversationContext, fileId: string, e
   const notFound = new ApiError('not_found', 'No such file, or the link has expired.');
   if (!isUuid(fileId) || !isValidFileSignature(ctx.files.urlSecret, fileId, expires, signature)) throw notFound;
   const file = await findFileById(ctx.db, fileId.toLowerCase());
-  if (!file) throw notFound;
+  // A failed upload (an imported file whose bytes were not given) has no bytes to serve.
+  if (!file || file.uploadStatus !== 'uploaded') throw notFound;
   return {
     file,
     async *chunks(): AsyncGenerator<Buffer> {

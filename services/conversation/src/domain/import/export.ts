@@ -1,6 +1,7 @@
 /**
  * This service's part of exporting a customer dump: threads (with their locations as `pages`),
- * messages, reactions, mentions and participants, in the original's columns. Ids are the derived
+ * messages, reactions, mentions, participants, files (their rows: a dump holds no bytes) and
+ * file attachments, in the original's columns. Ids are the derived
  * UUIDs every service computes alike (exportIds); mentions in content name users by theirs, as the
  * original stored them.
  */
@@ -105,6 +106,39 @@ export function exportHandlers(ctx: Pick<ConversationContext, 'db'>): ExportHand
             orgID: exportIds.group(app, row.groupId),
             lastSeenTimestamp: formatTimestamp(row.lastSeenAt),
             subscribed: bool(row.subscribed),
+          }),
+        ),
+        ...page(rows, limit, (last) => last.seq),
+      };
+    },
+    files: async (app, { after, limit }) => {
+      const rows = await exportRepository.files(ctx.db, app, after, limit);
+      return {
+        rows: rows.map(
+          (row): ExportRow<'files'> => ({
+            id: row.id,
+            userID: exportIds.user(app, row.ownerId),
+            mimeType: row.mimeType,
+            timestamp: formatTimestamp(row.createdAt),
+            name: row.name,
+            size: row.size,
+            uploadStatus: row.uploadStatus,
+            platformApplicationID: app,
+          }),
+        ),
+        ...page(rows, limit, (last) => last.id),
+      };
+    },
+    message_attachments: async (app, { after, limit }) => {
+      const rows = await exportRepository.attachments(ctx.db, app, after, limit);
+      return {
+        rows: rows.map(
+          (row): ExportRow<'message_attachments'> => ({
+            id: exportIds.attachment(app, row.messageRef, row.fileId),
+            messageID: exportIds.message(app, row.messageRef),
+            type: 'file',
+            data: JSON.stringify({ fileID: row.fileId }),
+            timestamp: formatTimestamp(row.createdAt),
           }),
         ),
         ...page(rows, limit, (last) => last.seq),

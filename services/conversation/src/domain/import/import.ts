@@ -1,6 +1,7 @@
 /**
- * This service's part of importing a customer dump: threads, messages, reactions, mentions and
- * participants, each batch in one transaction. Answers the internal references of the threads
+ * This service's part of importing a customer dump: threads, messages, reactions, mentions,
+ * participants, files (with their bytes, when the dump's were given) and attachments, each batch
+ * in one transaction. Answers the internal references of the threads
  * and messages given, keyed by the dump's ids, which the importer needs to name them later
  * (messages in reactions, both in notifications).
  */
@@ -31,5 +32,14 @@ export function importHandlers(ctx: Pick<ConversationContext, 'db'>): ImportHand
     reactions: async (applicationId, rows, overwrite) => ({ inserted: await importRepository.reactions(ctx.db, applicationId, rows, overwrite) }),
     mentions: async (applicationId, rows) => ({ inserted: await importRepository.mentions(ctx.db, applicationId, rows) }),
     participants: async (applicationId, rows, overwrite) => ({ inserted: await importRepository.participants(ctx.db, applicationId, rows, overwrite) }),
+    files: async (applicationId, rows, overwrite) => ({ inserted: await importRepository.files(ctx.db, applicationId, lastById(rows), overwrite) }),
+    fileChunks: async (applicationId, rows) =>
+      ctx.db.transaction(async (tx) => {
+        let inserted = 0;
+        for (const { fileID, seq, data, last } of rows)
+          inserted += await importRepository.fileChunk(tx, applicationId, { fileID, seq, data: Buffer.from(data, 'base64'), last });
+        return { inserted };
+      }),
+    attachments: async (applicationId, rows) => ({ inserted: await importRepository.attachments(ctx.db, applicationId, rows) }),
   };
 }

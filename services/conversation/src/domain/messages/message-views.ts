@@ -64,7 +64,7 @@ export async function messageViews(db: Db, rows: readonly MessageRow[], threads:
           url: signedFileUrl(options.linkBase, options.fileUrlSecret, file.id),
           mimeType: file.mimeType,
           size: Number(file.size),
-          uploadStatus: 'uploaded' as const,
+          uploadStatus: file.uploadStatus,
         })),
         ...(previewsByMessage.get(row.internalId) ?? []).map((preview) => ({
           type: 'link_preview' as const,

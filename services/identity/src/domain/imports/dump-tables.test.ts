@@ -29,6 +29,7 @@ describe('dump rows', () => {
     expect(groupOf({ externalID: 'ops-2019', name: 'Ops', state: 'inactive', metadata: '{}', createdTimestamp: '2026-11-24 17:17:36+00' }, APP).status).toBe('deleted');
     const message = messageOf(
       withMissingAsNull({ id: CHEN, externalID: 'm1', type: 'user_message', content: '[]', metadata: '{}', extraClassnames: '', skipLinkPreviews: 'f', timestamp: '2026-11-24 17:17:36.718+00' }),
+      [],
       '7',
       'amelia.hart',
       new Map(),

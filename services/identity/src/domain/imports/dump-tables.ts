@@ -37,8 +37,6 @@ const SKIPPED: Record<string, string> = {
   application_usage_metric_types: 'usage metrics of the original service',
   preallocated_thread_ids: 'preallocated thread ids are not needed by this server',
   message_link_previews: 'link previews are fetched again by this server when messages are edited',
-  files: 'file blobs are not in the dump: attachments are listed as failed uploads',
-  message_attachments: 'file blobs are not in the dump: attachments are listed as failed uploads',
 };
 
 /** The tables imported, in the order of the dump (which puts what rows refer to first). */
@@ -56,6 +54,8 @@ export const IMPORTED_TABLES = new Set([
   'pages',
   'thread_participants',
   'application_webhooks',
+  'files',
+  'message_attachments',
 ]);
 
 /** Why a table's rows are not imported, or null when they are. */
@@ -143,14 +143,15 @@ export function withCustomerMentions(content: unknown, userIds: ReadonlyMap<stri
   return record;
 }
 
-export function messageOf(row: DumpRow, threadRef: string, authorId: string, userIds: ReadonlyMap<string, string>): ImportRow<'messages'> {
+/** A message; `content` is its content column already parsed (the importer reads the mentions in it first). */
+export function messageOf(row: DumpRow, content: unknown, threadRef: string, authorId: string, userIds: ReadonlyMap<string, string>): ImportRow<'messages'> {
   return {
     originalId: required(row, 'id'),
     id: required(row, 'externalID'),
     threadRef,
     authorID: authorId,
     type: row.type === 'action_message' ? 'action_message' : 'user_message',
-    content: withCustomerMentions(json(row.content) ?? [], userIds),
+    content: withCustomerMentions(content ?? [], userIds),
     url: row.url,
     iconURL: row.iconURL,
     translationKey: row.translationKey,
@@ -162,6 +163,31 @@ export function messageOf(row: DumpRow, threadRef: string, authorId: string, use
     updatedTimestamp: date(row.lastUpdatedTimestamp),
     deletedTimestamp: date(row.deletedTimestamp),
   };
+}
+
+/**
+ * The status a file of the dump is imported with, or why it is a failed upload: only a file the
+ * original had whole, and whose bytes were given with the same size, is uploaded here (its bytes
+ * follow it as `uploading`); an upload the original never completed stays failed (or cancelled).
+ */
+export function fileStatus(
+  row: DumpRow,
+  blobs: { given: boolean; size: number | undefined },
+): { uploadStatus: 'uploading' | 'failed' | 'cancelled'; failure: string | null } {
+  if (row.uploadStatus === 'cancelled') return { uploadStatus: 'cancelled', failure: null };
+  if (row.uploadStatus !== 'uploaded') return { uploadStatus: 'failed', failure: null };
+  if (!blobs.given) return { uploadStatus: 'failed', failure: 'imported as failed uploads: no file blobs were given (npm run import -- <dump> --files DIR)' };
+  const id = required(row, 'id');
+  if (blobs.size === undefined) return { uploadStatus: 'failed', failure: `imported as a failed upload: no blob ${id} in the files directory` };
+  if (blobs.size !== Number(row.size)) return { uploadStatus: 'failed', failure: `imported as a failed upload: blob ${id} has ${blobs.size} bytes, the dump says ${row.size}` };
+  return { uploadStatus: 'uploading', failure: null };
+}
+
+/** The file a message attachment of the original holds (`{"fileID": …}` in its data), or null. */
+export function attachedFileId(row: DumpRow): string | null {
+  if (row.type !== 'file') return null;
+  const data = json(row.data) as { fileID?: unknown } | null;
+  return typeof data?.fileID === 'string' ? data.fileID.toLowerCase() : null;
 }
 
 const KINDS = new Set(['external', 'reply', 'thread_action', 'reaction']);

@@ -8,7 +8,7 @@ import { ENQUEUE_TIMEOUT_MS, type Producer } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import type { ImportRecordRow } from '../../entities/index.js';
 import { importsRepository } from '../../repositories/imports.repository.js';
-import { storeDump } from './dump-store.js';
+import { storeDump, type FileBlobs } from './dump-store.js';
 
 export interface ImportsContext {
   db: DataSource;
@@ -23,7 +23,7 @@ export interface ImportsContext {
 export async function startImport(
   deps: ImportsContext,
   input: Readable,
-  options: { customerId: string; overwrite: boolean; requestId: string },
+  options: { customerId: string; overwrite: boolean; requestId: string; files?: FileBlobs },
 ): Promise<string> {
   const importId = await storeDump(deps.db, input, options);
   await deps.queue.add(

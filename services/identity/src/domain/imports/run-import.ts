@@ -9,7 +9,17 @@
  * second run, or a run after a crash, ends in the same state as one clean run.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { readDump, parseTextArray, type ImportClient, type ImportKind, type ImportRow, type Logger, type SecretBox } from '@collab/shared';
+import {
+  IMPORT_BATCH_ROWS,
+  readDump,
+  parseTextArray,
+  type ImportClient,
+  type ImportKind,
+  type ImportRow,
+  type InvalidationMessage,
+  type Logger,
+  type SecretBox,
+} from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import type { ImportRecordRow } from '../../entities/index.js';
 import { applicationsRepository, customersRepository } from '../../repositories/applications.repository.js';
@@ -17,6 +27,8 @@ import { importsRepository, type ImportedGroup, type ImportedUser, type Mapping,
 import { openSecret, sealSecret } from '../secrets.js';
 import { dumpLines } from './dump-store.js';
 import {
+  attachedFileId,
+  fileStatus,
   groupOf,
   IMPORTED_TABLES,
   json,
@@ -38,10 +50,12 @@ export interface ImportDeps {
   secretBox: SecretBox;
   services: ImportClient;
   logger: Logger;
+  /** Tells every gateway replica to drop its cached credentials of a customer or application the import overwrote. */
+  publishInvalidation(message: InvalidationMessage): Promise<void>;
 }
 
-/** Rows handed on at once: one short transaction each, far below a request body's limit. */
-const BATCH_ROWS = 500;
+/** Where the pages table begins, whether the dump copies into a temporary table first or not. */
+const PAGES_MARKERS = ['COPY "tmp_pages" ', 'COPY "pages" '];
 /** How often progress is written while a table is read. */
 const PROGRESS_EVERY_MS = 1000;
 /** Mappings kept in memory per kind; beyond, the cache starts over (the table has them all). */
@@ -78,24 +92,37 @@ export class ImportRun {
   }
 
   async execute(): Promise<void> {
-    for await (const event of readDump(dumpLines(this.db, this.record.id), new Set(['pages'])))
+    // Only the part of the dump from the pages table on is read for them.
+    for await (const event of readDump(dumpLines(this.db, this.record.id, undefined, PAGES_MARKERS), new Set(['pages'])))
       if (event.kind === 'row') this.pages.set(`${event.row.orgID}:${event.row.contextHash}`, json(event.row.contextData));
 
     const wanted = new Set([...IMPORTED_TABLES].filter((table) => !this.tablesDone.has(table) && table !== 'pages'));
     let batch: DumpRow[] = [];
     const progress = { bytes: 0 };
+    // The batch handed on while the next one is read: one at a time, in the dump's order, so that
+    // the services see the same writes as without it; all of a table's are done before its end is
+    // recorded.
+    let writing: Promise<void> = Promise.resolve();
+    const written = async () => {
+      await writing;
+      writing = Promise.resolve();
+    };
     for await (const event of readDump(dumpLines(this.db, this.record.id, progress), wanted)) {
       this.bytesRead = progress.bytes;
       if (event.kind === 'row') {
         batch.push(withMissingAsNull(event.row));
-        if (batch.length >= BATCH_ROWS) {
-          await this.flush(event.table, batch);
+        if (batch.length >= IMPORT_BATCH_ROWS) {
+          await written();
+          writing = this.flush(event.table, batch);
+          // Awaited with the next batch or at the table's end; a failure must not go unhandled meanwhile.
+          writing.catch(() => undefined);
           batch = [];
           await this.saveProgress(false);
         }
         continue;
       }
       if (event.kind === 'table') continue;
+      await written();
       const reason = skipReason(event.table);
       if (reason !== null) {
         if (event.rows > 0) this.skipped[event.table] = { rows: event.rows, reason };
@@ -168,6 +195,10 @@ export class ImportRun {
         return this.participants(rows);
       case 'application_webhooks':
         return this.webhooks(rows);
+      case 'files':
+        return this.files(rows);
+      case 'message_attachments':
+        return this.attachments(rows);
       default:
         throw new Error(`no importer for table ${table}`);
     }
@@ -229,6 +260,7 @@ export class ImportRun {
         this.count('customers', 0, 1);
       } else if (this.record.overwrite) {
         await customersRepository.upsert(this.db, id, sealed);
+        await this.deps.publishInvalidation({ kind: 'customer', id });
         this.count('customers', 1, 0);
       } else {
         this.conflict('customer', id, 'the customer exists here with another secret (kept; --overwrite replaces it)');
@@ -280,6 +312,8 @@ export class ImportRun {
         this.count('applications', 0, 1);
       } else if (this.record.overwrite) {
         await importsRepository.insertApplication(this.db, application, true);
+        // Its secret may have changed: cached credentials must not keep accepting the one replaced.
+        await this.deps.publishInvalidation({ kind: 'application', id });
         this.count('applications', 1, 0);
       } else {
         this.appsInConflict.add(id);
@@ -355,7 +389,7 @@ export class ImportRun {
     const users = await this.resolve('user', rows.flatMap((row) => [row.sourceID, ...mentionedIds(contents.get(row.id))]));
     const userIds = new Map([...users].map(([originalId, mapping]) => [originalId, mapping.externalId]));
     const kept = this.ofImportedApps('messages', rows, (row) => (threads.has(row.threadID!) && users.has(row.sourceID!) ? threads.get(row.threadID!)!.applicationId : null));
-    const perApp = groupBy(kept, ([, row]) => messageOf(row, threads.get(row.threadID!)!.ref!, users.get(row.sourceID!)!.externalId, userIds));
+    const perApp = groupBy(kept, ([, row]) => messageOf(row, contents.get(row.id), threads.get(row.threadID!)!.ref!, users.get(row.sourceID!)!.externalId, userIds));
     for (const { applicationId, rows: sent, answer } of await this.send('messages', perApp)) {
       this.count('messages', answer.inserted, sent.length - answer.inserted);
       const byId = new Map(sent.map((message) => [message.originalId, message]));
@@ -431,6 +465,56 @@ export class ImportRun {
       subscribed: parseBoolean(row.subscribed) ?? false,
     }));
     for (const { rows: sent, answer } of await this.send('participants', perApp)) this.count('participants', answer.inserted, sent.length - answer.inserted);
+  }
+
+  /**
+   * Files, owned by their uploader, then the bytes of those given with the import (an id given
+   * twice or already stored keeps its bytes: the same piece again changes nothing).
+   */
+  private async files(rows: DumpRow[]) {
+    const users = await this.resolve('user', rows.map((row) => row.userID));
+    const kept = this.ofImportedApps('files', rows, (row) => (users.has(row.userID!) ? row.platformApplicationID : null));
+    const sizes = this.record.withFiles ? await importsRepository.fileSizes(this.db, this.record.id, kept.map(([, row]) => required(row, 'id'))) : new Map<string, number>();
+    const withBytes: [string, string][] = [];
+    const perApp = groupBy(kept, ([applicationId, row]): ImportRow<'files'> => {
+      const id = required(row, 'id').toLowerCase();
+      const { uploadStatus, failure } = fileStatus(row, { given: this.record.withFiles, size: sizes.get(id) });
+      if (failure) this.skip('files', 1, failure);
+      if (uploadStatus === 'uploading') withBytes.push([applicationId, id]);
+      return {
+        id,
+        ownerID: users.get(row.userID!)!.externalId,
+        name: row.name ?? '',
+        mimeType: row.mimeType ?? 'application/octet-stream',
+        size: Number(row.size ?? 0),
+        uploadStatus,
+        createdTimestamp: parseTimestamp(required(row, 'timestamp'))!,
+      };
+    });
+    for (const { rows: sent, answer } of await this.send('files', perApp)) this.count('files', answer.inserted, sent.length - answer.inserted);
+    for (const [applicationId, fileId] of withBytes) await this.fileBytes(applicationId, fileId);
+  }
+
+  /** One file's stored bytes handed on a chunk at a time; the last marks it uploaded. */
+  private async fileBytes(applicationId: string, fileId: string) {
+    let current = await importsRepository.fileChunk(this.db, this.record.id, fileId, 0);
+    for (let seq = 0; ; seq++) {
+      const next = current ? await importsRepository.fileChunk(this.db, this.record.id, fileId, seq + 1) : null;
+      const chunk = { fileID: fileId, seq, data: (current ?? Buffer.alloc(0)).toString('base64'), last: next === null };
+      await this.deps.services.send('fileChunks', applicationId, [chunk], this.record.overwrite, this.requestId);
+      if (!next) return;
+      current = next;
+    }
+  }
+
+  /** File attachments of messages; the original's other kinds (annotations, screenshots) are not held here. */
+  private async attachments(rows: DumpRow[]) {
+    const files = rows.filter((row) => attachedFileId(row) !== null);
+    this.skip('message_attachments', rows.length - files.length, 'only file attachments are held by this server');
+    const messages = await this.resolve('message', files.map((row) => row.messageID));
+    const kept = this.ofImportedApps('message_attachments', files, (row) => (messages.has(row.messageID!) ? messages.get(row.messageID!)!.applicationId : null));
+    const perApp = groupBy(kept, ([, row]) => ({ messageRef: messages.get(row.messageID!)!.ref!, fileID: attachedFileId(row)! }));
+    for (const { rows: sent, answer } of await this.send('attachments', perApp)) this.count('attachments', answer.inserted, sent.length - answer.inserted);
   }
 
   private async webhooks(rows: DumpRow[]) {
