@@ -234,15 +234,18 @@ export class ImportRun {
 
   /**
    * Keeps the mappings of rows just imported: in the cache at once, in the table while the next
-   * batch is handed on (they are identity's rows, the batch's are another service's), one save
-   * after the other. All are saved before the table's end is recorded (`remembered`), so that a
-   * resumed import never passes over a table whose mappings were not all kept.
+   * batch is handed on (they are identity's rows, the batch's are another service's). One save at
+   * a time: a batch's mappings wait for the previous batch's save, which ran meanwhile, so that no
+   * more than one batch's mappings wait in memory. All are saved before the table's end is
+   * recorded (`remembered`), so that a resumed import never passes over a table whose mappings
+   * were not all kept.
    */
   private async remember(kind: MappingKind, mappings: Mapping[]) {
     const cache = this.cache.get(kind);
     if (cache) for (const mapping of mappings) cache.set(mapping.originalId, mapping);
-    this.saving = this.saving.then(() => importsRepository.saveMappings(this.db, this.record.customerId, kind, mappings));
-    // Awaited by `remembered`; a failure must not go unhandled meanwhile.
+    await this.saving;
+    this.saving = importsRepository.saveMappings(this.db, this.record.customerId, kind, mappings);
+    // Awaited by the next batch or by `remembered`; a failure must not go unhandled meanwhile.
     this.saving.catch(() => undefined);
   }
 
