@@ -73,6 +73,8 @@ export class ImportRun {
   private readonly pages = new Map<string, unknown>();
   private readonly cache = new Map<MappingKind, Map<string, Mapping>>();
   private bytesRead = 0;
+  /** The mapping rows being saved, one save after the other (see `remember`). */
+  private saving: Promise<void> = Promise.resolve();
   private lastProgress = 0;
 
   constructor(
@@ -133,6 +135,7 @@ export class ImportRun {
         await this.flush(event.table, batch);
         batch = [];
       }
+      await this.remembered();
       this.tablesDone.add(event.table);
       await this.saveProgress(true);
     }
@@ -229,10 +232,26 @@ export class ImportRun {
     return new Map(wanted.filter((id) => cache.has(id)).map((id) => [id, cache.get(id)!]));
   }
 
+  /**
+   * Keeps the mappings of rows just imported: in the cache at once, in the table while the next
+   * batch is handed on (they are identity's rows, the batch's are another service's). One save at
+   * a time: a batch's mappings wait for the previous batch's save, which ran meanwhile, so that no
+   * more than one batch's mappings wait in memory. All are saved before the table's end is
+   * recorded (`remembered`), so that a resumed import never passes over a table whose mappings
+   * were not all kept.
+   */
   private async remember(kind: MappingKind, mappings: Mapping[]) {
-    await importsRepository.saveMappings(this.db, this.record.customerId, kind, mappings);
     const cache = this.cache.get(kind);
     if (cache) for (const mapping of mappings) cache.set(mapping.originalId, mapping);
+    await this.saving;
+    this.saving = importsRepository.saveMappings(this.db, this.record.customerId, kind, mappings);
+    // Awaited by the next batch or by `remembered`; a failure must not go unhandled meanwhile.
+    this.saving.catch(() => undefined);
+  }
+
+  /** Waits until every mapping given to `remember` is saved (and fails if one could not be). */
+  private async remembered() {
+    await this.saving;
   }
 
   /** Hands rows to a service, one call per application and batch. */
