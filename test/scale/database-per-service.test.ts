@@ -69,7 +69,7 @@ async function rowsOf(applicationId: string) {
 }
 
 describe('a database per service', () => {
-  it('carries events across the databases, exports from all of them, and purges a deleted application in each', async () => {
+  it('carries events across the databases, exports from all of them, purges a deleted application in each, and imports the export back', async () => {
     const app = await createApplication(system, 'per-service');
     secrets.set(app.id, app.secret);
     for (const userId of ['ann', 'bob']) expect((await app.client.put(`/v1/users/${userId}`, { name: userId })).status).toBe(200);
@@ -104,6 +104,21 @@ describe('a database per service', () => {
     await waitForQueuesIdle(system);
     await until(async () => (await rowsOf(app.id)).registrations === 0, "the purge of the webhook registrations");
     expect(await rowsOf(app.id)).toEqual({ users: 0, messages: 0, notifications: 0, registrations: 0 });
+
+    // The export imports back: identity reads the dump and hands each service its rows, into its own database.
+    const asCustomerToken = await customerToken(system.customer.id, system.customer.secret);
+    const started = await fetch(`${system.url}/v1/customer/imports`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${asCustomerToken}`, 'content-type': 'application/sql' },
+      body,
+    });
+    expect(started.status).toBe(202);
+    const { importID } = (await started.json()) as { importID: string };
+    await until(async () => {
+      const status = await fetch(`${system.url}/v1/customer/imports/${importID}`, { headers: { authorization: `Bearer ${asCustomerToken}` } });
+      return ((await status.json()) as { status: string }).status === 'completed';
+    }, 'the import of the export');
+    expect(await rowsOf(app.id)).toEqual({ users: 2, messages: 1, notifications: 1, registrations: 1 });
   });
 
   it("keeps each service's schema in its own database, and nothing in DATABASE_URL's", async () => {
