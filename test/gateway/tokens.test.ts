@@ -10,7 +10,7 @@ import { createLogger } from '@collab/shared';
 import { decodeJwt, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
-import { createIdentityContext } from '../../services/identity/src/context.js';
+import { createIdentityContext } from '../../services/identity/src/service.js';
 import { revokeApplicationSessions, revokeSession } from '../../services/identity/src/domain/auth/auth.js';
 import { asCustomer, createApplication, request, type ApiResponse, type TestApplication } from '../support/client.js';
 import { startSystem, type TestSystem } from '../support/system.js';

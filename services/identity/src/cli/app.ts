@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, commonVars, createLogger, isUuid, loadConfig, runMain, withServiceDatabase } from '@collab/shared';
 import { identityConfigSpec } from '../config.js';
-import { createIdentityContext } from '../context.js';
+import { createIdentityContext } from '../service.js';
 import { expirePreviousSecret, removeApplication, rotateApplicationSecret } from '../domain/applications/applications.js';
 import type { IdentityContext } from '../domain/context.js';
 import { prepareStoredSecrets } from '../domain/secrets.js';

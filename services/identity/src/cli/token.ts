@@ -10,7 +10,7 @@ import { createSecretKey, randomBytes } from 'node:crypto';
 import { commonVars, createLogger, hmacKey, isUuid, loadConfig, runMain, withServiceDatabase } from '@collab/shared';
 import { SignJWT } from 'jose';
 import { identityConfigSpec } from '../config.js';
-import { createIdentityContext } from '../context.js';
+import { createIdentityContext } from '../service.js';
 import { revokeApplicationSessions, revokeSession } from '../domain/auth/auth.js';
 
 const USAGE = [
