@@ -8,6 +8,7 @@ export * from './routes/index.js';
 export * from './http/json-body.js';
 export * from './http/errors-middleware.js';
 export * from './http/service-app.js';
+export * from './http/readiness.js';
 export * from './http/idempotency.js';
 export * from './http/server.js';
 export * from './http/input.js';

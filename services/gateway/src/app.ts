@@ -17,10 +17,11 @@ import {
   ROUTES,
   RouteMatcher,
   serializeOpenApiDocument,
+  readinessHandler,
   setMetricsRoute,
-  withTimeout,
   type Logger,
   type ProcessMetrics,
+  type ReadinessCheck,
   type RouteDef,
   type ServiceName,
 } from '@collab/shared';
@@ -35,7 +36,7 @@ export interface GatewayAppOptions {
   internalToken: string;
   authenticate: Authenticate;
   proxies: Record<ServiceName, RequestHandler>;
-  readiness: { name: string; check: () => Promise<unknown> }[];
+  readiness: ReadinessCheck[];
   isDraining: () => boolean;
   routes?: readonly RouteDef[];
   /** Where request durations are recorded; the process's metrics unless given. */
@@ -107,24 +108,9 @@ export function createGatewayApp(options: GatewayAppOptions): Express {
     res.json({ status: 'ok', service: 'gateway' });
   });
 
-  app.get('/readyz', async (_req, res) => {
-    if (options.isDraining()) {
-      res.status(503).json({ status: 'draining' });
-      return;
-    }
-    const results = await Promise.all(
-      options.readiness.map(async ({ name, check }) => {
-        try {
-          await withTimeout(check(), 2500);
-          return [name, 'ok'] as const;
-        } catch (error) {
-          return [name, (error as Error).message || 'unavailable'] as const;
-        }
-      }),
-    );
-    const ready = results.every(([, state]) => state === 'ok');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(results) });
-  });
+  // Longer than the 2 s the gateway gives each service's /readyz, so that a service's own answer
+  // (with the reason it is not ready) arrives before the gateway gives up on it.
+  app.get('/readyz', readinessHandler(options.readiness, { timeoutMs: 2500, isDraining: options.isDraining }));
 
   // Request durations by route pattern (health checks are not counted).
   app.use((options.metrics ?? processMetrics()).middleware);
