@@ -5,7 +5,7 @@
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { SecretBoxError, type SecretBox } from '@collab/shared';
-import { storedSecretsRepository, type SecretTable } from '../repositories/applications.repository.js';
+import { storedSecretsRepository, type SecretTable } from '../repositories/stored-secrets.repository.js';
 import type { IdentityContext } from './context.js';
 
 /** 64 lowercase hex characters, like the reference's secrets (behavior.md §4.6). */

@@ -8,7 +8,8 @@ import {
   unverifiedPayload,
   verifySignedTokenWithAny,
 } from '@collab/shared';
-import { applicationsRepository, sessionsRepository } from '../../repositories/applications.repository.js';
+import { applicationsRepository } from '../../repositories/applications.repository.js';
+import { sessionsRepository } from '../../repositories/sessions.repository.js';
 import type { IdentityContext } from '../context.js';
 import { openPreviousSecret, openSecret } from '../secrets.js';
 
