@@ -9,12 +9,12 @@ import { randomUUID } from 'node:crypto';
 import { createLogger, INTERNAL_HEADERS, startWorker, type JobData, type JobHandlers } from '@collab/shared';
 import type { Express } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deleteRedisPrefix } from '@collab/shared/devkit';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
 import { createIdentityDataSource } from '../../services/identity/src/data-source.js';
 import { batchJobs } from '../../services/identity/src/jobs/batch.jobs.js';
 import { createIdentityService } from '../../services/identity/src/service.js';
 import { createApplication, uniqueId, type ApiClient, type ApiResponse, type TestApplication } from '../support/client.js';
-import { deleteRedisPrefix } from '../support/cleanup.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { expectError } from '../support/expect.js';
 

@@ -16,14 +16,13 @@ import { createServiceDataSource, ensureDatabase, migrateServiceSchema } from '@
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dropDatabase, freePort } from '@collab/shared/devkit';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
 import { CreateIdentitySchema1763700000000 } from '../../services/identity/src/migrations/1763700000000-create-identity-schema.js';
 import { ensureBootCustomer } from '../../services/identity/src/domain/customers/customers.js';
 import { createIdentityService } from '../../services/identity/src/service.js';
-import { dropDatabase } from '../support/cleanup.js';
 import { asCustomer, createApplication, request, type ApiResponse, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
-import { freePort } from '../support/ports.js';
 import { migrateAll, startSystem, type TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 
