@@ -1,5 +1,5 @@
 /**
- * Deleting a group, a user or an application (decisions.md 23, 31): the DELETE answers once
+ * Deleting a group, a user or an application: the DELETE answers once
  * nothing it removes can be read (counts included), and purge jobs then remove the rows. Identity
  * records the deletion in its outbox with its own delete: a deletion that fails in identity
  * leaves everything as it was, and one that cannot reach a service at once finishes by itself.

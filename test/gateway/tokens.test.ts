@@ -1,5 +1,5 @@
 /**
- * Every rule of behavior.md §4 (Authorization header, server tokens, customer tokens, access
+ * Every token rule (Authorization header, server tokens, customer tokens, access
  * tokens, POST /v1/authorize, GET /v1/verify), checked through the real gateway.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
@@ -92,7 +92,7 @@ async function authorize(application: TestApplication = app) {
   return { accessToken, sessionId: decodeJwt(accessToken).session_id as string, body: response.body };
 }
 
-describe('the Authorization header (behavior.md §4.1)', () => {
+describe('the Authorization header', () => {
   it('is required: absent → 401 missing_authorization_header', async () => {
     expectError(await get('/v1/verify'), 401, 'missing_authorization_header');
     expectError(await get('/v1/applications'), 401, 'missing_authorization_header');
@@ -150,7 +150,7 @@ describe('the Authorization header (behavior.md §4.1)', () => {
   });
 });
 
-describe('server tokens (behavior.md §4.2, §4.3)', () => {
+describe('server tokens', () => {
   it('accepts a token without exp', async () => {
     expectVerifiedAs(await verify(await serverToken(app.id, app.secret)), app, 'token app');
   });
@@ -324,7 +324,7 @@ describe('server tokens (behavior.md §4.2, §4.3)', () => {
   });
 });
 
-describe('customer tokens (behavior.md §4.2, §4.3)', () => {
+describe('customer tokens', () => {
   const list = (token: string) => get('/v1/applications', token);
 
   it('are accepted on /v1/applications', async () => {
@@ -421,7 +421,7 @@ describe('customer tokens (behavior.md §4.2, §4.3)', () => {
   });
 });
 
-describe('POST /v1/authorize (behavior.md §4.4)', () => {
+describe('POST /v1/authorize', () => {
   const authorizeWith = (body: unknown, headers?: Record<string, string>) =>
     request(system.url, 'POST', '/v1/authorize', { body, headers });
 
@@ -584,7 +584,7 @@ describe('GET /v1/verify', () => {
   });
 });
 
-describe('access tokens (behavior.md §4.3, §4.5)', () => {
+describe('access tokens', () => {
   it('signed with another secret are treated as server tokens → 401 invalid_app_token', async () => {
     const { sessionId } = await authorize();
     const forged = rawJwt({

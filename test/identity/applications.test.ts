@@ -1,5 +1,5 @@
 /**
- * The applications API (api.md "Applications", behavior.md §13, decisions.md 9 and 22):
+ * The applications API:
  * /v1/applications and its /v1/projects alias, with customer tokens, through the gateway.
  */
 import { randomUUID } from 'node:crypto';
@@ -291,7 +291,7 @@ describe.each(['applications', 'projects'] as const)('/v1/%s', (prefix) => {
       expect((await storedApplication(created.id)).name).toBe('validated');
     });
 
-    it('with an unexpected field names the two optional fields of api.md among the expected ones', async () => {
+    it('with an unexpected field names every optional field among the expected ones, iconURL and redirectURI included', async () => {
       const created = await create('message', prefix);
       const response = await customer.put(`${base}/${created.id}`, { colour: 'blue' });
       expect(response.body.message).toBe(

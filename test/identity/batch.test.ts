@@ -1,7 +1,7 @@
 /**
  * POST /v1/batch and GET /v1/batch/<jobID> through the gateway, applied by a BullMQ job on real
- * PostgreSQL and Redis: api.md "Batch", behavior.md §2.1, §3, §5.2, §8.2, §10 and decisions.md 7,
- * 14, 20, 24, 25, 30.
+ * PostgreSQL and Redis: validation before anything is written, all or nothing, the success message,
+ * aliases and duplicates, the 202 answer when the job outlasts the wait, and concurrent batches.
  */
 import net, { type AddressInfo } from 'node:net';
 import http, { type Server } from 'node:http';
@@ -313,7 +313,7 @@ describe('a batch is validated as a whole before anything is written', () => {
       [{ users: [{ id: valid }], organizations: [{ id: 'o', name: 'O', metadata: { nested: {} } }] }, 400, 'invalid_field', /^Input type for organizations\/0\/metadata is not valid/],
       [{ users: [{ id: valid, status: 'gone' }] }, 400, 'invalid_field', /^Input type for users\/0\/status is not valid/],
       [{ users: [{ id: '' }] }, 400, 'invalid_field', /^Input type for users\/0\/id is not valid/],
-      // A new entity's id must be addressable by path later (behavior.md §2.1).
+      // A new entity's id must be addressable by path later.
       [{ users: [{ id: 'cord:taken' }] }, 400, 'invalid_field', 'Input type for users/0/id is not valid, expected identifier.'],
       [{ groups: [{ id: 'bad\u0001id', name: 'G' }] }, 400, 'invalid_field', 'Input type for groups/0/id is not valid, expected identifier.'],
       [{ users: [{ id: valid }], threads: [] }, 400, 'unexpected_field', 'threads is not a valid field name for this request. Expected 3 optional fields: users, groups and organizations.'],

@@ -174,7 +174,7 @@ describe('secrets at rest', () => {
     expect((await request(system.url, 'GET', '/v1/users', { token: authorized.body.access_token })).status).toBe(200);
   });
 
-  it('GET, list and update answers never carry a secret, plaintext or sealed (decisions.md 9)', async () => {
+  it('GET, list and update answers never carry a secret, plaintext or sealed', async () => {
     const app = await newApplication('quiet');
     const { secret_encrypted: sealed } = await stored(system.sql, 'applications', app.id);
     const customer = asCustomer(system);

@@ -1,7 +1,7 @@
 /**
  * Token attacks as one table (issue #7 point 1): every forged, stale, misused or dead token × a
  * set of routes (application-level write, delete and read; /v1/applications create, list and
- * delete) answers 401 with the code behavior.md §4.3 gives, and leaves the database exactly as it
+ * delete) answers 401 with the code the token rules give for it, and leaves the database exactly as it
  * was. A control test sends valid tokens to the same routes, so the table can fail. Needs the build
  * (the token CLI revokes through `services/identity/dist`).
  */
@@ -25,7 +25,7 @@ const DAY = 24 * 60 * 60;
 const TARGET_USER = 'attack-target';
 
 type Kind = 'app' | 'customer';
-/** The code a bad token of each route kind gets (behavior.md §4.3). */
+/** The code a bad token of each route kind gets. */
 const BAD_TOKEN: Record<Kind, string> = { app: 'invalid_app_token', customer: 'invalid_customer_token' };
 
 interface RouteUnderAttack {
@@ -111,7 +111,7 @@ interface Attack {
 const BOTH: Kind[] = ['app', 'customer'];
 
 const ATTACKS: Attack[] = [
-  // Algorithms (behavior.md §4.2: HS512 only).
+  // Algorithms: HS512 only.
   { name: 'alg none, no signature', kinds: BOTH, token: (kind) => jwt({ alg: 'none', typ: 'JWT' }, { ...principal(kind).claims, iat: now() }, null) },
   { name: 'alg none with a valid HS512 signature', kinds: BOTH, token: (kind) => forged(kind, { header: { alg: 'none', typ: 'JWT' } }) },
   { name: 'HS256 with the right secret', kinds: BOTH, token: (kind) => forged(kind, { header: { alg: 'HS256', typ: 'JWT' }, hash: 'sha256' }) },

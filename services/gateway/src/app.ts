@@ -130,7 +130,7 @@ export function createGatewayApp(options: GatewayAppOptions): Express {
     next();
   });
 
-  // Permissive CORS on the API (behavior.md §1).
+  // Permissive CORS on the API.
   app.use('/v1', (req, res, next) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
     if (req.method === 'OPTIONS') {

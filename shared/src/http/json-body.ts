@@ -1,6 +1,6 @@
 /**
  * JSON request bodies: at most 10 MB, valid UTF-8, nested at most 100 levels, and always a JSON
- * object (behavior.md §1, decisions.md 4 and 30). Parsed from raw bytes so that every failure gets
+ * object. Parsed from raw bytes so that every failure gets
  * the API's own error instead of the framework's.
  */
 import { isUtf8 } from 'node:buffer';

@@ -33,7 +33,7 @@ const membersBody = s.object({
   remove: s.array(s.externalId()).optional(),
 });
 
-/** Every key of PUT /v1/users/<ID>, both generations (behavior.md §8.2, decisions.md 10). */
+/** Every key of PUT /v1/users/<ID>, both generations. */
 export const userFields = {
   name: nullableString(),
   email: s.email().nullable().optional(),
@@ -53,13 +53,13 @@ const upsertUserBody = s.object({
   removeGroups: s.array(s.string({ minLength: 1 })).optional(),
 });
 
-/** Limits of POST /v1/batch (behavior.md §10.1). */
+/** Limits of POST /v1/batch. */
 export const BATCH_LIMITS = { users: 10_000, groups: 1_000 } as const;
 
 const batchGroupItem = s.object({ id: s.externalId({ identifier: true }), ...groupBody.shape });
 
 /**
- * POST /v1/batch (behavior.md §10, decisions.md 20, 24): `groups` and its earlier-generation alias
+ * POST /v1/batch: `groups` and its earlier-generation alias
  * `organizations` (when both are present, `groups` is used). Items name their path in errors
  * (`users/3/email`). Also the payload of the `batch.apply` job.
  */

@@ -2,7 +2,7 @@
 export type Path = readonly (string | number)[];
 
 /**
- * Formats a path the way behavior.md §5.2 and decisions.md 5 name fields:
+ * Formats a path the way error messages name fields:
  * object keys joined with `.` (`createThread.url`), array items with `/` (`users/3/id`).
  */
 export function formatPath(path: Path): string {

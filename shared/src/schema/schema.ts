@@ -1,6 +1,7 @@
 /**
- * A small schema library: each schema validates a request value with the error codes and
- * messages of behavior.md §5.2, and describes itself as JSON Schema (2020-12, the dialect of
+ * A small schema library: each schema validates a request value with the four validation
+ * codes (`invalid_request`, `missing_field`, `unexpected_field`, `invalid_field`) and their
+ * messages, and describes itself as JSON Schema (2020-12, the dialect of
  * OpenAPI 3.1). Hand-written because the contract fixes the evaluation order (missing fields
  * first, then received keys in order) and the message wording, which general-purpose
  * validators do not produce.
@@ -131,7 +132,7 @@ export class NullableSchema<Out, Inner extends Schema<Out> = Schema<Out>> extend
 type StringFormat = 'uri' | 'email' | 'identifier' | 'uuid' | 'jwt';
 const FORMAT_CHECKS: Record<StringFormat, (value: string) => boolean> = {
   uri: isUri,
-  // An empty e-mail is accepted and means "not provided" (behavior.md §3.3).
+  // An empty e-mail is accepted and means "not provided".
   email: (value) => value === '' || isEmail(value),
   identifier: isIdentifier,
   uuid: isUuid,
@@ -252,11 +253,12 @@ export class EnumSchema<const Values extends readonly string[]> extends Schema<V
 }
 
 /**
- * A customer ID given as `string | number` in a body (behavior.md §2.1): a string of 1–128
- * characters or any number, returned as its string form (`1.50` → `"1.5"`, decisions.md 3).
+ * A customer ID given as `string | number` in a body: a string of 1–128
+ * characters or any number, returned as its string form (`1.50` → `"1.5"`): a number and its
+ * string name the same entity.
  */
 export class ExternalIdSchema extends Schema<string> {
-  /** `identifier`: the id of a new entity, which must also be addressable by path (§2.1). */
+  /** `identifier`: the id of a new entity, which must also be addressable by path. */
   constructor(private readonly options: { identifier?: boolean } = {}) {
     super();
   }
@@ -295,7 +297,7 @@ export function codePointLength(value: string): number {
 
 export type FlatJson = Record<string, string | number | boolean>;
 
-/** EntityMetadata / FlatJsonObject / Location (behavior.md §3.1): scalar values only. */
+/** EntityMetadata / FlatJsonObject / Location: scalar values only. */
 export class FlatObjectSchema extends Schema<FlatJson> {
   readonly expected = 'object whose values are strings, numbers or booleans';
   parse(value: unknown, path: Path = []): FlatJson {
@@ -360,7 +362,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 }
 
 /**
- * A JSON object with known keys. Evaluation order (behavior.md §5.2): all missing required
+ * A JSON object with known keys. Evaluation order: all missing required
  * keys at once (`missing_field`), then the received keys in their order, where the first
  * unknown key gives `unexpected_field` and the first invalid value `invalid_field`.
  */

@@ -2,7 +2,7 @@
  * Access tokens and test tokens from the command line:
  *   npm run token -- server <application_id> <secret>    prints a server token (1 hour)
  *   npm run token -- customer <customer_id> <secret>     prints an application-management token (1 hour)
- *   npm run token -- revoke <session_id>                 revokes one access token (decisions.md 34)
+ *   npm run token -- revoke <session_id>                 revokes one access token
  *   npm run token -- revoke --application <id>           revokes all access tokens of an application
  * Minted tokens are what @cord-sdk/server's getServerAuthToken / getApplicationManagementAuthToken build.
  */

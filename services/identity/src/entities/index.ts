@@ -202,7 +202,7 @@ export const SessionEntity = new EntitySchema<SessionRow>({
 export type BatchState = 'waiting' | 'active' | 'completed' | 'failed';
 
 /**
- * A POST /v1/batch, recorded before the request answers (decisions.md 24, "nothing is lost"): its
+ * A POST /v1/batch, recorded before the request answers: its
  * job is queued again from here when Redis lost it, and GET /v1/batch/<jobID> reads its outcome
  * here. Finished rows are pruned after their retention (BATCH_RETENTION_HOURS).
  */

@@ -1,4 +1,4 @@
-/** Application use cases (behavior.md §13); every call is scoped to the calling customer. */
+/** Application use cases; every call is scoped to the calling customer. */
 import { randomUUID } from 'node:crypto';
 import { ApiError, requireHttpUrl, type identityRoutes, type RecordWrite, type RouteBody } from '@collab/shared';
 import type { ApplicationRow } from '../../entities/index.js';
@@ -61,7 +61,7 @@ export async function createApplication(
     // The request's answer, stored with the application (Idempotency-Key).
     await recordWrite(tx, { id, secret });
   });
-  // The only time the plaintext leaves identity other than to the gateway (decisions.md 9).
+  // The only time the plaintext leaves identity other than to the gateway.
   return { id, secret };
 }
 

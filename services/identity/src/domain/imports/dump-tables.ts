@@ -154,7 +154,7 @@ export function messageOf(row: DumpRow, threadRef: string, authorId: string, use
     url: row.url,
     iconURL: row.iconURL,
     translationKey: row.translationKey,
-    // The original stores '' for "never set"; this server says null (decisions.md 9).
+    // The original stores '' for "never set"; this server says null.
     extraClassnames: row.extraClassnames === '' ? null : row.extraClassnames,
     metadata: json(row.metadata) ?? {},
     skipLinkPreviews: parseBoolean(row.skipLinkPreviews) ?? false,
