@@ -20,7 +20,7 @@ export * from './auth/credentials.js';
 export * from './contracts/identity.js';
 export * from './lifecycle.js';
 export * from './identity-directory.js';
-export * from './queues.js';
+export * from './queues/index.js';
 export * from './contracts/cascade.js';
 export * from './sql.js';
 export * from './http/cascade-router.js';

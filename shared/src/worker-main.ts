@@ -12,7 +12,7 @@ import { pruneExpiredIdempotencyKeys } from './idempotency/store.js';
 import { processMetrics, serveMetrics } from './metrics.js';
 // Types only: the outbox's code (pg) comes with the processor the service builds.
 import type { OutboxProcessor } from './outbox/outbox.js';
-import { createProducer, startWorker, type JobHandlers, type PendingJob, type QueueName } from './queues.js';
+import { createProducer, startWorker, type JobHandlers, type PendingJob, type QueueName } from './queues/index.js';
 import { checkRedisEviction, createRedis, queuePrefix } from './redis.js';
 
 interface WorkerConfig {

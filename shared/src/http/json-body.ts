@@ -9,7 +9,7 @@ import zlib from 'node:zlib';
 import type { RequestHandler } from 'express';
 import getRawBody from 'raw-body';
 import { ApiError } from '../errors.js';
-import { isPlainObject } from '../schema/schema.js';
+import { isPlainObject } from '../schema/object-schemas.js';
 
 export const MAX_JSON_BODY_BYTES = 10 * 1024 * 1024;
 export const MAX_JSON_DEPTH = 100;

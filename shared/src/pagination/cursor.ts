@@ -10,7 +10,7 @@
  */
 import { ApiError } from '../errors.js';
 import { isStorableText, isUuid } from '../schema/formats.js';
-import { isPlainObject } from '../schema/schema.js';
+import { isPlainObject } from '../schema/object-schemas.js';
 
 /** A field kind: whether a string from a token is a value of that kind. */
 export type CursorField = (value: string) => boolean;

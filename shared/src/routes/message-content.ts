@@ -7,7 +7,9 @@
  */
 import { ApiError } from '../errors.js';
 import { formatPath, type Path } from '../schema/path.js';
-import { invalidField, isPlainObject, ObjectSchema, s, Schema, type JsonSchema, type Shape } from '../schema/schema.js';
+import { s } from '../schema/builders.js';
+import { isPlainObject, ObjectSchema, type Shape } from '../schema/object-schemas.js';
+import { invalidField, Schema, type JsonSchema } from '../schema/schema.js';
 
 export interface MessageNode {
   type?: string;

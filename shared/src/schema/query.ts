@@ -5,7 +5,7 @@
 import { ApiError, type ErrorCode } from '../errors.js';
 import type { Cursor, CursorCodec, CursorShape } from '../pagination/cursor.js';
 import type { JsonSchema } from './schema.js';
-import { FlatObjectSchema, isPlainObject } from './schema.js';
+import { FlatObjectSchema, isPlainObject } from './object-schemas.js';
 
 export const DEFAULT_PAGE_SIZE = 1000;
 export const MAX_PAGE_SIZE = 1000;

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { errorOf } from '../../../test/support/error-of.js';
 import { ApiError } from '../errors.js';
 import { formatPath, listWords } from './path.js';
-import { s, type Infer, type Schema } from './schema.js';
+import { s } from './builders.js';
+import type { Infer, Schema } from './schema.js';
 
 /** Runs `fn` and returns the ApiError it throws (fails the test when it throws nothing else). */
 
