@@ -51,6 +51,7 @@ export interface ExtraQueue<Q extends QueueName, C> {
   pendingJobs?: (db: DataSource, config: C) => Promise<PendingJob<Q>[]>;
 }
 
+// Over 80 lines: the worker process's start-up and shutdown in their order; split up, the order would be harder to see.
 export function runWorkerMain<Q extends QueueName & keyof typeof WORKER_METRICS_PORTS, C extends WorkerConfig>(options: {
   name: string;
   /** The main queue: the process's metrics port is this queue's (WORKER_METRICS_PORTS). */

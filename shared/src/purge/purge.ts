@@ -52,6 +52,7 @@ export interface PurgeDefinition {
 
 export type PurgeResult = Record<string, number>;
 
+// Over 80 lines: a factory whose functions (cascade, job, pending scan) share the schema, the marking statements and the tables.
 export function definePurge({ schema, mark, tables }: PurgeDefinition) {
   const requests = applicationPurgeRequests(schema);
   const marked = 'application_id = $1 AND purging_at IS NOT NULL';

@@ -34,6 +34,7 @@ const OUTCOME_POLL_MS = 500;
  * A producer for one queue, whose `add` validates the payload against the contract. It can also
  * wait for a job's outcome and read a job back (for callers that report on their jobs).
  */
+// Over 80 lines: a factory whose methods (add, wait for an outcome, read a job, close) share one queue and its connection.
 export function createProducer<Q extends QueueName>(name: Q, connection: QueueConnection) {
   // Fail fast when Redis is down: the request answers 503 instead of waiting forever.
   const redis = createRedis(connection.redisUrl, { maxRetriesPerRequest: 1 });

@@ -85,6 +85,7 @@ function graceHoursOption(args: string[]): number | undefined {
   return Number(args[1]);
 }
 
+// Over 80 lines: the CLI's settings and identity's wiring, then one short case per command.
 runMain('app', async () => {
   const [command, id, ...options] = process.argv.slice(2);
   if (!['list', 'show', 'rotate-secret', 'end-grace', 'delete'].includes(command ?? '')) usage();
