@@ -4,8 +4,8 @@
  * after `iat` with 30 s of clock tolerance.
  *
  * The common case (a well-formed token that passes) is decided synchronously with node's HMAC;
- * anything else goes through jose, whose outcome and error messages stay the reference. The fast
- * path accepts only what jose would accept, so the outcome never depends on which path ran.
+ * anything else goes through jose, whose outcome and error messages define the behaviour. The
+ * fast path accepts only what jose would accept, so the outcome never depends on which path ran.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { compactVerify, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
@@ -163,7 +163,7 @@ function describeJoseError(error: unknown): string {
         ? 'TokenExpiredError: maxAge exceeded'
         : 'TokenExpiredError: jwt expired';
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED': {
-      // A future `nbf` is refused as jsonwebtoken (the reference's library) refuses it.
+      // A future `nbf` is refused, in jsonwebtoken's wording like every message here.
       const { claim, reason } = error as { claim?: string; reason?: string };
       if (claim === 'nbf' && reason === 'check_failed') return 'NotBeforeError: jwt not active';
       return `JsonWebTokenError: ${(error as Error).message}`;

@@ -1,6 +1,6 @@
 /**
- * Message content: an array of nodes of eleven kinds. Validated in two steps,
- * like the reference: the shape of each node (keys and types, with path-named errors) as part of
+ * Message content: an array of nodes of eleven kinds. Validated in two steps:
+ * the shape of each node (keys and types, with path-named errors) as part of
  * the request schema, then the structure (which node may contain which), whose failure names the
  * whole content. The structural check is a separate step because it comes later in the order of
  * checks: after the thread, message, id and author checks.

@@ -15,7 +15,7 @@ export function formatPath(path: Path): string {
   return out;
 }
 
-/** `a`, `a and b`, `a, b and c` (the reference's field-list wording). */
+/** `a`, `a and b`, `a, b and c` (how error messages list fields). */
 export function listWords(items: readonly string[]): string {
   if (items.length <= 1) return items.join('');
   return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;

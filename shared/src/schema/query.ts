@@ -1,6 +1,6 @@
 /**
  * Query-string parameters: `limit`, pagination `token`, `filter` and enums.
- * Unknown query parameters are ignored, as the reference does.
+ * Unknown query parameters are ignored.
  */
 import { ApiError, type ErrorCode } from '../errors.js';
 import type { Cursor, CursorCodec, CursorShape } from '../pagination/cursor.js';
@@ -53,7 +53,7 @@ export class TokenParam<S extends CursorShape> extends QueryParam<Cursor<S> | nu
   }
 }
 
-/** Every key the reference recognises in a filter; others are rejected by name. */
+/** Every key a filter may hold, on any list; others are rejected by name. */
 const RECOGNISED_FILTER_KEYS = [
   'location',
   'metadata',

@@ -8,7 +8,7 @@ import { SecretBoxError, type SecretBox } from '@collab/shared';
 import { storedSecretsRepository, type SecretTable } from '../repositories/stored-secrets.repository.js';
 import type { IdentityContext } from './context.js';
 
-/** 64 lowercase hex characters, like the reference's secrets. */
+/** 64 lowercase hex characters, the form clients already store and check secrets in. */
 export function generateSecret(): string {
   return createHash('sha256').update(randomUUID()).update(randomUUID()).digest('hex');
 }

@@ -45,7 +45,8 @@ function validateInput(input: ApplicationInput): void {
   if (input.eventWebhookURL) requireHttpUrl(input.eventWebhookURL, 'eventWebhookURL');
 }
 
-/** Creates the application; its eventWebhookURL is stored without a handshake, as in the original service. */
+/** Creates the application; its eventWebhookURL is stored without a handshake
+ * (only a change of the URL on update is verified). */
 export async function createApplication(
   ctx: IdentityContext,
   customerId: string,
