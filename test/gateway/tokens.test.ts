@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
 import { createIdentityContext } from '../../services/identity/src/service.js';
 import { revokeApplicationSessions, revokeSession } from '../../services/identity/src/domain/auth/auth.js';
-import { asCustomer, createApplication, request, type ApiResponse, type TestApplication } from '../support/client.js';
+import { asCustomer, createApplication, pollAnswer, request, type ApiResponse, type TestApplication } from '../support/client.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 import { expectError } from '../support/expect.js';
@@ -61,16 +61,6 @@ const withHeader = (path: string, authorization: string) => get(path, null, { au
 function expectVerifiedAs(response: ApiResponse, application: TestApplication, name: string) {
   expect(response.status).toBe(200);
   expect(response.body).toEqual({ success: true, application_id: application.id, application_name: name });
-}
-
-/** Repeats a request until `done` holds, a bounded number of times (pub/sub delivery is asynchronous). */
-async function poll(probe: () => Promise<ApiResponse>, done: (response: ApiResponse) => boolean, tries = 100) {
-  let last = await probe();
-  for (let attempt = 1; attempt < tries && !done(last); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    last = await probe();
-  }
-  return last;
 }
 
 /** What the token CLI needs to reach this system's database and gateways. */
@@ -653,7 +643,7 @@ describe('access tokens', () => {
     const { rows } = await system.sql.query('SELECT expires_at FROM identity.sessions WHERE id = $1', [sessionId]);
     expect(rows[0].expires_at).toBeNull();
 
-    const response = await poll(() => get('/v1/users', accessToken), (r) => r.status !== 200);
+    const response = await pollAnswer(() => get('/v1/users', accessToken), (r) => r.status !== 200);
     expectError(response, 401, 'expired_access_token');
     expect(response.body.message).toBe('Access token has been revoked.');
     expectError(await verify(accessToken), 401, 'expired_access_token');
@@ -681,7 +671,7 @@ describe('access tokens', () => {
     } finally {
       await close();
     }
-    const response = await poll(() => get('/v1/users', revoked.accessToken), (r) => r.status !== 200);
+    const response = await pollAnswer(() => get('/v1/users', revoked.accessToken), (r) => r.status !== 200);
     expectError(response, 401, 'expired_access_token');
     expect((await get('/v1/users', kept.accessToken)).status).toBe(200);
   });
@@ -702,7 +692,7 @@ describe('access tokens', () => {
       await close();
     }
     for (const { accessToken } of [first, second]) {
-      const response = await poll(() => get('/v1/users', accessToken), (r) => r.status !== 200);
+      const response = await pollAnswer(() => get('/v1/users', accessToken), (r) => r.status !== 200);
       expectError(response, 401, 'expired_access_token');
     }
     expect((await get('/v1/users', bystander.accessToken)).status).toBe(200);
@@ -721,7 +711,7 @@ describe('access tokens', () => {
     const { rows } = await system.sql.query('SELECT 1 FROM identity.sessions WHERE id = $1', [sessionId]);
     expect(rows).toHaveLength(0);
 
-    const response = await poll(() => get('/v1/users', accessToken), (r) => r.status !== 200);
+    const response = await pollAnswer(() => get('/v1/users', accessToken), (r) => r.status !== 200);
     expectError(response, 401, 'invalid_access_token');
     expectError(await verify(accessToken), 401, 'invalid_access_token');
   });

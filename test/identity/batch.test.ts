@@ -15,8 +15,9 @@ import { createIdentityDataSource } from '../../services/identity/src/data-sourc
 import { batchJobs } from '../../services/identity/src/jobs/batch.jobs.js';
 import { createIdentityService } from '../../services/identity/src/service.js';
 import { createApplication, uniqueId, type ApiClient, type ApiResponse, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
 import { expectError } from '../support/expect.js';
+import { pollUntil } from '../support/processes.js';
+import { startSystem, type TestSystem } from '../support/system.js';
 
 const logger = createLogger('test', 'silent');
 
@@ -87,17 +88,6 @@ async function putUsers(client: ApiClient, userIds: readonly string[]) {
   for (const id of userIds) {
     const response = await client.put(userPath(id), { name: `Name ${id}` });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
-  }
-}
-
-/** Polls `check` until it returns a value, for at most `timeoutMs` (never a fixed sleep). */
-async function pollUntil<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
@@ -512,7 +502,7 @@ describe('when the wait runs out: 202 and GET /v1/batch/<jobID>', () => {
 
   async function statusUntil(client: ApiClient, jobID: string, final: 'completed' | 'failed') {
     const seen = new Set<string>();
-    const body = await pollUntil(`job ${jobID} ${final}`, async () => {
+    const body = await pollUntil(`job ${jobID} ${final}`, 20_000, async () => {
       const response = await client.get(`/v1/batch/${jobID}`);
       expect(response.status, JSON.stringify(response.body)).toBe(200);
       seen.add(response.body.status);

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApplication, request, type ApiResponse, type TestApplication } from '../support/client.js';
+import { createApplication, pollAnswer, request, type TestApplication } from '../support/client.js';
 import { snapshotDatabase } from '../support/db-snapshot.js';
 import { expectError } from '../support/expect.js';
 import { waitForBackgroundWork } from '../support/queues.js';
@@ -201,16 +201,6 @@ async function authorize(application: TestApplication) {
   return { accessToken, sessionId: decodeJwt(accessToken).session_id as string };
 }
 
-/** Repeats a request until `done` holds, a bounded number of times (pub/sub delivery is asynchronous). */
-async function poll(probe: () => Promise<ApiResponse>, done: (response: ApiResponse) => boolean) {
-  let last = await probe();
-  for (let attempt = 1; attempt < 100 && !done(last); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    last = await probe();
-  }
-  return last;
-}
-
 const readUsers = (token: string) => request(system.url, 'GET', '/v1/users', { token });
 
 beforeAll(async () => {
@@ -242,7 +232,7 @@ beforeAll(async () => {
   // Invalidations reach the gateway over Redis pub/sub, asynchronously: wait (with a harmless read)
   // until the gateway has dropped every cached credential, so that no attack below meets a stale one.
   for (const token of [revokedAccessToken, ...Object.values(deleted)])
-    expect((await poll(() => readUsers(token), (response) => response.status !== 200)).status).toBe(401);
+    expect((await pollAnswer(() => readUsers(token), (response) => response.status !== 200)).status).toBe(401);
 });
 afterAll(() => system?.stop());
 

@@ -11,8 +11,8 @@
  * told at once, and a deletion reaches the other services through identity's outbox.
  */
 import { randomUUID } from 'node:crypto';
-import { ApiError, commonVars, createLogger, isUuid, loadConfig, runMain, withServiceDatabase } from '@collab/shared';
-import { identityConfigSpec } from '../config.js';
+import { ApiError, commonVars, createLogger, isUuid, loadConfig, runMain } from '@collab/shared';
+import { identityConfigSpec, loadIdentityCliConfig } from '../config.js';
 import { createIdentityContext } from '../service.js';
 import { expirePreviousSecret, removeApplication, rotateApplicationSecret } from '../domain/applications/applications.js';
 import type { IdentityContext } from '../domain/context.js';
@@ -92,17 +92,7 @@ runMain('app', async () => {
   if (command === 'list' ? id !== undefined : command !== 'rotate-secret' && options.length > 0) usage();
   const graceHours = command === 'rotate-secret' ? graceHoursOption(options) : undefined;
 
-  const config = withServiceDatabase(
-    loadConfig({
-      DATABASE_URL: commonVars.DATABASE_URL,
-      IDENTITY_DATABASE_URL: identityConfigSpec.IDENTITY_DATABASE_URL,
-      REDIS_URL: commonVars.REDIS_URL,
-      REDIS_PREFIX: commonVars.REDIS_PREFIX,
-      SECRETS_ENCRYPTION_KEY: identityConfigSpec.SECRETS_ENCRYPTION_KEY,
-      SECRET_ROTATION_GRACE_HOURS: identityConfigSpec.SECRET_ROTATION_GRACE_HOURS,
-    }),
-    'identity',
-  );
+  const config = loadIdentityCliConfig(['REDIS_URL', 'REDIS_PREFIX', 'SECRETS_ENCRYPTION_KEY', 'SECRET_ROTATION_GRACE_HOURS']);
   // A deletion is carried into the other services with identity's credential to them.
   const cascade =
     command === 'delete'
