@@ -7,12 +7,11 @@
 import { spawn, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync } from 'node:fs';
-import { createServer as createHttpServer, type RequestListener } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Cluster, createRedis, primaryNodes, SERVICE_DATABASE_VARS, type DatabaseService } from '@collab/shared';
+import { SERVICE_DATABASE_VARS, type DatabaseService } from '@collab/shared';
+import { deleteRedisPrefix, dropDatabase, freePort, until } from '@collab/shared/devkit';
 import { ensureDatabase } from '@collab/shared/storage';
 import pg from 'pg';
 
@@ -67,41 +66,9 @@ export interface System {
   stop(): Promise<void>;
 }
 
-/** An HTTP server on a free loopback port (receivers and pages the system calls), and how to close it. */
-export async function loopbackServer(handler: RequestListener): Promise<{ origin: string; close(): Promise<void> }> {
-  const server = createHttpServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** Polls `check` until it holds; throws after `timeoutMs`. */
-export async function until(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-const ready = (url: string) => until(`${url}/readyz`, 60_000, async () => (await fetch(`${url}/readyz`)).ok);
+/** Until the process at `url` answers ready (it refuses connections until it listens). */
+const ready = (url: string) =>
+  until(() => fetch(`${url}/readyz`).then((response) => response.ok, () => false), `${url}/readyz`, 60_000, 100);
 
 /** Child processes of this run: each logs to its own file; stopped with SIGTERM, then SIGKILL. */
 class Processes {
@@ -167,40 +134,7 @@ function run(script: string, env: Record<string, string | undefined>, logDir: st
   );
 }
 
-async function dropDatabase(databaseUrl: string): Promise<void> {
-  const admin = new URL(databaseUrl);
-  const name = decodeURIComponent(admin.pathname.slice(1));
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS "${name.replaceAll('"', '""')}" WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Deletes the prefix's keys on every primary, one key per command (a cluster refuses a DEL across slots). */
-async function deleteRedisPrefix(redisUrl: string, prefix: string): Promise<void> {
-  const redis = createRedis(redisUrl);
-  try {
-    if (redis instanceof Cluster && redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
-    for (const node of primaryNodes(redis)) {
-      let cursor = '0';
-      do {
-        const [nextCursor, keys] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-        if (keys.length > 0) {
-          const pipeline = node.pipeline();
-          for (const key of keys) pipeline.del(key);
-          await pipeline.exec();
-        }
-        cursor = nextCursor;
-      } while (cursor !== '0');
-    }
-  } finally {
-    redis.disconnect();
-  }
-}
+const databaseName = (databaseUrl: string) => decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
 
 const SCHEMA_NAMED = /\b(identity|conversation|notification|webhooks)\./;
 const SCHEMAS_NAMED = /\b(identity|conversation|notification|webhooks)\./g;
@@ -328,7 +262,7 @@ export async function startOwnSystem(options: OwnSystemOptions): Promise<System>
   if (options.databasePerService) for (const service of services) env[SERVICE_DATABASE_VARS[service]] = serviceUrl(service);
   const urls = options.databasePerService ? services.map(serviceUrl) : [env.DATABASE_URL!];
   for (const each of urls) {
-    await dropDatabase(each);
+    await dropDatabase(each, databaseName(each));
     await ensureDatabase(each);
   }
   for (const step of catalog.MIGRATIONS) await run(step.script, env, logDir, step.name);
@@ -344,7 +278,7 @@ export async function startOwnSystem(options: OwnSystemOptions): Promise<System>
     stopped = true;
     await children.stop();
     await sql.end();
-    for (const each of urls) await dropDatabase(each);
+    for (const each of urls) await dropDatabase(each, databaseName(each));
     await deleteRedisPrefix(options.redisUrl, env.REDIS_PREFIX!);
   };
   try {
@@ -362,7 +296,7 @@ export async function startOwnSystem(options: OwnSystemOptions): Promise<System>
     customer,
     sql,
     databaseUrl: options.databasePerService ? serviceUrl('identity') : env.DATABASE_URL!,
-    databaseNames: urls.map((each) => decodeURIComponent(new URL(each).pathname.slice(1))),
+    databaseNames: urls.map((each) => databaseName(each)),
     direct: {
       identity: `http://127.0.0.1:${identityPort}`,
       conversation: `http://127.0.0.1:${conversationPort}`,
@@ -413,7 +347,7 @@ export function useRunningSystem(options: {
     customer: options.customer,
     sql,
     databaseUrl: options.databaseUrl,
-    databaseNames: [decodeURIComponent(new URL(options.databaseUrl).pathname.slice(1))],
+    databaseNames: [databaseName(options.databaseUrl)],
     direct: options.direct,
     webhooks: null,
     processes: () => [],

@@ -1,7 +1,8 @@
 /**
  * The one error catalog. Every error a client can see has a code here, with its HTTP status
- * and the default message used when a handler does not give a more specific one
- * (behavior.md §5.3, decisions.md 8 and 30).
+ * and the default message used when a handler does not give a more specific one. Errors render
+ * as `{error, message}`; a dependency that is unreachable or failing answers 503
+ * `service_unavailable`, and an unexpected error an opaque 500.
  */
 export const ERROR_CATALOG = {
   invalid_request: { status: 400, message: 'Invalid request.' },
@@ -62,7 +63,7 @@ export interface ErrorBody {
 /**
  * The one error class. Carries a catalog code; the status comes from the catalog unless an
  * endpoint documents another one for the same code (group_not_found is 401 on some
- * endpoints and 404 on others, behavior.md §5.4).
+ * endpoints and 404 on others).
  */
 export class ApiError extends Error {
   readonly code: ErrorCode;

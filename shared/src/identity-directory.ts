@@ -23,7 +23,7 @@ export interface IdentityDirectory {
 export function identityDirectory(client: InternalClient): IdentityDirectory {
   return {
     async lookup(applicationId, { userIds, groupId }, requestId) {
-      // Only identifiers name users and groups (behavior.md §2.1): anything else is unknown without
+      // Only identifiers name users and groups: anything else is unknown without
       // asking, and a client's megabyte-long "id" must not become a lookup identity refuses.
       const unique = [...new Set(userIds)].filter(isIdentifier);
       const group = groupId && isIdentifier(groupId) ? groupId : null;
@@ -58,7 +58,7 @@ export function identityDirectory(client: InternalClient): IdentityDirectory {
   };
 }
 
-/** `displayName` of a participant: shortName if set, else name; null when the user has no name (§11.2). */
+/** `displayName` of a participant: shortName if set, else name; null when the user has no name. */
 export function displayName(user: DirectoryUser | undefined): string | null {
   if (!user || user.name === null) return null;
   return user.shortName ?? user.name;

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { hasPendingMigrations } from './db.js';
-import type { ReadinessCheck } from './http/service-app.js';
+import type { ReadinessCheck } from './http/readiness.js';
 import type { RedisClient } from './redis.js';
 
 /** What every service with a schema needs to be ready: Postgres, Redis, and no pending migration. */

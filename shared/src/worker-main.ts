@@ -12,7 +12,7 @@ import { pruneExpiredIdempotencyKeys } from './idempotency/store.js';
 import { processMetrics, serveMetrics } from './metrics.js';
 // Types only: the outbox's code (pg) comes with the processor the service builds.
 import type { OutboxProcessor } from './outbox/outbox.js';
-import { createProducer, startWorker, type JobHandlers, type PendingJob, type QueueName } from './queues.js';
+import { createProducer, startWorker, type JobHandlers, type PendingJob, type QueueName } from './queues/index.js';
 import { checkRedisEviction, createRedis, queuePrefix } from './redis.js';
 
 interface WorkerConfig {
@@ -51,6 +51,7 @@ export interface ExtraQueue<Q extends QueueName, C> {
   pendingJobs?: (db: DataSource, config: C) => Promise<PendingJob<Q>[]>;
 }
 
+// Over 80 lines: the worker process's start-up and shutdown in their order; split up, the order would be harder to see.
 export function runWorkerMain<Q extends QueueName & keyof typeof WORKER_METRICS_PORTS, C extends WorkerConfig>(options: {
   name: string;
   /** The main queue: the process's metrics port is this queue's (WORKER_METRICS_PORTS). */

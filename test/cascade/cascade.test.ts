@@ -1,5 +1,5 @@
 /**
- * Deleting a group, a user or an application (decisions.md 23, 31): the DELETE answers once
+ * Deleting a group, a user or an application: the DELETE answers once
  * nothing it removes can be read (counts included), and purge jobs then remove the rows. Identity
  * records the deletion in its outbox with its own delete: a deletion that fails in identity
  * leaves everything as it was, and one that cannot reach a service at once finishes by itself.
@@ -8,13 +8,12 @@ import type { AddressInfo } from 'node:net';
 import { createLogger, createRedis, queuePrefix } from '@collab/shared';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, until } from '@collab/shared/devkit';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
 import { createIdentityService } from '../../services/identity/src/service.js';
-import { freePort } from '../support/ports.js';
 import { settled } from '../support/activity.js';
 import { asCustomer, createApplication, request, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
-import { until } from '../support/processes.js';
 import { waitForQueuesIdle } from '../support/queues.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';

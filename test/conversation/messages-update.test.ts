@@ -1,7 +1,6 @@
 /**
- * PUT /v1/threads/<tID>/messages/<mID> through the gateway: api.md "Messages" and "States and
- * transitions" (Message rows); behavior.md §3, §5.2–§5.4, §12.1, §12.4, §12.5, §12.8;
- * decisions.md 2, 4, 9, 28, 29.
+ * PUT /v1/threads/<tID>/messages/<mID> through the gateway: which fields change, the order of
+ * checks and their error codes, and how an edit changes a message's state.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
@@ -553,7 +552,7 @@ describe('PUT /v1/threads/<tID>/messages/<mID>', () => {
     });
   });
 
-  describe('order of checks (behavior.md §12.8)', () => {
+  describe('order of checks', () => {
     it('checks content before reactions, reactions before attachments', async () => {
       const { threadID, messageID } = await newMessage();
       expectError(

@@ -1,6 +1,6 @@
 /**
- * GET /v1/threads through the gateway: order (behavior.md §6.2), pagination with Link and
- * X-Total-Count headers (decisions.md 1, 19, 35) and ServerListThreadFilter (§6.4).
+ * GET /v1/threads through the gateway: order, pagination with Link and
+ * X-Total-Count headers and ServerListThreadFilter.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, request, type ApiClient, type ApiResponse, type TestApplication } from '../support/client.js';
@@ -274,7 +274,7 @@ describe('pagination', () => {
   });
 });
 
-describe('pagination while threads are being created (decisions.md 35)', () => {
+describe('pagination while threads are being created', () => {
   it('lists every thread that existed before the first page exactly once and none twice', async () => {
     const api = await freshApplication();
     const before = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8'];

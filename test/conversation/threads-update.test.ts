@@ -1,6 +1,5 @@
 /**
- * PUT /v1/threads/<ID> through the gateway: resolving and reopening (api.md "States and
- * transitions", behavior.md §11.4, §12.7) and every other updatable field (§11.2, §11.4, §5.4).
+ * PUT /v1/threads/<ID> through the gateway: resolving and reopening and every other updatable field.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, request, uniqueId, type ApiClient, type TestApplication } from '../support/client.js';

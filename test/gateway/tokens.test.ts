@@ -1,5 +1,5 @@
 /**
- * Every rule of behavior.md §4 (Authorization header, server tokens, customer tokens, access
+ * Every token rule (Authorization header, server tokens, customer tokens, access
  * tokens, POST /v1/authorize, GET /v1/verify), checked through the real gateway.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
@@ -10,9 +10,9 @@ import { createLogger } from '@collab/shared';
 import { decodeJwt, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
-import { createIdentityContext } from '../../services/identity/src/context.js';
+import { createIdentityContext } from '../../services/identity/src/service.js';
 import { revokeApplicationSessions, revokeSession } from '../../services/identity/src/domain/auth/auth.js';
-import { asCustomer, createApplication, request, type ApiResponse, type TestApplication } from '../support/client.js';
+import { asCustomer, createApplication, pollAnswer, request, type ApiResponse, type TestApplication } from '../support/client.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 import { expectError } from '../support/expect.js';
@@ -63,16 +63,6 @@ function expectVerifiedAs(response: ApiResponse, application: TestApplication, n
   expect(response.body).toEqual({ success: true, application_id: application.id, application_name: name });
 }
 
-/** Repeats a request until `done` holds, a bounded number of times (pub/sub delivery is asynchronous). */
-async function poll(probe: () => Promise<ApiResponse>, done: (response: ApiResponse) => boolean, tries = 100) {
-  let last = await probe();
-  for (let attempt = 1; attempt < tries && !done(last); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    last = await probe();
-  }
-  return last;
-}
-
 /** What the token CLI needs to reach this system's database and gateways. */
 function cliEnv(): NodeJS.ProcessEnv {
   return {
@@ -92,7 +82,7 @@ async function authorize(application: TestApplication = app) {
   return { accessToken, sessionId: decodeJwt(accessToken).session_id as string, body: response.body };
 }
 
-describe('the Authorization header (behavior.md §4.1)', () => {
+describe('the Authorization header', () => {
   it('is required: absent → 401 missing_authorization_header', async () => {
     expectError(await get('/v1/verify'), 401, 'missing_authorization_header');
     expectError(await get('/v1/applications'), 401, 'missing_authorization_header');
@@ -150,7 +140,7 @@ describe('the Authorization header (behavior.md §4.1)', () => {
   });
 });
 
-describe('server tokens (behavior.md §4.2, §4.3)', () => {
+describe('server tokens', () => {
   it('accepts a token without exp', async () => {
     expectVerifiedAs(await verify(await serverToken(app.id, app.secret)), app, 'token app');
   });
@@ -324,7 +314,7 @@ describe('server tokens (behavior.md §4.2, §4.3)', () => {
   });
 });
 
-describe('customer tokens (behavior.md §4.2, §4.3)', () => {
+describe('customer tokens', () => {
   const list = (token: string) => get('/v1/applications', token);
 
   it('are accepted on /v1/applications', async () => {
@@ -421,7 +411,7 @@ describe('customer tokens (behavior.md §4.2, §4.3)', () => {
   });
 });
 
-describe('POST /v1/authorize (behavior.md §4.4)', () => {
+describe('POST /v1/authorize', () => {
   const authorizeWith = (body: unknown, headers?: Record<string, string>) =>
     request(system.url, 'POST', '/v1/authorize', { body, headers });
 
@@ -584,7 +574,7 @@ describe('GET /v1/verify', () => {
   });
 });
 
-describe('access tokens (behavior.md §4.3, §4.5)', () => {
+describe('access tokens', () => {
   it('signed with another secret are treated as server tokens → 401 invalid_app_token', async () => {
     const { sessionId } = await authorize();
     const forged = rawJwt({
@@ -653,7 +643,7 @@ describe('access tokens (behavior.md §4.3, §4.5)', () => {
     const { rows } = await system.sql.query('SELECT expires_at FROM identity.sessions WHERE id = $1', [sessionId]);
     expect(rows[0].expires_at).toBeNull();
 
-    const response = await poll(() => get('/v1/users', accessToken), (r) => r.status !== 200);
+    const response = await pollAnswer(() => get('/v1/users', accessToken), (r) => r.status !== 200);
     expectError(response, 401, 'expired_access_token');
     expect(response.body.message).toBe('Access token has been revoked.');
     expectError(await verify(accessToken), 401, 'expired_access_token');
@@ -681,7 +671,7 @@ describe('access tokens (behavior.md §4.3, §4.5)', () => {
     } finally {
       await close();
     }
-    const response = await poll(() => get('/v1/users', revoked.accessToken), (r) => r.status !== 200);
+    const response = await pollAnswer(() => get('/v1/users', revoked.accessToken), (r) => r.status !== 200);
     expectError(response, 401, 'expired_access_token');
     expect((await get('/v1/users', kept.accessToken)).status).toBe(200);
   });
@@ -702,7 +692,7 @@ describe('access tokens (behavior.md §4.3, §4.5)', () => {
       await close();
     }
     for (const { accessToken } of [first, second]) {
-      const response = await poll(() => get('/v1/users', accessToken), (r) => r.status !== 200);
+      const response = await pollAnswer(() => get('/v1/users', accessToken), (r) => r.status !== 200);
       expectError(response, 401, 'expired_access_token');
     }
     expect((await get('/v1/users', bystander.accessToken)).status).toBe(200);
@@ -721,7 +711,7 @@ describe('access tokens (behavior.md §4.3, §4.5)', () => {
     const { rows } = await system.sql.query('SELECT 1 FROM identity.sessions WHERE id = $1', [sessionId]);
     expect(rows).toHaveLength(0);
 
-    const response = await poll(() => get('/v1/users', accessToken), (r) => r.status !== 200);
+    const response = await pollAnswer(() => get('/v1/users', accessToken), (r) => r.status !== 200);
     expectError(response, 401, 'invalid_access_token');
     expectError(await verify(accessToken), 401, 'invalid_access_token');
   });

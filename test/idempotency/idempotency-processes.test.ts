@@ -11,10 +11,10 @@ import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { INTERNAL_HEADERS } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, until } from '@collab/shared/devkit';
 import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
-import { freePort } from '../support/ports.js';
-import { killAll, spawnServiceProcess, stopProcess, until, type ServiceName } from '../support/processes.js';
+import { killAll, spawnServiceProcess, stopProcess, type ServiceName } from '../support/processes.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 
 let system: TestSystem;

@@ -1,5 +1,5 @@
 /**
- * The applications API (api.md "Applications", behavior.md §13, decisions.md 9 and 22):
+ * The applications API:
  * /v1/applications and its /v1/projects alias, with customer tokens, through the gateway.
  */
 import { randomUUID } from 'node:crypto';
@@ -8,8 +8,8 @@ import {
   ApiClient,
   asCustomer,
   createApplication,
+  pollAnswer,
   request,
-  type ApiResponse,
   type TestApplication,
 } from '../support/client.js';
 import { startSystem, type TestSystem } from '../support/system.js';
@@ -46,16 +46,6 @@ async function storedApplication(id: string) {
     [id],
   );
   return rows[0] ?? null;
-}
-
-/** Repeats a request until `done` holds, a bounded number of times. */
-async function poll(probe: () => Promise<ApiResponse>, done: (response: ApiResponse) => boolean, tries = 100) {
-  let last = await probe();
-  for (let attempt = 1; attempt < tries && !done(last); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    last = await probe();
-  }
-  return last;
 }
 
 describe.each(['applications', 'projects'] as const)('/v1/%s', (prefix) => {
@@ -291,7 +281,7 @@ describe.each(['applications', 'projects'] as const)('/v1/%s', (prefix) => {
       expect((await storedApplication(created.id)).name).toBe('validated');
     });
 
-    it('with an unexpected field names the two optional fields of api.md among the expected ones', async () => {
+    it('with an unexpected field names every optional field among the expected ones, iconURL and redirectURI included', async () => {
       const created = await create('message', prefix);
       const response = await customer.put(`${base}/${created.id}`, { colour: 'blue' });
       expect(response.body.message).toBe(
@@ -413,7 +403,7 @@ describe.each(['applications', 'projects'] as const)('/v1/%s', (prefix) => {
       const response = await customer.delete(`${base}/${upper}`, { secret: created.secret });
       expect(response.body).toEqual({ success: true, message: `You successfully deleted application ${upper}` });
       // Bounded: the invalidation travels over Redis; with the bug, this stays 200 for the cache TTL.
-      const next = await poll(() => created.client.get('/v1/users'), (r) => r.status !== 200, 25);
+      const next = await pollAnswer(() => created.client.get('/v1/users'), (r) => r.status !== 200, 25);
       expectError(next, 401, 'application_not_found');
     });
 
@@ -425,7 +415,7 @@ describe.each(['applications', 'projects'] as const)('/v1/%s', (prefix) => {
       const accessToken = authorized.body.access_token;
       expect((await request(system.url, 'GET', '/v1/users', { token: accessToken })).status).toBe(200);
       await customer.delete(`${base}/${created.id.toUpperCase()}`, { secret: created.secret });
-      const next = await poll(
+      const next = await pollAnswer(
         () => request(system.url, 'GET', '/v1/users', { token: accessToken }),
         (r) => r.status !== 200,
         25,

@@ -1,7 +1,7 @@
 /**
  * POST /v1/batch and GET /v1/batch/<jobID> through the gateway, applied by a BullMQ job on real
- * PostgreSQL and Redis: api.md "Batch", behavior.md §2.1, §3, §5.2, §8.2, §10 and decisions.md 7,
- * 14, 20, 24, 25, 30.
+ * PostgreSQL and Redis: validation before anything is written, all or nothing, the success message,
+ * aliases and duplicates, the 202 answer when the job outlasts the wait, and concurrent batches.
  */
 import net, { type AddressInfo } from 'node:net';
 import http, { type Server } from 'node:http';
@@ -9,14 +9,15 @@ import { randomUUID } from 'node:crypto';
 import { createLogger, INTERNAL_HEADERS, startWorker, type JobData, type JobHandlers } from '@collab/shared';
 import type { Express } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deleteRedisPrefix } from '@collab/shared/devkit';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
 import { createIdentityDataSource } from '../../services/identity/src/data-source.js';
 import { batchJobs } from '../../services/identity/src/jobs/batch.jobs.js';
 import { createIdentityService } from '../../services/identity/src/service.js';
 import { createApplication, uniqueId, type ApiClient, type ApiResponse, type TestApplication } from '../support/client.js';
-import { deleteRedisPrefix } from '../support/cleanup.js';
-import { startSystem, type TestSystem } from '../support/system.js';
 import { expectError } from '../support/expect.js';
+import { pollUntil } from '../support/processes.js';
+import { startSystem, type TestSystem } from '../support/system.js';
 
 const logger = createLogger('test', 'silent');
 
@@ -87,17 +88,6 @@ async function putUsers(client: ApiClient, userIds: readonly string[]) {
   for (const id of userIds) {
     const response = await client.put(userPath(id), { name: `Name ${id}` });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
-  }
-}
-
-/** Polls `check` until it returns a value, for at most `timeoutMs` (never a fixed sleep). */
-async function pollUntil<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
@@ -313,7 +303,7 @@ describe('a batch is validated as a whole before anything is written', () => {
       [{ users: [{ id: valid }], organizations: [{ id: 'o', name: 'O', metadata: { nested: {} } }] }, 400, 'invalid_field', /^Input type for organizations\/0\/metadata is not valid/],
       [{ users: [{ id: valid, status: 'gone' }] }, 400, 'invalid_field', /^Input type for users\/0\/status is not valid/],
       [{ users: [{ id: '' }] }, 400, 'invalid_field', /^Input type for users\/0\/id is not valid/],
-      // A new entity's id must be addressable by path later (behavior.md §2.1).
+      // A new entity's id must be addressable by path later.
       [{ users: [{ id: 'cord:taken' }] }, 400, 'invalid_field', 'Input type for users/0/id is not valid, expected identifier.'],
       [{ groups: [{ id: 'bad\u0001id', name: 'G' }] }, 400, 'invalid_field', 'Input type for groups/0/id is not valid, expected identifier.'],
       [{ users: [{ id: valid }], threads: [] }, 400, 'unexpected_field', 'threads is not a valid field name for this request. Expected 3 optional fields: users, groups and organizations.'],
@@ -512,7 +502,7 @@ describe('when the wait runs out: 202 and GET /v1/batch/<jobID>', () => {
 
   async function statusUntil(client: ApiClient, jobID: string, final: 'completed' | 'failed') {
     const seen = new Set<string>();
-    const body = await pollUntil(`job ${jobID} ${final}`, async () => {
+    const body = await pollUntil(`job ${jobID} ${final}`, 20_000, async () => {
       const response = await client.get(`/v1/batch/${jobID}`);
       expect(response.status, JSON.stringify(response.body)).toBe(200);
       seen.add(response.body.status);

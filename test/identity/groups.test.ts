@@ -1,6 +1,6 @@
 /**
- * Groups (current generation) through the gateway: api.md "Groups", behavior.md §2, §3.1, §5.2–§5.4,
- * §6.1–§6.2, §7 and decisions.md 2–6, 17, 19, 21, 25.
+ * Groups (current generation) through the gateway: create, update, members, lists and their
+ * pagination, the order of checks and their error codes, deleted groups, and concurrent writes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -645,7 +645,7 @@ describe('GET /v1/groups', () => {
 });
 
 describe('GET /v1/groups/<ID>/members', () => {
-  it('answers member entries with the api.md fields and a pagination object', async () => {
+  it('answers member entries with the fields of a group member entry and a pagination object', async () => {
     const id = uniqueId('g-entries');
     const [member] = userIds('u-entries', 1);
     await app.client.put(userPath(member), {
@@ -897,7 +897,7 @@ describe('tenant isolation', () => {
   });
 });
 
-describe('concurrency (decisions.md 25)', () => {
+describe('concurrency', () => {
   it('when 5 PUTs create the same new group at once, all answer 200, exactly one says created, and one row is stored', async () => {
     for (let round = 0; round < 3; round++) {
       const id = uniqueId('g-race');

@@ -1,6 +1,5 @@
 /**
- * Organizations (earlier generation) through the gateway: api.md "Organizations", behavior.md §9,
- * decisions.md 12 and 27. Organizations and groups are one entity; only responses and the
+ * Organizations (earlier generation) through the gateway. Organizations and groups are one entity; only responses and the
  * not-found code differ.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
- * The earlier generation on the user paths (api.md "Users (earlier generation)", behavior.md §9,
- * decisions.md 10 and 11): a request is earlier-generation with the header
+ * The earlier generation on the user paths (both generations share them, with the earlier one's
+ * snake_case keys and response shapes): a request is earlier-generation with the header
  * `X-API-Generation: earlier`, or when a PUT user body has a snake_case-only key.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

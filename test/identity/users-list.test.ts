@@ -1,6 +1,5 @@
 /**
- * GET /v1/users through the gateway: shape, order, keyset pagination, limit, token and filter
- * (api.md "GET /v1/users", behavior.md §6 and §8.4, decisions.md 17, 19, 35). Every test lists a
+ * GET /v1/users through the gateway: shape, order, keyset pagination, limit, token and filter. Every test lists a
  * fresh application, so the list content is known.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -214,7 +213,7 @@ describe('GET /v1/users: pagination', () => {
     expect(new Set(seen).size).toBe(seen.length);
     for (const id of original) expect(seen.filter((seen) => seen === id)).toHaveLength(1);
     expect(seen).toEqual([...seen].sort(codePointCompare));
-    // Rows inserted meanwhile appear only if they sort after the cursor (decisions.md 35).
+    // Rows inserted meanwhile appear only if they sort after the cursor.
     expect(seen).not.toContain('a');
     expect(seen).not.toContain('c');
     expect(seen).toContain('e');

@@ -1,6 +1,6 @@
 /**
  * The current generation's user endpoints through the gateway: PUT, GET one, DELETE, the legacy
- * POST create, and tenant isolation (api.md "Users", behavior.md §8, decisions.md 2, 3, 4, 14, 25).
+ * POST create, and tenant isolation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, request, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';

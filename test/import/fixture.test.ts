@@ -61,15 +61,15 @@ describe('importing the fixture dump into an empty system', () => {
     // The deliberate differences that occur, each named.
     const decisions = [...new Set(differences.map((difference) => difference.decision))].sort();
     expect(decisions).toEqual([
-      "decisions.md 28: a message's url is the thread's url when the message has none",
-      'decisions.md 22: the reference-only preferences endpoint is not served',
-      "decisions.md 33: notification items carry `text`, the template with names substituted",
-      'decisions.md 37: eventWebhookSubscriptions is returned by the application GETs',
-      'decisions.md 9: extraClassnames is null when never set (the reference answers "" for messages, nothing in thread lists)',
-      'decisions.md 9: output supersets (keys this server adds)',
-      'decisions.md 9: output supersets (reference keys about Slack that this server has no use for)',
-      'decisions.md 9: secrets never appear outside the create-application response',
-      'decisions.md 9: timestamps are ISO-8601 UTC with milliseconds and Z',
+      "a message's url is the thread's url when the message has none",
+      'the reference-only preferences endpoint is not served',
+      "notification items carry `text`, the template with names substituted",
+      'eventWebhookSubscriptions is returned by the application GETs',
+      'extraClassnames is null when never set (the reference answers "" for messages, nothing in thread lists)',
+      'output supersets (keys this server adds)',
+      'output supersets (reference keys about Slack that this server has no use for)',
+      'secrets never appear outside the create-application response',
+      'timestamps are ISO-8601 UTC with milliseconds and Z',
     ].sort());
   });
 

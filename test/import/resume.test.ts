@@ -6,10 +6,11 @@
  * Needs the build.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '@collab/shared/devkit';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
 import { replayExpectedReads } from '../support/fixture-reads.js';
 import { FIXTURE_DUMP, importerFor, type Importer } from '../support/imports.js';
-import { killAll, spawnServiceProcess, stopProcess, until } from '../support/processes.js';
+import { killAll, spawnServiceProcess, stopProcess } from '../support/processes.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 
 const JOB_LOCK_MS = 1000;

@@ -1,5 +1,5 @@
 /**
- * Notifications from activity in GET /v1/users/<ID>/notifications (decisions.md 33, 43): each kind
+ * Notifications from activity in GET /v1/users/<ID>/notifications: each kind
  * with its header, header translation and attachment (the message as GET message answers it, the
  * thread as GET thread does), a message's reactions as one item, and notifications gone with what
  * they point to. Then the internal API behind them, and tenant isolation.

@@ -1,7 +1,5 @@
 /**
- * Notifications through the gateway: POST /v1/notifications (api.md "Notifications", behavior.md
- * §14, decisions.md 2, 15, 26), GET /v1/users/<ID>/notifications and DELETE /v1/notifications/<ID>
- * (decisions.md 30, 33), pagination (behavior.md §6.1, §6.2, decisions.md 19, 35) and tenant
+ * Notifications through the gateway: POST /v1/notifications, GET /v1/users/<ID>/notifications and DELETE /v1/notifications/<ID>, pagination and tenant
  * isolation.
  */
 import { randomUUID } from 'node:crypto';
@@ -235,7 +233,7 @@ describe('POST /v1/notifications', () => {
       expect(all.message).toBe('Missing required fields: actor_id, recipient_id, template, url and type.');
     });
 
-    it('reports a missing actor or recipient before any invalid or unexpected field (behavior.md §5.2)', async () => {
+    it('reports a missing actor or recipient before any invalid or unexpected field', async () => {
       const { actor, recipient } = await pair();
       const noActor: Record<string, unknown> = payload(actor, recipient, { url: 'not a url', type: 'email' });
       delete noActor.actor_id;
@@ -277,7 +275,7 @@ describe('POST /v1/notifications', () => {
       await expectRejected(payload(actor, recipient, { template: 42 }), 400, 'invalid_field', /template/);
     });
 
-    it('checks the template in its place among the received keys (behavior.md §5.2)', async () => {
+    it('checks the template in its place among the received keys', async () => {
       const { actor, recipient } = await pair();
       const first = await expectRejected(payload(actor, recipient, { template: 'no placeholder', colour: 'red' }), 400, 'invalid_field');
       expect(first.message).toMatch(/template|\{\{actor\}\}/);

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { freePort } from '../support/ports.js';
+import { freePort } from '@collab/shared/devkit';
 import { startSystem, type TestSystem } from '../support/system.js';
 import {
   DIRECT_VARS,

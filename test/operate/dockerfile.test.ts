@@ -9,6 +9,7 @@
  *
  * Slow (a real `npm ci` from the lock file): about a minute and a half on a CI machine.
  */
+import { deleteRedisPrefix, dropDatabase, freePort } from '@collab/shared/devkit';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createWriteStream, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, copyFileSync } from 'node:fs';
@@ -21,8 +22,6 @@ import { createRedis, INTERNAL_HEADERS, queuePrefix } from '@collab/shared';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { freePort } from '../support/ports.js';
-import { deleteRedisPrefix, dropDatabase } from '../support/cleanup.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 // Docker's own .dockerignore matching (CommonJS: module.exports is the factory its types call default).

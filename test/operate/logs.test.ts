@@ -7,6 +7,7 @@ import { LOG_REDACT_PATHS } from '@collab/shared';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, request, type TestApplication } from '../support/client.js';
+import { pollUntil } from '../support/processes.js';
 import { waitForQueuesIdle } from '../support/queues.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
@@ -41,14 +42,8 @@ beforeAll(async () => {
 });
 afterAll(() => system?.stop());
 
-async function until<T>(what: string, look: () => T | undefined): Promise<T> {
-  for (let attempt = 0; attempt < 400; attempt++) {
-    const found = look();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`never logged: ${what}`);
-}
+/** The first log line `look` finds, once it has been written. */
+const logged = <T>(what: string, look: () => T | undefined) => pollUntil(`a log line: ${what}`, 10_000, look);
 
 describe('logs', () => {
   it('carry the request id from the gateway through the services into the purge jobs, and no credential', async () => {
@@ -71,16 +66,16 @@ describe('logs', () => {
 
     const ofRequest = (service: string, msg: string) => () =>
       parsed().find((line) => line.service === service && line.requestId === requestId && line.msg === msg);
-    const gateway = await until('gateway request', ofRequest('gateway', 'request'));
+    const gateway = await logged('gateway request', ofRequest('gateway', 'request'));
     expect(gateway).toMatchObject({ level: pino.levels.values.info, method: 'DELETE', url: '/v1/groups/logged', status: 200 });
-    const identity = await until('identity request', ofRequest('identity', 'request'));
+    const identity = await logged('identity request', ofRequest('identity', 'request'));
     expect(identity).toMatchObject({ level: pino.levels.values.debug, method: 'DELETE', applicationId: app.id });
-    const cascade = await until('conversation cascade', ofRequest('conversation', 'request'));
+    const cascade = await logged('conversation cascade', ofRequest('conversation', 'request'));
     expect(cascade).toMatchObject({ level: pino.levels.values.debug, method: 'POST', url: '/internal/cascade', applicationId: app.id });
     // Once at info: the gateway's line.
     const atInfo = parsed().filter((line) => line.requestId === requestId && line.msg === 'request' && line.level! >= pino.levels.values.info!);
     expect(atInfo.map((line) => line.service)).toEqual(['gateway']);
-    const job = await until('conversation purge job', ofRequest('conversation-worker', 'job completed'));
+    const job = await logged('conversation purge job', ofRequest('conversation-worker', 'job completed'));
     expect(job).toMatchObject({ jobName: 'marked.purge', applicationId: app.id });
     // Lines of other requests carry their own ids, not this one.
     const otherIds = new Set(parsed().filter((line) => line.service === 'gateway' && line.msg === 'request').map((line) => line.requestId));
@@ -99,7 +94,7 @@ describe('logs', () => {
       },
       'probe',
     );
-    const probeLine = await until('probe', ofRequest('probe', 'probe'));
+    const probeLine = await logged('probe', ofRequest('probe', 'probe'));
     expect(probeLine).toMatchObject({ secret: '[redacted]', token: '[redacted]', headers: { authorization: '[redacted]' } });
 
     const secrets = { applicationSecret: app.secret, customerSecret: system.customer.secret, bearerToken: token, internalToken: system.env.INTERNAL_TOKEN };

@@ -23,10 +23,10 @@ import {
 } from '@collab/shared';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, until } from '@collab/shared/devkit';
 import { createIdentityDataSource } from '../../services/identity/src/data-source.js';
 import { createApplication, request, type TestApplication } from '../support/client.js';
-import { freePort } from '../support/ports.js';
-import { killAll, spawnServiceProcess, stopProcess, until } from '../support/processes.js';
+import { killAll, spawnServiceProcess, stopProcess } from '../support/processes.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 

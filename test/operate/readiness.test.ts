@@ -9,11 +9,11 @@ import { ensureDatabase } from '@collab/shared/storage';
 import type { Express } from 'express';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '@collab/shared/devkit';
 import { loadGatewayConfig } from '../../services/gateway/src/config.js';
 import { createGateway } from '../../services/gateway/src/gateway.js';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
 import { createIdentityService } from '../../services/identity/src/service.js';
-import { freePort } from '../support/ports.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 
 let system: TestSystem;

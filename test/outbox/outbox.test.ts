@@ -4,6 +4,7 @@
  * failing handler is retried later; a request's processNow and a relay never run one entry twice;
  * a relay wakes on NOTIFY and listens again after losing its connection.
  */
+import { dropDatabase, until } from '@collab/shared/devkit';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { processMetrics, s, type Logger } from '@collab/shared';
 import {
@@ -21,8 +22,6 @@ import pg from 'pg';
 import { pino } from 'pino';
 import type { DataSource } from 'typeorm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { dropDatabase } from '../support/cleanup.js';
-import { until } from '../support/processes.js';
 
 const SCHEMA = 'outbox_test';
 /** The pool's application_name, to find its connections in pg_stat_activity. */

@@ -4,7 +4,7 @@
  * empty first (every job queued), then the queue idle (every job run). A job records no entry, so
  * one pass of each is enough.
  */
-import { until } from '../support/processes.js';
+import { until } from '@collab/shared/devkit';
 import { waitForQueuesIdle } from '../support/queues.js';
 import type { TestSystem } from '../support/system.js';
 

@@ -7,8 +7,9 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { until } from '@collab/shared/devkit';
 import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
-import { killAll, spawnServiceProcess, stopProcess, until } from '../support/processes.js';
+import { killAll, spawnServiceProcess, stopProcess } from '../support/processes.js';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-server.js';
 import { seedTeam } from '../support/seed.js';
 import { startSystem, type TestSystem } from '../support/system.js';

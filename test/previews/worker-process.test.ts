@@ -5,8 +5,8 @@
  * fetch and both queues, and SIGTERM stops it cleanly.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { freePort } from '@collab/shared/devkit';
 import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
-import { freePort } from '../support/ports.js';
 import { killAll, spawnServiceProcess, stopProcess } from '../support/processes.js';
 import { seedTeam } from '../support/seed.js';
 import { startSystem, type TestSystem } from '../support/system.js';

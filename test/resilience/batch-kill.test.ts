@@ -5,8 +5,9 @@
  * rows as the same batch applied without the fault. Prints the recovery time. Needs the build.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '@collab/shared/devkit';
 import { createApplication, type TestApplication } from '../support/client.js';
-import { killAll, spawnServiceProcess, stopProcess, until } from '../support/processes.js';
+import { killAll, spawnServiceProcess, stopProcess } from '../support/processes.js';
 import { waitForQueuesIdle } from '../support/queues.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 

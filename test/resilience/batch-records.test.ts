@@ -1,5 +1,5 @@
 /**
- * The durable record of a batch (identity.batches, decisions.md 24 "nothing is lost"):
+ * The durable record of a batch (identity.batches), so that no accepted batch is lost:
  * - GET /v1/batch/<jobID> answers from the record: the outcome stays readable after Redis forgot
  *   the job.
  * - A batch's job run twice at once (a retry while a stalled run goes on, a job queued again)

@@ -14,10 +14,9 @@
  * Prints the latencies and the time to recover (`[fault figures]`). Needs the build.
  */
 import type { ChildProcess } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createLogger } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, loopbackServer, until, type LoopbackServer } from '@collab/shared/devkit';
 import { loadGatewayConfig } from '../../services/gateway/src/config.js';
 import { createGateway } from '../../services/gateway/src/gateway.js';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
@@ -25,8 +24,7 @@ import { createIdentityService } from '../../services/identity/src/service.js';
 import { createApplication, request, type ApiResponse, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
-import { freePort } from '../support/ports.js';
-import { killAll, spawnServiceProcess, stopProcess, until } from '../support/processes.js';
+import { killAll, spawnServiceProcess, stopProcess } from '../support/processes.js';
 import { waitForQueuesIdle } from '../support/queues.js';
 import { applicationRows, count } from '../support/rows.js';
 import { startSystem, type TestSystem } from '../support/system.js';
@@ -42,7 +40,7 @@ let conversationPort: number;
 let conversation: ChildProcess | null = null;
 let link: FaultProxy;
 let gateway: Awaited<ReturnType<typeof createGateway>>;
-let gatewayServer: Server;
+let gatewayServer: LoopbackServer;
 let gatewayUrl: string;
 /**
  * Between identity and the notification service (its deletion cascade): both the gateway's
@@ -50,7 +48,7 @@ let gatewayUrl: string;
  */
 let notificationLink: FaultProxy;
 let identity: Awaited<ReturnType<typeof createIdentityService>>;
-let identityServer: Server;
+let identityServer: LoopbackServer;
 
 function startConversation(): ChildProcess {
   conversation = spawnServiceProcess('conversation', 'main-api', {
@@ -95,7 +93,7 @@ beforeAll(async () => {
     loadIdentityConfig({ ...system.env, NOTIFICATION_URL: `http://127.0.0.1:${notificationLink.port}` }),
     createLogger('identity', 'silent'),
   );
-  identityServer = await listen(identity.app);
+  identityServer = await loopbackServer(identity.app);
   spawnServiceProcess('identity', 'main-worker', {
     ...system.env,
     NOTIFICATION_URL: `http://127.0.0.1:${notificationLink.port}`,
@@ -105,13 +103,13 @@ beforeAll(async () => {
   // A gateway of its own, whose conversation service is the process behind the fault proxy.
   const env = {
     ...system.env,
-    IDENTITY_URL: urlOf(identityServer),
+    IDENTITY_URL: identityServer.origin,
     CONVERSATION_URL: `http://127.0.0.1:${link.port}`,
     UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
   };
   gateway = await createGateway(loadGatewayConfig(env), createLogger('gateway', 'silent'), () => false);
-  gatewayServer = await listen(gateway.app);
-  gatewayUrl = urlOf(gatewayServer);
+  gatewayServer = await loopbackServer(gateway.app);
+  gatewayUrl = gatewayServer.origin;
 
   expect((await call('PUT', '/v1/users/ann', { name: 'Ann' })).status).toBe(200);
   expect((await call('PUT', '/v1/groups/g1', { name: 'G1', members: ['ann'] })).status).toBe(200);
@@ -124,28 +122,12 @@ beforeAll(async () => {
   expect(created.status).toBe(200);
 }, 60_000);
 
-function listen(handler: Parameters<typeof createServer>[1]): Promise<Server> {
-  return new Promise<Server>((resolve) => {
-    const server = createServer(handler).listen(0, '127.0.0.1', () => resolve(server));
-  });
-}
-
-const urlOf = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-function close(server: Server | undefined): Promise<unknown> {
-  return new Promise((resolve) => {
-    if (!server) return resolve(undefined);
-    server.close(resolve);
-    server.closeAllConnections();
-  });
-}
-
 afterAll(async () => {
   killAll();
   link?.close();
   notificationLink?.close();
-  await close(gatewayServer);
-  await close(identityServer);
+  await gatewayServer?.close();
+  await identityServer?.close();
   await gateway?.close();
   await identity?.close();
   await system?.stop();

@@ -9,9 +9,10 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '@collab/shared/devkit';
 import { createApplication, type ApiResponse, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
-import { killAll, spawnServiceProcess, until } from '../support/processes.js';
+import { killAll, spawnServiceProcess } from '../support/processes.js';
 import { waitForQueuesIdle } from '../support/queues.js';
 import * as rows from '../support/rows.js';
 import { startSystem, type TestSystem } from '../support/system.js';

@@ -5,7 +5,7 @@
  * paged route gets forged pagination tokens (random ones, and its real tokens mutated), and every
  * route that takes an `Idempotency-Key` gets random keys (a valid one answers its repeat the same). Whatever
  * arrives, the answer is never a 5xx, comes within 10 s, carries an `X-Request-Id`, every 4xx is
- * exactly the error envelope of api.md (`{error, message}`, a catalog code and a non-empty text),
+ * exactly the error envelope (`{error, message}`, a catalog code and a non-empty text),
  * and a rejected write leaves the database exactly as it was (a snapshot after each write request
  * is compared with the one before it).
  *
@@ -424,7 +424,7 @@ async function resetBaseline(restoreSeeds: boolean): Promise<void> {
 
 /**
  * The database without job bookkeeping: a batch rejected by its job (an unknown member is found
- * only there) keeps its record with that error, which GET /v1/batch/<jobID> reports (decisions.md 24),
+ * only there) keeps its record with that error, which GET /v1/batch/<jobID> reports,
  * and a refusal sent with an Idempotency-Key is kept for its repeat.
  */
 function storedData(snapshot: DatabaseSnapshot): DatabaseSnapshot {

@@ -4,10 +4,10 @@
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, until } from '@collab/shared/devkit';
 import { createApplication, type TestApplication } from '../support/client.js';
 import { startSystem, type TestSystem } from '../support/system.js';
-import { freePort } from '../support/ports.js';
-import { killAll, spawnServiceProcess, until } from '../support/processes.js';
+import { killAll, spawnServiceProcess } from '../support/processes.js';
 
 let system: TestSystem;
 let app: TestApplication;

@@ -394,7 +394,7 @@ describe("another customer with A's application ID", () => {
     expect(leaksOfA(response), JSON.stringify(response.body)).toEqual([]);
     for (const theirs of [readerB, writerB]) expect(JSON.stringify(response.body)).not.toContain(theirs.id);
     expectOwnKey(route, response);
-    // Another customer's application is unknown to this one: 401 application_not_found (behavior.md §13).
+    // Another customer's application is unknown to this one: 401 application_not_found.
     if (paramsOf(route).includes('applicationID'))
       expect({ status: response.status, error: response.body?.error }).toEqual({ status: 401, error: 'application_not_found' });
     // So is its import.

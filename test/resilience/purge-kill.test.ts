@@ -5,10 +5,11 @@
  */
 import { createLogger } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '@collab/shared/devkit';
 import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
 import { purgeJobs } from '../../services/conversation/src/jobs/purge.jobs.js';
 import { createApplication, type TestApplication } from '../support/client.js';
-import { killAll, spawnServiceProcess, stopProcess, until } from '../support/processes.js';
+import { killAll, spawnServiceProcess, stopProcess } from '../support/processes.js';
 import { waitForQueuesIdle } from '../support/queues.js';
 import * as rows from '../support/rows.js';
 import { startSystem, type TestSystem } from '../support/system.js';

@@ -16,14 +16,13 @@ import { createServiceDataSource, ensureDatabase, migrateServiceSchema } from '@
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dropDatabase, freePort } from '@collab/shared/devkit';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
 import { CreateIdentitySchema1763700000000 } from '../../services/identity/src/migrations/1763700000000-create-identity-schema.js';
 import { ensureBootCustomer } from '../../services/identity/src/domain/customers/customers.js';
 import { createIdentityService } from '../../services/identity/src/service.js';
-import { dropDatabase } from '../support/cleanup.js';
 import { asCustomer, createApplication, request, type ApiResponse, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
-import { freePort } from '../support/ports.js';
 import { migrateAll, startSystem, type TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 
@@ -175,7 +174,7 @@ describe('secrets at rest', () => {
     expect((await request(system.url, 'GET', '/v1/users', { token: authorized.body.access_token })).status).toBe(200);
   });
 
-  it('GET, list and update answers never carry a secret, plaintext or sealed (decisions.md 9)', async () => {
+  it('GET, list and update answers never carry a secret, plaintext or sealed', async () => {
     const app = await newApplication('quiet');
     const { secret_encrypted: sealed } = await stored(system.sql, 'applications', app.id);
     const customer = asCustomer(system);

@@ -1,7 +1,7 @@
 /**
  * Token attacks as one table (issue #7 point 1): every forged, stale, misused or dead token × a
  * set of routes (application-level write, delete and read; /v1/applications create, list and
- * delete) answers 401 with the code behavior.md §4.3 gives, and leaves the database exactly as it
+ * delete) answers 401 with the code the token rules give for it, and leaves the database exactly as it
  * was. A control test sends valid tokens to the same routes, so the table can fail. Needs the build
  * (the token CLI revokes through `services/identity/dist`).
  */
@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApplication, request, type ApiResponse, type TestApplication } from '../support/client.js';
+import { createApplication, pollAnswer, request, type TestApplication } from '../support/client.js';
 import { snapshotDatabase } from '../support/db-snapshot.js';
 import { expectError } from '../support/expect.js';
 import { waitForBackgroundWork } from '../support/queues.js';
@@ -25,7 +25,7 @@ const DAY = 24 * 60 * 60;
 const TARGET_USER = 'attack-target';
 
 type Kind = 'app' | 'customer';
-/** The code a bad token of each route kind gets (behavior.md §4.3). */
+/** The code a bad token of each route kind gets. */
 const BAD_TOKEN: Record<Kind, string> = { app: 'invalid_app_token', customer: 'invalid_customer_token' };
 
 interface RouteUnderAttack {
@@ -111,7 +111,7 @@ interface Attack {
 const BOTH: Kind[] = ['app', 'customer'];
 
 const ATTACKS: Attack[] = [
-  // Algorithms (behavior.md §4.2: HS512 only).
+  // Algorithms: HS512 only.
   { name: 'alg none, no signature', kinds: BOTH, token: (kind) => jwt({ alg: 'none', typ: 'JWT' }, { ...principal(kind).claims, iat: now() }, null) },
   { name: 'alg none with a valid HS512 signature', kinds: BOTH, token: (kind) => forged(kind, { header: { alg: 'none', typ: 'JWT' } }) },
   { name: 'HS256 with the right secret', kinds: BOTH, token: (kind) => forged(kind, { header: { alg: 'HS256', typ: 'JWT' }, hash: 'sha256' }) },
@@ -201,16 +201,6 @@ async function authorize(application: TestApplication) {
   return { accessToken, sessionId: decodeJwt(accessToken).session_id as string };
 }
 
-/** Repeats a request until `done` holds, a bounded number of times (pub/sub delivery is asynchronous). */
-async function poll(probe: () => Promise<ApiResponse>, done: (response: ApiResponse) => boolean) {
-  let last = await probe();
-  for (let attempt = 1; attempt < 100 && !done(last); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    last = await probe();
-  }
-  return last;
-}
-
 const readUsers = (token: string) => request(system.url, 'GET', '/v1/users', { token });
 
 beforeAll(async () => {
@@ -242,7 +232,7 @@ beforeAll(async () => {
   // Invalidations reach the gateway over Redis pub/sub, asynchronously: wait (with a harmless read)
   // until the gateway has dropped every cached credential, so that no attack below meets a stale one.
   for (const token of [revokedAccessToken, ...Object.values(deleted)])
-    expect((await poll(() => readUsers(token), (response) => response.status !== 200)).status).toBe(401);
+    expect((await pollAnswer(() => readUsers(token), (response) => response.status !== 200)).status).toBe(401);
 });
 afterAll(() => system?.stop());
 

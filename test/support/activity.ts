@@ -3,9 +3,9 @@
  * mentions, and waiting until the outbox relays have carried everything an application did.
  */
 import { expect } from 'vitest';
+import { until } from '@collab/shared/devkit';
 import type { TestApplication } from './client.js';
 import { uniqueId } from './client.js';
-import { until } from './processes.js';
 import type { TestSystem } from './system.js';
 
 export const paragraph = (text: string) => [{ type: 'p', children: [{ text }] }];

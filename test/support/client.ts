@@ -12,6 +12,19 @@ export interface ApiResponse<T = any> {
   body: T;
 }
 
+/**
+ * Repeats a request until `done` holds, at most `tries` times, and answers the last response: for
+ * effects that arrive asynchronously (a revocation or rotation reaching the gateway by pub/sub).
+ */
+export async function pollAnswer(probe: () => Promise<ApiResponse>, done: (response: ApiResponse) => boolean, tries = 100): Promise<ApiResponse> {
+  let last = await probe();
+  for (let attempt = 1; attempt < tries && !done(last); attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    last = await probe();
+  }
+  return last;
+}
+
 export interface RequestOptions {
   token?: string | null;
   body?: unknown;

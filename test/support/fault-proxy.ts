@@ -4,8 +4,8 @@
  * ones (the port stops listening: clients get ECONNREFUSED), as a crashed or partitioned server
  * would look to its clients, while the server itself keeps its state.
  */
+import { freePort } from '@collab/shared/devkit';
 import { createServer, createConnection, type Server, type Socket } from 'node:net';
-import { freePort } from './ports.js';
 
 export interface FaultProxy {
   /** The proxy's port on 127.0.0.1, to use instead of the target's. */

@@ -1,9 +1,9 @@
 /**
  * The 96 reads the original service answered after building the fixture dump's data
  * (shared/fixtures/cord-dump/dataset.jsonl, `expected_read`), replayed through this server's
- * gateway and compared field by field. This server answers some things differently on purpose
- * (decisions.md); each such difference is recognised by a rule that names its decision, and any
- * other difference is reported as unexplained.
+ * gateway and compared field by field. This server answers some things differently on purpose; each
+ * such difference is recognised by a rule that states it, and any other difference is reported as
+ * unexplained.
  */
 import { readFileSync } from 'node:fs';
 import { request } from './client.js';
@@ -46,7 +46,7 @@ export interface NamedDifference {
   decision: string | null;
 }
 
-/** Lists whose order this server defines on its own (decisions.md 17: creation order, user lists by id). */
+/** Lists whose order this server defines on its own (creation order, user lists by id). */
 const ORDER_FREE = new Set(['members', 'groups', 'organizations', 'users', 'subscribers', 'seenBy', 'repliers', 'actionMessageRepliers', 'mentioned', 'participants']);
 const sortKey = (item: unknown) => {
   const record = item as { id?: unknown; userID?: unknown } | null;
@@ -68,28 +68,28 @@ const sameInstant = (a: unknown, b: unknown) =>
 /** Each deliberate difference: which decision, and how to recognise it. */
 const RULES: { decision: string; matches(read: ExpectedRead, d: JsonDifference): boolean }[] = [
   {
-    decision: 'decisions.md 9: extraClassnames is null when never set (the reference answers "" for messages, nothing in thread lists)',
+    decision: 'extraClassnames is null when never set (the reference answers "" for messages, nothing in thread lists)',
     matches: (_, d) => last(d.path) === 'extraClassnames' && (d.expected === '' || d.expected === '(absent)') && d.actual === null,
   },
   {
-    decision: "decisions.md 28: a message's url is the thread's url when the message has none",
+    decision: "a message's url is the thread's url when the message has none",
     matches: (read, d) =>
       last(d.path) === 'url' && (/\/messages/.test(read.path) || d.path.endsWith('/message/url')) && d.expected === null && typeof d.actual === 'string',
   },
   {
-    decision: 'decisions.md 9: secrets never appear outside the create-application response',
+    decision: 'secrets never appear outside the create-application response',
     matches: (_, d) => last(d.path) === 'secret' && d.actual === '(absent)',
   },
   {
-    decision: 'decisions.md 9: timestamps are ISO-8601 UTC with milliseconds and Z',
+    decision: 'timestamps are ISO-8601 UTC with milliseconds and Z',
     matches: (_, d) => sameInstant(d.expected, d.actual),
   },
   {
-    decision: 'decisions.md 9: output supersets (reference keys about Slack that this server has no use for)',
+    decision: 'output supersets (reference keys about Slack that this server has no use for)',
     matches: (_, d) => ['connectedToSlack', 'groupIDsWithLinkedSlackProfile'].includes(last(d.path)) && d.actual === '(absent)',
   },
   {
-    decision: 'decisions.md 9: output supersets (keys this server adds)',
+    decision: 'output supersets (keys this server adds)',
     matches: (read, d) =>
       d.expected === '(absent)' &&
       (['connectedToChat', 'groupIDsWithLinkedChatProfile', 'createdTimestamp', 'displayName'].includes(last(d.path)) ||
@@ -97,11 +97,11 @@ const RULES: { decision: string; matches(read: ExpectedRead, d: JsonDifference):
         (read.path === '/v1/threads' && last(d.path) === 'extraClassnames')),
   },
   {
-    decision: 'decisions.md 37: eventWebhookSubscriptions is returned by the application GETs',
+    decision: 'eventWebhookSubscriptions is returned by the application GETs',
     matches: (_, d) => last(d.path) === 'eventWebhookSubscriptions' && d.expected === '(absent)',
   },
   {
-    decision: "decisions.md 33: notification items carry `text`, the template with names substituted",
+    decision: "notification items carry `text`, the template with names substituted",
     matches: (read, d) => /\/notifications$/.test(read.path) && last(d.path) === 'text' && d.expected === '(absent)',
   },
 ];
@@ -120,17 +120,17 @@ export async function replayExpectedReads(baseUrl: string): Promise<NamedDiffere
         : await serverToken(FIXTURE_APPS[read.app!].id, FIXTURE_APPS[read.app!].secret);
     const response = await request(baseUrl, read.method, read.path, { token });
     const base = { seq: read.seq, path: read.path };
-    // decisions.md 22: of the reference's extra endpoints this server serves those that clients need to work; preferences are not among them.
+    // of the reference's extra endpoints this server serves those that clients need to work; preferences are not among them.
     if (/\/preferences$/.test(read.path)) {
-      differences.push({ ...base, at: 'status', expected: read.status, actual: response.status, decision: response.status === 404 && response.body?.error === 'not_found' ? 'decisions.md 22: the reference-only preferences endpoint is not served' : null });
+      differences.push({ ...base, at: 'status', expected: read.status, actual: response.status, decision: response.status === 404 && response.body?.error === 'not_found' ? 'the reference-only preferences endpoint is not served' : null });
       continue;
     }
     if (response.status !== read.status) differences.push({ ...base, at: 'status', expected: read.status, actual: response.status, decision: null });
     let expected = read.response as Record<string, unknown>;
     let actual = response.body as Record<string, unknown>;
-    // decisions.md 1: GET /v1/threads answers an array (the reference wraps it in {threads, pagination}).
+    // GET /v1/threads answers an array (the reference wraps it in {threads, pagination}).
     if (read.path === '/v1/threads' && Array.isArray(actual) && Array.isArray(expected?.threads)) expected = expected.threads as never;
-    // decisions.md 33: GET /v1/users/<ID>/notifications answers {notifications, pagination} (the reference a bare array).
+    // GET /v1/users/<ID>/notifications answers {notifications, pagination} (the reference a bare array).
     if (/\/notifications$/.test(read.path) && Array.isArray(expected) && Array.isArray(actual?.notifications)) actual = actual.notifications as never;
     const listKey = /^\/v1\/(groups|organizations|users)$/.test(read.path) ? 'groups' : '';
     for (const difference of jsonDifferences(withoutOrder(expected, listKey), withoutOrder(actual, listKey))) {

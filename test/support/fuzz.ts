@@ -44,7 +44,7 @@ export function parseJson(text: string): unknown {
 }
 
 /**
- * Below 500 and with a request id; an error (4xx) is exactly the envelope of api.md: `{error,
+ * Below 500 and with a request id; an error (4xx) is exactly the error envelope: `{error,
  * message}`, a catalog code and a non-empty text. `status` and `code`, when given, must match too.
  */
 export function expectEnvelope(answer: Answer, status?: number, code?: string): void {

@@ -48,19 +48,6 @@ export function killAll(): void {
   for (const child of spawned.splice(0)) child.kill('SIGKILL');
 }
 
-/**
- * Polls `condition` every `intervalMs` until it holds, and resolves with the milliseconds that
- * took; throws `timed out waiting for <what>` after `timeoutMs`.
- */
-export async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 30_000, intervalMs = 20): Promise<number> {
-  const started = Date.now();
-  while (!(await condition())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-  return Date.now() - started;
-}
-
 /** A process started by spawnDetached: its output so far and its end. */
 export interface DetachedProcess {
   child: ChildProcess;

@@ -3,9 +3,9 @@
  * restart comes back empty, as a Redis without its volume would), stoppable and restartable on
  * the same port so that clients reconnect to the same URL. Never the shared Redis.
  */
+import { freePort } from '@collab/shared/devkit';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
-import { freePort } from './ports.js';
 
 export interface PrivateRedis {
   url: string;

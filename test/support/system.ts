@@ -20,6 +20,7 @@ import {
 import { ensureDatabase, migrateServiceSchema } from '@collab/shared/storage';
 import type { Express } from 'express';
 import pg from 'pg';
+import { deleteRedisPrefix, dropDatabase } from '@collab/shared/devkit';
 import { loadConversationWorkerConfig } from '../../services/conversation/src/config.js';
 import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
 import { purgeJobs as conversationPurgeJobs } from '../../services/conversation/src/jobs/purge.jobs.js';
@@ -41,7 +42,6 @@ import { createWebhooksDataSource } from '../../services/webhooks/src/data-sourc
 import { guardedPoster } from '../../services/webhooks/src/domain/deliveries/poster.js';
 import { deliveryJobs } from '../../services/webhooks/src/jobs/delivery.jobs.js';
 import { createWebhooksService } from '../../services/webhooks/src/service.js';
-import { deleteRedisPrefix, dropDatabase } from './cleanup.js';
 
 export interface TestSystem {
   /** The gateway's base URL, e.g. http://127.0.0.1:40123 */

@@ -9,9 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { createInternalClient, identityInternal, webhooksInternal } from '@collab/shared';
 import { validateWebhookSignature } from '@cord-sdk/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '@collab/shared/devkit';
 import { asCustomer, createApplication, type ApiClient, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
-import { freePort } from '../support/ports.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { WebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
 

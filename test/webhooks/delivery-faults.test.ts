@@ -6,8 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '@collab/shared/devkit';
 import { createApplication, type TestApplication } from '../support/client.js';
-import { killAll, spawnServiceProcess, stopProcess, until } from '../support/processes.js';
+import { killAll, spawnServiceProcess, stopProcess } from '../support/processes.js';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-server.js';
 import { putEach } from '../support/seed.js';
 import { startSystem, type TestSystem } from '../support/system.js';

@@ -8,6 +8,7 @@ import { createLogger, workerVars } from '@collab/shared';
 import type { OutboxRelay } from '@collab/shared/storage';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { until } from '@collab/shared/devkit';
 import { loadConversationWorkerConfig } from '../../services/conversation/src/config.js';
 import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
 import { conversationContext, conversationEvents } from '../../services/conversation/src/service.js';
@@ -17,7 +18,6 @@ import { notificationContext, notificationEvents } from '../../services/notifica
 import { mentioning, newThread, recordedEvents, settled, storedNotifications } from '../support/activity.js';
 import { createApplication } from '../support/client.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
-import { until } from '../support/processes.js';
 import { seedTeam } from '../support/seed.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';

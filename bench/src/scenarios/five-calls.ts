@@ -34,7 +34,7 @@ import {
 import { describeLoad, type HttpLoad } from '../load.js';
 import { explain } from '../profile.js';
 import { fmt, type Row, type Section } from '../report.js';
-import { until } from '../system.js';
+import { until } from '@collab/shared/devkit';
 import { CONVERSATION, IDENTITY } from '../statements.js';
 
 const USERS = 200;
@@ -414,7 +414,7 @@ export const fiveCalls: Scenario = {
       if (!call.recordsEvents) return;
       const started = performance.now();
       const backlog = await outboxBacklog(harness);
-      await until('the conversation outbox to drain', DRAIN_TIMEOUT_MS, async () => (await outboxBacklog(harness)) === 0);
+      await until(async () => (await outboxBacklog(harness)) === 0, 'the conversation outbox to drain', DRAIN_TIMEOUT_MS, 100);
       harness.log(`relayed a backlog of ${backlog} events in ${fmt.s((performance.now() - started) / 1000)}`);
     };
     /** The bare node:http server runs only while measured: its pool's connections count against max_connections. */

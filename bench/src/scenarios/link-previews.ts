@@ -9,7 +9,7 @@ import { describeCpu, meanCpu, measure, median, rotate, seedConversations, withC
 import type { HttpLoad } from '../load.js';
 import { percentile } from '../load.js';
 import { fmt, type Row, type Section } from '../report.js';
-import { loopbackServer, until } from '../system.js';
+import { loopbackServer, until } from '@collab/shared/devkit';
 
 /** Previews are made after the answer, off the request path: message create with links must keep 95 % of its throughput. */
 const THROUGHPUT_TARGET = 0.95;
@@ -71,7 +71,7 @@ async function drained(harness: Harness, app: Application, origin: string, label
   const backlog = await count(harness, WITHOUT_PREVIEW, [app.id, origin]);
   const started = performance.now();
   const { cpu } = await withCpuShares(harness, () =>
-    until(`the previews and events of ${label}`, DRAIN_TIMEOUT_MS, async () => (await count(harness, WITHOUT_PREVIEW, [app.id, origin])) === 0 && (await count(harness, OUTBOX_BACKLOG, [])) === 0),
+    until(async () => (await count(harness, WITHOUT_PREVIEW, [app.id, origin])) === 0 && (await count(harness, OUTBOX_BACKLOG, [])) === 0, `the previews and events of ${label}`, DRAIN_TIMEOUT_MS, 100),
   );
   const seconds = (performance.now() - started) / 1000;
   harness.log(`${label}: previews of a backlog of ${backlog} messages made at ${(backlog / seconds).toFixed(0)}/s${cpu ? `; ${describeCpu(cpu)}` : ''}`);

@@ -11,7 +11,7 @@ import { messageBody, type Application } from '../api.js';
 import { describeCpu, meanCpu, measure, median, outboxBacklog, rotate, seedConversations, withCpuShares, type CpuShares, type Harness, type Measured, type Scenario } from '../harness.js';
 import { httpLoad, percentile, type HttpLoad } from '../load.js';
 import { fmt, type Row, type Section } from '../report.js';
-import { freePort, loopbackServer, until } from '../system.js';
+import { freePort, loopbackServer, until } from '@collab/shared/devkit';
 
 /** Events must cost the message path at most 10 % of its throughput, whether the receiver is up or down. */
 const THROUGHPUT_TARGET = 0.9;
@@ -88,7 +88,7 @@ interface Relayed {
 async function relayed(harness: Harness, label: string): Promise<Relayed> {
   const backlog = await outboxBacklog(harness);
   const started = performance.now();
-  const { cpu } = await withCpuShares(harness, () => until(`the conversation outbox to drain (${label})`, DRAIN_TIMEOUT_MS, async () => (await outboxBacklog(harness)) === 0));
+  const { cpu } = await withCpuShares(harness, () => until(async () => (await outboxBacklog(harness)) === 0, `the conversation outbox to drain (${label})`, DRAIN_TIMEOUT_MS, 100));
   const seconds = (performance.now() - started) / 1000;
   const perSecond = backlog / seconds;
   harness.log(`${label}: relayed a backlog of ${backlog} events at ${perSecond.toFixed(0)}/s${cpu ? `; ${describeCpu(cpu)}` : ''}`);
@@ -98,7 +98,7 @@ async function relayed(harness: Harness, label: string): Promise<Relayed> {
 /** Until the worker has sent every delivery of the application to `url`. */
 async function untilDelivered(harness: Harness, app: Application, url: string): Promise<void> {
   const pending = `SELECT count(*)::int AS count FROM webhooks.deliveries WHERE application_id = $1 AND url = $2 AND status = 'pending'`;
-  await until(`every delivery to ${url}`, DRAIN_TIMEOUT_MS, async () => (await count(harness, pending, [app.id, url])) === 0);
+  await until(async () => (await count(harness, pending, [app.id, url])) === 0, `every delivery to ${url}`, DRAIN_TIMEOUT_MS, 100);
 }
 
 /** Message creates at a fixed, modest rate; for each, how long after its answer the receiver got its event. */
@@ -118,7 +118,7 @@ async function eventLatencies(harness: Harness, app: Application, author: string
     );
   }
   await Promise.all(creates);
-  await until('the events of the paced message creates', DRAIN_TIMEOUT_MS, async () => [...answeredAt.keys()].every((id) => receiver.messages.has(id)));
+  await until(async () => [...answeredAt.keys()].every((id) => receiver.messages.has(id)), 'the events of the paced message creates', DRAIN_TIMEOUT_MS, 100);
   const latencies = [...answeredAt].map(([id, at]) => receiver.messages.get(id)! - at).sort((a, b) => a - b);
   harness.log(`event latency at ${LATENCY_RATE} creates/s: p50 ${fmt.ms(percentile(latencies, 50))}, p99 ${fmt.ms(percentile(latencies, 99))}`);
   return latencies;
@@ -160,7 +160,7 @@ async function workerRate(harness: Harness, app: Application, receiver: Receiver
     process.kill(worker.pid, 'SIGCONT');
   }
   const { cpu } = await withCpuShares(harness, () =>
-    until(`the receiver to get ${WORKER_EVENTS} events`, DRAIN_TIMEOUT_MS, async () => ids.every((id) => receiver.arrivals.has(id))),
+    until(async () => ids.every((id) => receiver.arrivals.has(id)), `the receiver to get ${WORKER_EVENTS} events`, DRAIN_TIMEOUT_MS, 100),
   );
   const lastArrival = Math.max(...ids.map((id) => receiver.arrivals.get(id)!));
   const perSecond = WORKER_EVENTS / ((lastArrival - resumedAt) / 1000);

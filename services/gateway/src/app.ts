@@ -17,10 +17,11 @@ import {
   ROUTES,
   RouteMatcher,
   serializeOpenApiDocument,
+  readinessHandler,
   setMetricsRoute,
-  withTimeout,
   type Logger,
   type ProcessMetrics,
+  type ReadinessCheck,
   type RouteDef,
   type ServiceName,
 } from '@collab/shared';
@@ -35,7 +36,7 @@ export interface GatewayAppOptions {
   internalToken: string;
   authenticate: Authenticate;
   proxies: Record<ServiceName, RequestHandler>;
-  readiness: { name: string; check: () => Promise<unknown> }[];
+  readiness: ReadinessCheck[];
   isDraining: () => boolean;
   routes?: readonly RouteDef[];
   /** Where request durations are recorded; the process's metrics unless given. */
@@ -98,7 +99,6 @@ export function createGatewayApp(options: GatewayAppOptions): Express {
   const { logger } = options;
   const routes = options.routes ?? ROUTES;
   const matcher = new RouteMatcher(routes);
-  const openApiJson = serializeOpenApiDocument(buildOpenApiDocument(routes));
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -107,76 +107,19 @@ export function createGatewayApp(options: GatewayAppOptions): Express {
     res.json({ status: 'ok', service: 'gateway' });
   });
 
-  app.get('/readyz', async (_req, res) => {
-    if (options.isDraining()) {
-      res.status(503).json({ status: 'draining' });
-      return;
-    }
-    const results = await Promise.all(
-      options.readiness.map(async ({ name, check }) => {
-        try {
-          await withTimeout(check(), 2500);
-          return [name, 'ok'] as const;
-        } catch (error) {
-          return [name, (error as Error).message || 'unavailable'] as const;
-        }
-      }),
-    );
-    const ready = results.every(([, state]) => state === 'ok');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(results) });
-  });
+  // Longer than the 2 s the gateway gives each service's /readyz, so that a service's own answer
+  // (with the reason it is not ready) arrives before the gateway gives up on it.
+  app.get('/readyz', readinessHandler(options.readiness, { timeoutMs: 2500, isDraining: options.isDraining }));
 
   // Request durations by route pattern (health checks are not counted).
   app.use((options.metrics ?? processMetrics()).middleware);
 
   // Request id first, and never trust internal headers a client sends.
-  app.use((req, res, next) => {
-    for (const name of CLIENT_FORBIDDEN_HEADERS) delete req.headers[name];
-    const requestId = randomUUID();
-    req.headers[INTERNAL_HEADERS.requestId] = requestId;
-    req.log = logger.child({ requestId });
-    res.setHeader('X-Request-Id', requestId);
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      req.log.info({ method: req.method, url: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
-    });
-    next();
-  });
-
-  // Permissive CORS on the API (behavior.md §1).
-  app.use('/v1', (req, res, next) => {
-    res.setHeader('Access-Control-Allow-Origin', '*');
-    if (req.method === 'OPTIONS') {
-      res.setHeader('Access-Control-Allow-Methods', 'GET, PUT, POST, DELETE, OPTIONS');
-      res.setHeader('Access-Control-Allow-Headers', req.headers['access-control-request-headers'] ?? 'Authorization, Content-Type');
-      res.setHeader('Access-Control-Max-Age', '600');
-      res.status(204).end();
-      return;
-    }
-    next();
-  });
-
+  app.use(assignRequestId(logger));
+  // Permissive CORS on the API.
+  app.use('/v1', cors);
   // The API reference: not API routes, so handled before the route matcher, without a token.
-  app.get('/v1/openapi.json', (_req, res) => {
-    res.setHeader('Cache-Control', 'no-cache');
-    res.type('application/json').send(openApiJson);
-  });
-  app.get('/docs', (_req, res) => {
-    res.setHeader('Content-Security-Policy', DOCS_CSP);
-    res.setHeader('Cache-Control', 'no-cache');
-    res.type('html').send(DOCS_PAGE);
-  });
-  app.get('/docs/swagger-initializer.js', (_req, res) => {
-    res.setHeader('Cache-Control', 'no-cache');
-    res.type('text/javascript').send(DOCS_INITIALIZER);
-  });
-  for (const asset of SWAGGER_UI_ASSETS)
-    app.get(`/docs/${asset}`, (_req, res, next) => {
-      res.sendFile(path.join(SWAGGER_UI_DIR, asset), { maxAge: '1h' }, (error) => {
-        if (error) next(error);
-      });
-    });
+  mountApiReference(app, routes);
 
   // The operators' queue dashboard: Basic auth only (never an API token), before the route matcher.
   app.use(QUEUE_DASHBOARD_PATH, operatorAuth(options.queueDashboard?.credentials ?? null));
@@ -215,4 +158,58 @@ export function createGatewayApp(options: GatewayAppOptions): Express {
 
   app.use(errorMiddleware(logger));
   return app;
+}
+
+/** Gives the request its id (header, log lines, X-Request-Id), drops internal headers a client sent, and logs the answer. */
+function assignRequestId(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    for (const name of CLIENT_FORBIDDEN_HEADERS) delete req.headers[name];
+    const requestId = randomUUID();
+    req.headers[INTERNAL_HEADERS.requestId] = requestId;
+    req.log = logger.child({ requestId });
+    res.setHeader('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      req.log.info({ method: req.method, url: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+    });
+    next();
+  };
+}
+
+/** Any origin may call the API; a preflight is answered here. */
+const cors: RequestHandler = (req, res, next) => {
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  if (req.method === 'OPTIONS') {
+    res.setHeader('Access-Control-Allow-Methods', 'GET, PUT, POST, DELETE, OPTIONS');
+    res.setHeader('Access-Control-Allow-Headers', req.headers['access-control-request-headers'] ?? 'Authorization, Content-Type');
+    res.setHeader('Access-Control-Max-Age', '600');
+    res.status(204).end();
+    return;
+  }
+  next();
+};
+
+/** GET /v1/openapi.json, and the Swagger UI page at /docs with its assets from swagger-ui-dist. */
+function mountApiReference(app: Express, routes: readonly RouteDef[]): void {
+  const openApiJson = serializeOpenApiDocument(buildOpenApiDocument(routes));
+  app.get('/v1/openapi.json', (_req, res) => {
+    res.setHeader('Cache-Control', 'no-cache');
+    res.type('application/json').send(openApiJson);
+  });
+  app.get('/docs', (_req, res) => {
+    res.setHeader('Content-Security-Policy', DOCS_CSP);
+    res.setHeader('Cache-Control', 'no-cache');
+    res.type('html').send(DOCS_PAGE);
+  });
+  app.get('/docs/swagger-initializer.js', (_req, res) => {
+    res.setHeader('Cache-Control', 'no-cache');
+    res.type('text/javascript').send(DOCS_INITIALIZER);
+  });
+  for (const asset of SWAGGER_UI_ASSETS)
+    app.get(`/docs/${asset}`, (_req, res, next) => {
+      res.sendFile(path.join(SWAGGER_UI_DIR, asset), { maxAge: '1h' }, (error) => {
+        if (error) next(error);
+      });
+    });
 }

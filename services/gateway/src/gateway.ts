@@ -20,6 +20,7 @@ import { createRateLimit } from './limits/rate-limit.js';
 import { gatewayMetrics } from './metrics.js';
 import { createServiceProxies } from './proxy.js';
 
+// Over 80 lines: the gateway's wiring, one dependency after another, in the order they need each other.
 export async function createGateway(config: GatewayConfig, logger: Logger, isDraining: () => boolean) {
   const metrics = gatewayMetrics(processMetrics());
   const targets: Record<ServiceName, string> = {

@@ -1,5 +1,6 @@
 import {
   commonVars,
+  type ConfigOf,
   encryptionKeyVar,
   idempotencyVars,
   loadConfig,
@@ -41,6 +42,20 @@ export function loadIdentityConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = loadConfig(identityConfigSpec, env);
   if (Boolean(config.CUSTOMER_ID) !== Boolean(config.CUSTOMER_SECRET))
     throw new Error('Invalid configuration:\n  CUSTOMER_ID and CUSTOMER_SECRET must be set together');
+  return withServiceDatabase(config, 'identity');
+}
+
+/**
+ * What a CLI of identity reads: identity's database (DATABASE_URL, or IDENTITY_DATABASE_URL when
+ * identity has its own) and the variables of identity's spec it names, nothing else.
+ */
+export function loadIdentityCliConfig<K extends keyof typeof identityConfigSpec>(names: readonly K[]) {
+  const spec: Partial<typeof identityConfigSpec> = {
+    DATABASE_URL: identityConfigSpec.DATABASE_URL,
+    IDENTITY_DATABASE_URL: identityConfigSpec.IDENTITY_DATABASE_URL,
+  };
+  for (const name of names) Object.assign(spec, { [name]: identityConfigSpec[name] });
+  const config = loadConfig(spec as typeof identityConfigSpec) as Pick<ConfigOf<typeof identityConfigSpec>, 'DATABASE_URL' | 'IDENTITY_DATABASE_URL' | K>;
   return withServiceDatabase(config, 'identity');
 }
 

@@ -1,11 +1,11 @@
 /**
- * JWT checks shared by the gateway (every request) and identity (POST /v1/authorize), exactly as
- * behavior.md §4 describes: HS512 only, the secret string's bytes as the HMAC key, at most 24 h
+ * JWT checks shared by the gateway (every request) and identity (POST /v1/authorize), in one way:
+ * HS512 only, the secret string's bytes as the HMAC key, at most 24 h
  * after `iat` with 30 s of clock tolerance.
  *
  * The common case (a well-formed token that passes) is decided synchronously with node's HMAC;
- * anything else goes through jose, whose outcome and error messages stay the reference. The fast
- * path accepts only what jose would accept, so the outcome never depends on which path ran.
+ * anything else goes through jose, whose outcome and error messages define the behaviour. The
+ * fast path accepts only what jose would accept, so the outcome never depends on which path ran.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { compactVerify, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
@@ -22,7 +22,7 @@ const ALLOWED_HEADER_KEYS = new Set(['alg', 'typ']);
 const encoder = new TextEncoder();
 export const hmacKey = (secret: string): Uint8Array => encoder.encode(secret);
 
-/** Authorization header → the bearer token (behavior.md §4.1). */
+/** Authorization header → the bearer token. */
 export function bearerToken(header: string | undefined): string {
   if (!header) throw new ApiError('missing_authorization_header');
   if (!header.startsWith('Bearer'))
@@ -163,7 +163,7 @@ function describeJoseError(error: unknown): string {
         ? 'TokenExpiredError: maxAge exceeded'
         : 'TokenExpiredError: jwt expired';
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED': {
-      // A future `nbf` is refused as jsonwebtoken (the reference's library) refuses it.
+      // A future `nbf` is refused, in jsonwebtoken's wording like every message here.
       const { claim, reason } = error as { claim?: string; reason?: string };
       if (claim === 'nbf' && reason === 'check_failed') return 'NotBeforeError: jwt not active';
       return `JsonWebTokenError: ${(error as Error).message}`;
@@ -204,7 +204,7 @@ export function customerTokenCustomerId(payload: Record<string, unknown>): strin
   return customerId.toLowerCase();
 }
 
-/** The claims of `signed_app_token` in POST /v1/authorize (behavior.md §4.4). */
+/** The claims of `signed_app_token` in POST /v1/authorize. */
 export function authorizeTokenApplicationId(payload: Record<string, unknown>): string {
   const applicationId = payload.app_id;
   if (applicationId === undefined)
@@ -246,7 +246,7 @@ export async function accessTokenSession(
   const sessionId = payload?.session_id;
   if (!payload || typeof sessionId !== 'string' || !isUuid(sessionId))
     throw new ApiError('invalid_access_token', 'Access token has no valid session_id.');
-  // The JWT expiry is checked here, separately from the signature (behavior.md §4.3).
+  // The JWT expiry is checked here, separately from the signature.
   if (typeof payload.exp === 'number' && payload.exp * 1000 + TOKEN_CLOCK_TOLERANCE_SECONDS * 1000 < now)
     throw new ApiError('expired_access_token', 'Access token has expired.');
   return sessionId.toLowerCase();

@@ -1,5 +1,5 @@
 /**
- * The deletion cascade (decisions.md 23, 31): identity calls this on every service that holds
+ * The deletion cascade: identity calls this on every service that holds
  * data tied to a group, a user or an application once its own deletion has committed (from its
  * outbox, again and again until every service answered). The call makes the data unreadable at
  * once and enqueues its purge; it is idempotent, so calling it again changes nothing.

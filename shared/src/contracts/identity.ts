@@ -43,7 +43,7 @@ export const identityInternal = {
 
 /**
  * Users and a group, looked up in one call by the conversation and notification services before
- * they write (decisions.md: checks are consistent at once, no window where a new user is unknown).
+ * they write (checks are consistent at once: there is no window where a user just created is unknown).
  */
 export const identityLookup = {
   method: 'POST',

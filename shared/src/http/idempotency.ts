@@ -191,6 +191,7 @@ export interface IdempotentRouteOptions {
  * Runs `handler` (which returns the body of a JSON answer) under the request's Idempotency-Key,
  * when it has one.
  */
+// Over 80 lines: one request's path through the key (new, replayed, in flight, conflicting), read best top to bottom.
 export function idempotentHandler(options: IdempotentRouteOptions, handler: (req: Request, res: Response) => unknown): RequestHandler {
   const { route, store } = options;
   const replay = (res: Response, answer: StoredAnswer) => {

@@ -1,6 +1,6 @@
 /**
  * Service-to-service HTTP. Every call carries the internal credential and the request id;
- * an unreachable or failing dependency becomes `503 service_unavailable` (decisions.md 30),
+ * an unreachable or failing dependency becomes `503 service_unavailable`,
  * never a misleading 4xx, and a downstream API error is re-raised with its own code.
  */
 import { ApiError, isErrorBody } from '../errors.js';

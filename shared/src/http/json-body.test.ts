@@ -17,7 +17,7 @@ function expectInvalidRequest(raw: Buffer | undefined): ApiError {
   return error;
 }
 
-describe('parseJsonObject (behavior.md §1, decisions.md 4 and 30)', () => {
+describe('parseJsonObject', () => {
   it('parses a JSON object', () => {
     expect(parseJsonObject(body('{"name":"x","n":1,"list":[1,{"a":null}]}'))).toEqual({ name: 'x', n: 1, list: [1, { a: null }] });
     expect(parseJsonObject(body('{}'))).toEqual({});

@@ -1,6 +1,6 @@
 /**
  * JSON request bodies: at most 10 MB, valid UTF-8, nested at most 100 levels, and always a JSON
- * object (behavior.md §1, decisions.md 4 and 30). Parsed from raw bytes so that every failure gets
+ * object. Parsed from raw bytes so that every failure gets
  * the API's own error instead of the framework's.
  */
 import { isUtf8 } from 'node:buffer';
@@ -9,7 +9,7 @@ import zlib from 'node:zlib';
 import type { RequestHandler } from 'express';
 import getRawBody from 'raw-body';
 import { ApiError } from '../errors.js';
-import { isPlainObject } from '../schema/schema.js';
+import { isPlainObject } from '../schema/object-schemas.js';
 
 export const MAX_JSON_BODY_BYTES = 10 * 1024 * 1024;
 export const MAX_JSON_DEPTH = 100;

@@ -13,6 +13,7 @@ import type { RouteDef } from '../routes/route.js';
 import { errorMiddleware, notFoundMiddleware } from './errors-middleware.js';
 import { idempotentHandler, type IdempotencyStore } from './idempotency.js';
 import { rawJsonBody } from './json-body.js';
+import { readinessHandler, type ReadinessCheck } from './readiness.js';
 
 export interface RequestContext {
   requestId: string;
@@ -33,11 +34,6 @@ declare module 'express-serve-static-core' {
 export type RouteHandler = (req: Request, res: Response) => unknown;
 export type HandlerMap = Record<string, RouteHandler>;
 
-export interface ReadinessCheck {
-  name: string;
-  check: () => Promise<unknown>;
-}
-
 export interface ServiceAppOptions {
   service: string;
   logger: Logger;
@@ -53,6 +49,9 @@ export interface ServiceAppOptions {
   /** The service's Idempotency-Key records; required when one of its routes is `idempotent`. */
   idempotency?: IdempotencyStore;
 }
+
+/** How long one readiness check (Postgres, Redis, pending migrations) may take. */
+const READINESS_TIMEOUT_MS = 2000;
 
 export function assertHandlersMatchRoutes(service: string, routes: readonly RouteDef[], handlers: HandlerMap): void {
   const routeIds = new Set(routes.map((route) => route.id));
@@ -91,7 +90,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok', service });
   });
-  app.get('/readyz', readinessHandler(options));
+  app.get('/readyz', readinessHandler(options.readiness, { timeoutMs: READINESS_TIMEOUT_MS, isDraining: options.isDraining }));
 
   // Request durations by route pattern (health checks are not counted).
   app.use(metrics.middleware);
@@ -161,36 +160,4 @@ function logRequest(req: Request, res: Response): void {
       'request',
     );
   });
-}
-
-function readinessHandler(options: ServiceAppOptions): RequestHandler {
-  return async (_req, res) => {
-    if (options.isDraining?.()) {
-      res.status(503).json({ status: 'draining' });
-      return;
-    }
-    const results = await Promise.all(
-      options.readiness.map(async ({ name, check }) => {
-        try {
-          await withTimeout(check(), 2000);
-          return [name, 'ok'] as const;
-        } catch (error) {
-          return [name, (error as Error).message || 'unavailable'] as const;
-        }
-      }),
-    );
-    const checks = Object.fromEntries(results);
-    const ready = results.every(([, state]) => state === 'ok');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
-  };
-}
-
-export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }

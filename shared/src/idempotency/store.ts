@@ -40,6 +40,7 @@ interface KeyState {
 
 const LEASE_SECONDS = IDEMPOTENCY_LEASE_MS / 1000;
 
+// Over 80 lines: a factory whose methods (claim, store, renew, release) share the table and the sealing of answers.
 export function createIdempotencyStore(db: DataSource, options: IdempotencyStoreOptions): IdempotencyStore {
   const table = `"${options.schema}"."idempotency_keys"`;
   const sealContext = (scopeId: string, key: string) => `idempotency:${scopeId}:${key}`;

@@ -112,6 +112,7 @@ interface StoredEntry {
 
 const ENTRY_COLUMNS = `id, application_id AS "applicationId", topic, payload, request_id AS "requestId", attempts`;
 
+// Over 80 lines: a factory whose functions share the table and the topics' schemas; each of them is short.
 export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T): Outbox<T> {
   const table = `"${schema}"."outbox"`;
 
@@ -146,6 +147,7 @@ export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T):
     return ids;
   }
 
+  // Over 80 lines: the processor's methods (process one, drain, backlog, relay) share its handlers and logger.
   function processor(db: DataSource, handlers: OutboxHandlers<T>, logger: Logger, batchHandlers: OutboxBatchHandlers<T> = {}): OutboxProcessor {
     const handlerOf = (topic: string) => (handlers as Record<string, OutboxHandlers<T>[TopicName<T>]>)[topic];
     const batchHandlerOf = (topic: string) => (batchHandlers as Record<string, OutboxBatchHandlers<T>[TopicName<T>]>)[topic];

@@ -28,6 +28,7 @@ export function outboxChannel(schema: string): string {
 const LISTEN_RETRY_FIRST_MS = 250;
 const LISTEN_RETRY_MAX_MS = 10_000;
 
+// Over 80 lines: the relay's loop, its LISTEN connection with reconnects and its stop share their state.
 export function startOutboxRelay(processor: OutboxProcessor, databaseUrl: string, logger: Logger, options: OutboxRelayOptions): OutboxRelay {
   const log = logger.child({ outbox: processor.schema });
   let stopped = false;

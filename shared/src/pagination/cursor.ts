@@ -5,12 +5,12 @@
  *
  * A token comes back from the client, so decoding trusts nothing in it: every field must be a
  * value of its kind that the server could have issued, checked here before it reaches SQL. Any
- * other token is `400 invalid_field` "Pagination token is not valid" (the reference's text), never
+ * other token is `400 invalid_field` "Pagination token is not valid", never
  * a database error.
  */
 import { ApiError } from '../errors.js';
 import { isStorableText, isUuid } from '../schema/formats.js';
-import { isPlainObject } from '../schema/schema.js';
+import { isPlainObject } from '../schema/object-schemas.js';
 
 /** A field kind: whether a string from a token is a value of that kind. */
 export type CursorField = (value: string) => boolean;
@@ -78,7 +78,7 @@ export class CursorCodec<S extends CursorShape> {
 
   /**
    * The cursor a token carries, with only the shape's keys. Clients paste tokens into query strings
-   * unencoded, so a space is read as the `+` it was. Unknown keys are ignored, as the reference does.
+   * unencoded, so a space is read as the `+` it was. Unknown keys are ignored.
    */
   decode(token: string): Cursor<S> {
     let decoded: unknown;
@@ -110,7 +110,7 @@ export class CursorCodec<S extends CursorShape> {
 
   /**
    * A page of at most `limit` rows with a token whenever the page is full, so that the last page
-   * may be empty: the reference's rule for GET /v1/messages, kept for its clients.
+   * may be empty (GET /v1/messages pages this way, and its clients count on it).
    */
   async pageWithTokenWhenFull<T>(limit: number, fetch: (count: number) => Promise<T[]>, cursorOf: (row: T) => Cursor<S>): Promise<Page<T>> {
     const rows = limit === 0 ? [] : await fetch(limit);

@@ -1,6 +1,7 @@
 /**
- * The cursor of each paged endpoint. Tokens minted by the reference are still in clients' hands,
- * so each token's JSON keeps the reference's keys, in its order: changing a shape here breaks them.
+ * The cursor of each paged endpoint. Tokens issued before a client switched servers are still in
+ * its hands and must keep working, so each token's JSON keeps its keys in their order: changing a
+ * shape here breaks them.
  */
 import { cursorField, defineCursor } from './cursor.js';
 

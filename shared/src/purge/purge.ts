@@ -11,7 +11,7 @@ import type { DataSource } from 'typeorm';
 import type { CascadeTarget } from '../http/cascade-router.js';
 import { purgeOrder } from '../db.js';
 import type { Logger } from '../logger.js';
-import { ENQUEUE_TIMEOUT_MS } from '../queues.js';
+import { ENQUEUE_TIMEOUT_MS } from '../queues/index.js';
 import { deleteBatch, drainBatches, purgePace, type PurgeSettings, type Queryable } from '../sql.js';
 import { applicationPurgeRequests } from './requests.js';
 
@@ -52,6 +52,7 @@ export interface PurgeDefinition {
 
 export type PurgeResult = Record<string, number>;
 
+// Over 80 lines: a factory whose functions (cascade, job, pending scan) share the schema, the marking statements and the tables.
 export function definePurge({ schema, mark, tables }: PurgeDefinition) {
   const requests = applicationPurgeRequests(schema);
   const marked = 'application_id = $1 AND purging_at IS NOT NULL';

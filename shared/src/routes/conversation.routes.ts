@@ -19,7 +19,7 @@ const removeReactions = s.array(s.object({ reaction: reaction(), userID: s.strin
 const addAttachments = s.array(s.object({ type: s.enum(['file']), id: s.string() }));
 const removeAttachments = s.array(s.object({ type: s.enum(['file', 'link_preview']), id: s.string() }));
 
-/** Thread-creation parameters (behavior.md §12.6); `groupID` or its alias `organizationID` is required. */
+/** Thread-creation parameters; `groupID` or its alias `organizationID` is required. */
 const threadCreationFields = {
   location: s.flatObject(),
   url: s.string(),
@@ -182,8 +182,8 @@ export const conversationRoutes = {
       id: s.identifier().optional(),
       ...messageFields,
       subscribeToThread: s.boolean().optional(),
-      // No `alternatives` here: createThread is ignored beyond the schema when the thread exists
-      // (behavior.md §12.6), so a missing groupID is reported only when the thread is created.
+      // No `alternatives` here: createThread is ignored beyond the schema when the thread exists,
+      // so a missing groupID is reported only when the thread is created.
       createThread: s.object(threadCreationFields).optional(),
     }),
     response: { 200: successWith('messageID') },

@@ -1,5 +1,5 @@
 /**
- * Matching request paths against the route table, with Express's defaults (behavior.md §1):
+ * Matching request paths against the route table, with Express's defaults:
  * case-insensitive literal segments, an optional trailing slash, percent-decoded parameters.
  */
 import type { HttpMethod, RouteDef } from './route.js';

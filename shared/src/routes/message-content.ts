@@ -1,13 +1,15 @@
 /**
- * Message content (behavior.md §12.2): an array of nodes of eleven kinds. Validated in two steps,
- * like the reference: the shape of each node (keys and types, with path-named errors) as part of
+ * Message content: an array of nodes of eleven kinds. Validated in two steps:
+ * the shape of each node (keys and types, with path-named errors) as part of
  * the request schema, then the structure (which node may contain which), whose failure names the
  * whole content. The structural check is a separate step because it comes later in the order of
- * checks (behavior.md §12.7 step 8, §12.8: after the thread, message, id and author checks).
+ * checks: after the thread, message, id and author checks.
  */
 import { ApiError } from '../errors.js';
 import { formatPath, type Path } from '../schema/path.js';
-import { invalidField, isPlainObject, ObjectSchema, s, Schema, type JsonSchema, type Shape } from '../schema/schema.js';
+import { s } from '../schema/builders.js';
+import { isPlainObject, ObjectSchema, type Shape } from '../schema/object-schemas.js';
+import { invalidField, Schema, type JsonSchema } from '../schema/schema.js';
 
 export interface MessageNode {
   type?: string;
@@ -52,7 +54,7 @@ class NodeSchema extends Schema<MessageNode> {
       }),
       p: withChildren(),
       mention: withChildren({ user }),
-      // `class` passes the shape check but not the structural one (behavior.md §12.2).
+      // `class` passes the shape check but not the structural one.
       assignee: s.object({ type: s.string(), user, children, class: className }),
       link: withChildren({ url: s.string() }),
       bullet: withChildren({ indent: s.number().optional() }),
@@ -114,7 +116,7 @@ function isPrefixedTextOnly(node: MessageNode | undefined, prefix: string): bool
   );
 }
 
-/** Whether a node may appear where it is, recursively (behavior.md §12.2, the structural check). */
+/** Whether a node may appear where it is, recursively (the structural check). */
 function isWellFormed(node: MessageNode): boolean {
   const children = node.children ?? [];
   const all = (allowed: Set<string>) => children.every((child) => allowed.has(kind(child)) && isWellFormed(child));
@@ -168,7 +170,7 @@ export class MessageContentSchema extends Schema<MessageNode[]> {
 }
 
 /**
- * The structural content check (behavior.md §12.2): which node may appear where. Content that
+ * The structural content check: which node may appear where. Content that
  * passed `MessageContentSchema` but is not well formed → `400 invalid_field` naming the content.
  */
 export function checkContentStructure(content: readonly MessageNode[], path: Path = ['content']): void {
@@ -179,7 +181,7 @@ export function checkContentStructure(content: readonly MessageNode[], path: Pat
     );
 }
 
-/** Plain text of content (behavior.md §12.3). */
+/** Plain text of content. */
 export function plaintextOf(content: readonly MessageNode[]): string {
   const textOf = (node: MessageNode): string =>
     node.type === undefined && typeof node.text === 'string' ? node.text : (node.children ?? []).map(textOf).join('');

@@ -7,8 +7,7 @@ import { DELIVERY_STATUSES, deliveryDetailsView, deliveryView, pageOf, successVi
 
 /**
  * The application in the path of the registration routes is never read: a registration always
- * belongs to the application of the token, as in the original service, whose clients send
- * whatever id they hold there.
+ * belongs to the application of the token; clients send whatever id they hold there.
  */
 const applicationPathParam: Record<'applicationID', PathParam> = {
   applicationID: { format: 'any', label: 'applicationID', code: 'invalid_request' },

@@ -1,5 +1,5 @@
 /**
- * String formats used by request schemas (behavior.md §2.1, §3.2, §3.3, §1).
+ * String formats used by request schemas.
  * Each is a pure predicate so that the same rule serves validation and tests.
  */
 

@@ -2,7 +2,7 @@
 export type Path = readonly (string | number)[];
 
 /**
- * Formats a path the way behavior.md §5.2 and decisions.md 5 name fields:
+ * Formats a path the way error messages name fields:
  * object keys joined with `.` (`createThread.url`), array items with `/` (`users/3/id`).
  */
 export function formatPath(path: Path): string {
@@ -15,7 +15,7 @@ export function formatPath(path: Path): string {
   return out;
 }
 
-/** `a`, `a and b`, `a, b and c` (the reference's field-list wording). */
+/** `a`, `a and b`, `a, b and c` (how error messages list fields). */
 export function listWords(items: readonly string[]): string {
   if (items.length <= 1) return items.join('');
   return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;

@@ -12,7 +12,7 @@ function expectError(fn: () => unknown, code: string, message: string): void {
 
 const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 
-describe('LimitParam (behavior.md §6.1, decisions.md 19)', () => {
+describe('LimitParam', () => {
   const limit = q.limit();
 
   it('defaults to 1000 when absent or empty', () => {
@@ -71,7 +71,7 @@ describe('TokenParam', () => {
   });
 });
 
-describe('FilterParam (behavior.md §6.4)', () => {
+describe('FilterParam', () => {
   const seen: unknown[] = [];
   const threads = q.filter({
     metadata: filterMetadata,

@@ -1,11 +1,11 @@
 /**
- * Query-string parameters (behavior.md §6): `limit`, pagination `token`, `filter` and enums.
- * Unknown query parameters are ignored, as the reference does.
+ * Query-string parameters: `limit`, pagination `token`, `filter` and enums.
+ * Unknown query parameters are ignored.
  */
 import { ApiError, type ErrorCode } from '../errors.js';
 import type { Cursor, CursorCodec, CursorShape } from '../pagination/cursor.js';
 import type { JsonSchema } from './schema.js';
-import { FlatObjectSchema, isPlainObject } from './schema.js';
+import { FlatObjectSchema, isPlainObject } from './object-schemas.js';
 
 export const DEFAULT_PAGE_SIZE = 1000;
 export const MAX_PAGE_SIZE = 1000;
@@ -17,7 +17,7 @@ export abstract class QueryParam<Out> {
   abstract jsonSchema(): JsonSchema;
 }
 
-/** `limit`: digits only, default 1000, clamped to 1000 (decisions.md 19). */
+/** `limit`: digits only, default 1000, clamped to 1000. */
 export class LimitParam extends QueryParam<number> {
   parse(raw: unknown): number {
     if (raw === undefined || raw === '') return DEFAULT_PAGE_SIZE;
@@ -53,7 +53,7 @@ export class TokenParam<S extends CursorShape> extends QueryParam<Cursor<S> | nu
   }
 }
 
-/** Every key the reference recognises in a filter; others are rejected by name (§6.4). */
+/** Every key a filter may hold, on any list; others are rejected by name. */
 const RECOGNISED_FILTER_KEYS = [
   'location',
   'metadata',
@@ -65,7 +65,7 @@ const RECOGNISED_FILTER_KEYS = [
   'resolvedStatus',
   'viewer',
 ] as const;
-/** Never rejected; ignored by endpoints that do not use them (§6.4 QUIRK). */
+/** Never rejected; ignored by endpoints that do not use them. */
 const ALWAYS_TOLERATED = new Set(['groupID', 'organizationID']);
 
 export type FilterKeyParser<T> = (value: unknown) => T;
@@ -73,7 +73,7 @@ type FilterOutput<P extends Record<string, FilterKeyParser<unknown>>> = {
   [K in keyof P]?: ReturnType<P[K]>;
 };
 
-/** `filter`: URI-encoded JSON object with endpoint-specific keys (behavior.md §6.4). */
+/** `filter`: URI-encoded JSON object with endpoint-specific keys. */
 export class FilterParam<P extends Record<string, FilterKeyParser<unknown>>> extends QueryParam<
   FilterOutput<P>
 > {
@@ -99,7 +99,7 @@ export class FilterParam<P extends Record<string, FilterKeyParser<unknown>>> ext
       const supported = Object.hasOwn(this.keys, key);
       if (!supported && !(recognised && ALWAYS_TOLERATED.has(key)))
         throw new ApiError('invalid_field', `The filter object does not support "${key}" as a field.`);
-      // Falsy values are treated as absent (§6.4).
+      // Falsy values are treated as absent.
       if (!supported || !value) continue;
       output[key] = this.keys[key](value);
     }

@@ -1,4 +1,4 @@
-/** The user object of outgoing events, as the original sends it to receivers. */
+/** The user object of outgoing events, in the shape receivers already parse. */
 import type { DirectoryUser } from '../identity-directory.js';
 
 /**

@@ -1,6 +1,6 @@
 /**
- * How every outgoing webhook body is serialized and signed, byte-compatible with the original
- * service, so that receivers verifying with `@cord-sdk/server` (`validateWebhookSignature`) accept
+ * How every outgoing webhook body is serialized and signed, byte for byte in the form receivers
+ * already verify, so that receivers verifying with `@cord-sdk/server` (`validateWebhookSignature`) accept
  * it: the signature is base64(HMAC-SHA256(key = the application secret string as UTF-8,
  * message = `<timestamp>:<body>`)), the timestamp being milliseconds since the epoch in decimal.
  */
@@ -10,9 +10,9 @@ export const WEBHOOK_EVENT_TYPES = ['thread-message-added', 'notification-create
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /**
- * JSON with object keys sorted by UTF-16 code units at every depth and no whitespace: the
- * original's serialization. Receivers verify the raw bytes, so any stable form would validate;
- * this one also makes bodies byte-identical to the original's for the same event. `undefined`
+ * JSON with object keys sorted by UTF-16 code units at every depth and no whitespace.
+ * Receivers verify the raw bytes, so any stable form would validate; this one also keeps bodies
+ * byte-identical to what receivers got before switching servers, for the same event. `undefined`
  * values are omitted (array items become `null`), non-finite numbers are `null`, and values with a
  * `toJSON` (dates) are replaced by it, as JSON.stringify does.
  */
@@ -40,7 +40,7 @@ function write(value: unknown): string | undefined {
 /**
  * The request body of one event: the event under `event` and also spread at the top level, after
  * the five envelope keys, so that an event key of the same name wins (a `notification-created`
- * event's own `timestamp` replaces the signing time, as the original sends it).
+ * event's own `timestamp` replaces the signing time).
  */
 export function webhookEnvelope(type: WebhookEventType, applicationId: string, event: Record<string, unknown>, timestamp: string) {
   return { type, timestamp, applicationID: applicationId, projectID: applicationId, event, ...event };

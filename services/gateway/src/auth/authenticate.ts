@@ -1,5 +1,5 @@
 /**
- * Verifies the bearer token of a request for the route's token kind (behavior.md §4, decisions.md),
+ * Verifies the bearer token of a request for the route's token kind,
  * and answers who the caller is: an application (server or access token) or a customer.
  */
 import {

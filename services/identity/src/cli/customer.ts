@@ -1,6 +1,6 @@
 /** `npm run customer -- create`: creates a customer and prints its id and secret once. */
-import { commonVars, loadConfig, runMain, SecretBox, withServiceDatabase } from '@collab/shared';
-import { identityConfigSpec } from '../config.js';
+import { runMain, SecretBox } from '@collab/shared';
+import { loadIdentityCliConfig } from '../config.js';
 import { createIdentityDataSource } from '../data-source.js';
 import { createCustomer } from '../domain/customers/customers.js';
 import { prepareStoredSecrets } from '../domain/secrets.js';
@@ -13,14 +13,7 @@ runMain('customer', async () => {
     console.error(USAGE);
     process.exit(2);
   }
-  const config = withServiceDatabase(
-    loadConfig({
-      DATABASE_URL: commonVars.DATABASE_URL,
-      IDENTITY_DATABASE_URL: identityConfigSpec.IDENTITY_DATABASE_URL,
-      SECRETS_ENCRYPTION_KEY: identityConfigSpec.SECRETS_ENCRYPTION_KEY,
-    }),
-    'identity',
-  );
+  const config = loadIdentityCliConfig(['SECRETS_ENCRYPTION_KEY']);
   const db = createIdentityDataSource(config.DATABASE_URL, 1);
   await db.initialize();
   try {

@@ -12,8 +12,8 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { checkDumpComplete, commonVars, createProducer, IncompleteDumpError, linesOf, loadConfig, readDump, runMain, withServiceDatabase } from '@collab/shared';
-import { identityConfigSpec } from '../config.js';
+import { checkDumpComplete, createProducer, IncompleteDumpError, linesOf, readDump, runMain } from '@collab/shared';
+import { loadIdentityCliConfig } from '../config.js';
 import { createIdentityDataSource } from '../data-source.js';
 import { blobsInDirectory } from '../domain/imports/dump-store.js';
 import { findImport, startImport } from '../domain/imports/imports.js';
@@ -52,15 +52,7 @@ runMain('import', async () => {
     console.error(`${filesDir}: no such directory`);
     process.exit(2);
   }
-  const config = withServiceDatabase(
-    loadConfig({
-      DATABASE_URL: commonVars.DATABASE_URL,
-      IDENTITY_DATABASE_URL: identityConfigSpec.IDENTITY_DATABASE_URL,
-      REDIS_URL: commonVars.REDIS_URL,
-      REDIS_PREFIX: commonVars.REDIS_PREFIX,
-    }),
-    'identity',
-  );
+  const config = loadIdentityCliConfig(['REDIS_URL', 'REDIS_PREFIX']);
   try {
     await checkDumpComplete(linesOf(createReadStream(path)));
   } catch (error) {

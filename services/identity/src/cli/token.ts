@@ -2,15 +2,15 @@
  * Access tokens and test tokens from the command line:
  *   npm run token -- server <application_id> <secret>    prints a server token (1 hour)
  *   npm run token -- customer <customer_id> <secret>     prints an application-management token (1 hour)
- *   npm run token -- revoke <session_id>                 revokes one access token (decisions.md 34)
+ *   npm run token -- revoke <session_id>                 revokes one access token
  *   npm run token -- revoke --application <id>           revokes all access tokens of an application
  * Minted tokens are what @cord-sdk/server's getServerAuthToken / getApplicationManagementAuthToken build.
  */
 import { createSecretKey, randomBytes } from 'node:crypto';
-import { commonVars, createLogger, hmacKey, isUuid, loadConfig, runMain, withServiceDatabase } from '@collab/shared';
+import { createLogger, hmacKey, isUuid, runMain } from '@collab/shared';
 import { SignJWT } from 'jose';
-import { identityConfigSpec } from '../config.js';
-import { createIdentityContext } from '../context.js';
+import { loadIdentityCliConfig } from '../config.js';
+import { createIdentityContext } from '../service.js';
 import { revokeApplicationSessions, revokeSession } from '../domain/auth/auth.js';
 
 const USAGE = [
@@ -40,15 +40,7 @@ async function revoke(first: string | undefined, second: string | undefined) {
   const applicationId = first === '--application' ? second : undefined;
   const target = applicationId ?? first;
   if (!target || !isUuid(target)) usage();
-  const config = withServiceDatabase(
-    loadConfig({
-      DATABASE_URL: commonVars.DATABASE_URL,
-      IDENTITY_DATABASE_URL: identityConfigSpec.IDENTITY_DATABASE_URL,
-      REDIS_URL: commonVars.REDIS_URL,
-      REDIS_PREFIX: commonVars.REDIS_PREFIX,
-    }),
-    'identity',
-  );
+  const config = loadIdentityCliConfig(['REDIS_URL', 'REDIS_PREFIX']);
   // Revocation reads the database and publishes to gateways; it signs and decrypts nothing, so
   // its keys are empty or a throwaway one.
   const { ctx, close } = await createIdentityContext(

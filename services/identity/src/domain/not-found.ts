@@ -8,8 +8,8 @@ export function usersNotFound(ids: readonly string[]): ApiError {
 }
 
 /**
- * How an unknown group is reported: `group_not_found` on /v1/groups (404 on reads, 401 on writes,
- * behavior.md §5.4) and `401 organization_not_found` on /v1/organizations (decisions.md 27).
+ * How an unknown group is reported: `group_not_found` on /v1/groups (404 on reads, 401 on writes)
+ * and `401 organization_not_found` on /v1/organizations.
  */
 export type GroupNotFound = (groupId: string) => ApiError;
 

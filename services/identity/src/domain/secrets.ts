@@ -5,10 +5,10 @@
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { SecretBoxError, type SecretBox } from '@collab/shared';
-import { storedSecretsRepository, type SecretTable } from '../repositories/applications.repository.js';
+import { storedSecretsRepository, type SecretTable } from '../repositories/stored-secrets.repository.js';
 import type { IdentityContext } from './context.js';
 
-/** 64 lowercase hex characters, like the reference's secrets (behavior.md §4.6). */
+/** 64 lowercase hex characters, the form clients already store and check secrets in. */
 export function generateSecret(): string {
   return createHash('sha256').update(randomUUID()).update(randomUUID()).digest('hex');
 }

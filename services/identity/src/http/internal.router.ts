@@ -6,7 +6,9 @@ import { ApiError, identityLookup, isUuid, MAX_JSON_BODY_BYTES } from '@collab/s
 import express, { type Router } from 'express';
 import type { IdentityContext } from '../domain/context.js';
 import { openPreviousSecret, openSecret } from '../domain/secrets.js';
-import { applicationsRepository, customersRepository, sessionsRepository } from '../repositories/applications.repository.js';
+import { applicationsRepository } from '../repositories/applications.repository.js';
+import { customersRepository } from '../repositories/customers.repository.js';
+import { sessionsRepository } from '../repositories/sessions.repository.js';
 import { lookupRepository } from '../repositories/lookup.repository.js';
 
 function uuidParam(value: string | string[] | undefined): string {

@@ -1,40 +1,15 @@
-/** All SQL about customers, applications and access-token sessions. */
+/** All SQL about applications. */
 import { countAffected, entityColumns, sqlTable } from '@collab/shared';
-import { ApplicationEntity, CustomerEntity, type ApplicationRow, type CustomerRow, type SessionRow } from '../entities/index.js';
+import { ApplicationEntity, type ApplicationRow } from '../entities/index.js';
 import type { Db } from './db.js';
 
-/** identity.customers as `c` and identity.applications as `a`: their columns are those of their entities. */
-const customersTable = sqlTable('identity.customers', 'c', entityColumns(CustomerEntity));
+/** identity.applications as `a`: its columns are those of its entity. */
 const applicationsTable = sqlTable('identity.applications', 'a', entityColumns(ApplicationEntity));
 const APPLICATION_COLUMNS = applicationsTable.select;
 
 export type ApplicationFields = Partial<
   Pick<ApplicationRow, 'name' | 'iconUrl' | 'eventWebhookUrl' | 'eventWebhookSubscriptions' | 'redirectUri' | 'emailSettings'>
 >;
-
-export const customersRepository = {
-  async find(db: Db, customerId: string): Promise<CustomerRow | null> {
-    const rows: CustomerRow[] = await db.query(
-      `SELECT ${customersTable.select} FROM identity.customers c WHERE c.id = $1`,
-      [customerId],
-    );
-    return rows[0] ?? null;
-  },
-
-  async count(db: Db): Promise<number> {
-    const rows: { count: string }[] = await db.query(`SELECT count(*) AS count FROM identity.customers`);
-    return Number(rows[0].count);
-  },
-
-  /** Creates the customer or sets its (sealed) secret. */
-  async upsert(db: Db, customerId: string, secretEncrypted: string): Promise<void> {
-    await db.query(
-      `INSERT INTO identity.customers (id, secret_encrypted) VALUES ($1, $2)
-       ON CONFLICT (id) DO UPDATE SET secret_encrypted = EXCLUDED.secret_encrypted, plaintext_secret = NULL`,
-      [customerId, secretEncrypted],
-    );
-  },
-};
 
 export const applicationsRepository = {
   /** Any customer's application: used to verify server tokens, which carry only the app id. */
@@ -127,70 +102,5 @@ export const applicationsRepository = {
    */
   async delete(db: Db, customerId: string, applicationId: string): Promise<boolean> {
     return (await countAffected(db, `DELETE FROM identity.applications WHERE customer_id = $1 AND id = $2`, [customerId, applicationId])) > 0;
-  },
-};
-
-export type SecretTable = 'customers' | 'applications';
-
-/** The stored secrets of both tables, for encrypting those from before encryption and checking the key. */
-export const storedSecretsRepository = {
-  /** Secrets stored in plaintext, locked until the transaction ends. */
-  async lockPlaintext(db: Db, table: SecretTable): Promise<{ id: string; plaintextSecret: string }[]> {
-    return db.query(`SELECT id, plaintext_secret AS "plaintextSecret" FROM identity.${table} WHERE plaintext_secret IS NOT NULL FOR UPDATE`);
-  },
-
-  /** Replaces the plaintext of these rows by their sealed secrets, in one statement. */
-  async storeEncrypted(db: Db, table: SecretTable, rows: { id: string; secretEncrypted: string }[]): Promise<void> {
-    await db.query(
-      `UPDATE identity.${table} t SET secret_encrypted = u.sealed, plaintext_secret = NULL
-       FROM unnest($1::uuid[], $2::text[]) AS u(id, sealed) WHERE t.id = u.id`,
-      [rows.map((row) => row.id), rows.map((row) => row.secretEncrypted)],
-    );
-  },
-
-  async oldestEncrypted(db: Db, table: SecretTable): Promise<{ id: string; secretEncrypted: string } | null> {
-    const rows: { id: string; secretEncrypted: string }[] = await db.query(
-      `SELECT id, secret_encrypted AS "secretEncrypted" FROM identity.${table}
-       WHERE secret_encrypted IS NOT NULL ORDER BY created_at, id LIMIT 1`,
-    );
-    return rows[0] ?? null;
-  },
-};
-
-export const sessionsRepository = {
-  async insert(db: Db, session: SessionRow): Promise<void> {
-    await db.query(`INSERT INTO identity.sessions (id, application_id, issued_at, expires_at) VALUES ($1, $2, $3, $4)`, [
-      session.id,
-      session.applicationId,
-      session.issuedAt,
-      session.expiresAt,
-    ]);
-  },
-
-  async find(db: Db, sessionId: string): Promise<SessionRow | null> {
-    const rows: SessionRow[] = await db.query(
-      `SELECT id, application_id AS "applicationId", issued_at AS "issuedAt", expires_at AS "expiresAt"
-       FROM identity.sessions WHERE id = $1`,
-      [sessionId],
-    );
-    return rows[0] ?? null;
-  },
-
-  /** Clears the expiry: the token then answers `expired_access_token` ("revoked"). */
-  async revoke(db: Db, sessionId: string): Promise<boolean> {
-    const revoked = await countAffected(
-      db,
-      `UPDATE identity.sessions SET expires_at = NULL WHERE id = $1 AND expires_at IS NOT NULL`,
-      [sessionId],
-    );
-    return revoked > 0;
-  },
-
-  async revokeAllOfApplication(db: Db, applicationId: string): Promise<number> {
-    return countAffected(
-      db,
-      `UPDATE identity.sessions SET expires_at = NULL WHERE application_id = $1 AND expires_at IS NOT NULL`,
-      [applicationId],
-    );
   },
 };

@@ -3,7 +3,7 @@
  * each in the order of the ids (code-point order, the `C` collation of external_id): insert the
  * missing rows (`INSERT … ON CONFLICT DO NOTHING`), lock every row (`FOR NO KEY UPDATE`), then
  * write the provided fields. Two overlapping batches thus take their locks in the same order and
- * queue up instead of deadlocking (decisions.md 25). Multi-row statements stay far below
+ * queue up instead of deadlocking. Multi-row statements stay far below
  * PostgreSQL's 65,535 bind parameters. The batch itself is recorded in identity.batches (its
  * state and outcome), written by the request and by the job.
  */

@@ -15,7 +15,7 @@ export const groupsRepository = {
   /**
    * `forUpdate` locks the row FOR NO KEY UPDATE: writers of one group queue up, while a
    * concurrent membership insert from the user side (whose foreign-key check takes FOR KEY SHARE
-   * on the group) is not blocked by it, so the two cannot deadlock (decisions.md 25).
+   * on the group) is not blocked by it, so the two cannot deadlock.
    */
   async find(db: Db, applicationId: string, externalId: string, forUpdate = false): Promise<GroupRow | null> {
     const rows: GroupRow[] = await db.query(
@@ -47,8 +47,8 @@ export const groupsRepository = {
    * Internal ids of the given groups, each locked FOR KEY SHARE (in id order) until the
    * transaction ends: a caller that is about to insert memberships (PUT /v1/users addGroups) then
    * either sees a group that cannot be deleted before it commits, or, after a concurrent DELETE
-   * committed, does not see it at all; never a group that disappears under its insert
-   * (decisions.md 25). FOR KEY SHARE does not conflict with the FOR NO KEY UPDATE of `find`.
+   * committed, does not see it at all; never a group that disappears under its insert, and no
+   * deadlock, since every writer takes its locks in id order. FOR KEY SHARE does not conflict with the FOR NO KEY UPDATE of `find`.
    */
   async internalIds(db: Db, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
     if (externalIds.length === 0) return new Map();

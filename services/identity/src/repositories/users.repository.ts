@@ -37,17 +37,6 @@ export const usersRepository = {
     return rows[0] ?? null;
   },
 
-  /** Internal ids of the given users, keyed by external id; absent keys are unknown users. */
-  async internalIds(db: Db, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
-    if (externalIds.length === 0) return new Map();
-    const rows: { externalId: string; internalId: string }[] = await db.query(
-      `SELECT external_id AS "externalId", internal_id AS "internalId" FROM identity.users
-       WHERE application_id = $1 AND external_id = ANY($2::text[])`,
-      [applicationId, [...new Set(externalIds)]],
-    );
-    return new Map(rows.map((row) => [row.externalId, row.internalId]));
-  },
-
   /** Inserts the user unless it exists; returns the new row, or null when it already existed. */
   async insertIfAbsent(db: Db, applicationId: string, externalId: string, fields: UserFields): Promise<UserRow | null> {
     const params: unknown[] = [applicationId, externalId];

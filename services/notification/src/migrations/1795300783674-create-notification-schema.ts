@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Notifications sent by one user to another (api.md "Notifications"). */
+/** Notifications sent by one user to another. */
 export class CreateNotificationSchema1795300783674 implements MigrationInterface {
   name = 'CreateNotificationSchema1795300783674';
 

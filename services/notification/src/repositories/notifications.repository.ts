@@ -201,16 +201,3 @@ export const notificationsRepository = {
     return deleted > 0;
   },
 };
-
-/** Deletion cascade: marking hides at once; the purge (definePurge) removes marked rows in bounded batches. */
-export const notificationPurgeRepository = {
-  /** Notifications sent to or by a permanently deleted user. */
-  async markUser(db: Db, applicationId: string, userId: string): Promise<number> {
-    return countAffected(
-      db,
-      `UPDATE notification.notifications SET purging_at = now()
-       WHERE application_id = $1 AND (recipient_id = $2 OR actor_id = $2) AND purging_at IS NULL`,
-      [applicationId, userId],
-    );
-  },
-};

@@ -1,4 +1,4 @@
-/** Application use cases (behavior.md §13); every call is scoped to the calling customer. */
+/** Application use cases; every call is scoped to the calling customer. */
 import { randomUUID } from 'node:crypto';
 import { ApiError, requireHttpUrl, type identityRoutes, type RecordWrite, type RouteBody } from '@collab/shared';
 import type { ApplicationRow } from '../../entities/index.js';
@@ -45,7 +45,8 @@ function validateInput(input: ApplicationInput): void {
   if (input.eventWebhookURL) requireHttpUrl(input.eventWebhookURL, 'eventWebhookURL');
 }
 
-/** Creates the application; its eventWebhookURL is stored without a handshake, as in the original service. */
+/** Creates the application; its eventWebhookURL is stored without a handshake
+ * (only a change of the URL on update is verified). */
 export async function createApplication(
   ctx: IdentityContext,
   customerId: string,
@@ -61,7 +62,7 @@ export async function createApplication(
     // The request's answer, stored with the application (Idempotency-Key).
     await recordWrite(tx, { id, secret });
   });
-  // The only time the plaintext leaves identity other than to the gateway (decisions.md 9).
+  // The only time the plaintext leaves identity other than to the gateway.
   return { id, secret };
 }
 

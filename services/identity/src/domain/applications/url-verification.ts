@@ -1,8 +1,8 @@
 /**
  * The URL-verification handshake: before an application's eventWebhookURL changes, the new URL
  * must show that it is the customer's receiver by answering a signed `url-verification` event
- * with exactly 200, as the original service asks. Answers and messages are the original's, so
- * that clients written against it read the same failures.
+ * with exactly 200. Its answers and messages are the ones existing clients already handle, so
+ * they read the same failures.
  */
 import { ApiError, OutboundError, signWebhook, URL_VERIFICATION_EVENT, type OutboundClient } from '@collab/shared';
 

@@ -1,4 +1,4 @@
-/** Access tokens (behavior.md §4.4): POST /v1/authorize, GET /v1/verify, and revocation. */
+/** Access tokens: POST /v1/authorize, GET /v1/verify, and revocation. */
 import { randomUUID } from 'node:crypto';
 import {
   ACCESS_TOKEN_TTL_SECONDS,
@@ -8,7 +8,8 @@ import {
   unverifiedPayload,
   verifySignedTokenWithAny,
 } from '@collab/shared';
-import { applicationsRepository, sessionsRepository } from '../../repositories/applications.repository.js';
+import { applicationsRepository } from '../../repositories/applications.repository.js';
+import { sessionsRepository } from '../../repositories/sessions.repository.js';
 import type { IdentityContext } from '../context.js';
 import { openPreviousSecret, openSecret } from '../secrets.js';
 
@@ -39,7 +40,7 @@ export async function verifyApplication(ctx: IdentityContext, applicationId: str
   return { success: true, application_id: application.id, application_name: application.name };
 }
 
-/** Revokes one session, or all sessions of an application (decisions.md 34). */
+/** Revokes one session, or all sessions of an application. */
 export async function revokeSession(ctx: IdentityContext, sessionId: string): Promise<boolean> {
   const id = sessionId.toLowerCase();
   const revoked = await sessionsRepository.revoke(ctx.db, id);

@@ -1,6 +1,5 @@
 /**
- * Applies a recorded batch, all or nothing, in one transaction (behavior.md §10.2, decisions.md
- * 24): users first, then groups, then memberships, so that members may be users of the same
+ * Applies a recorded batch, all or nothing, in one transaction: users first, then groups, then memberships, so that members may be users of the same
  * batch. Reads the current state and writes the batch's values, so running it twice ends in the
  * same state. The batch's body is read from its record (identity.batches), which is marked
  * finished with its outcome: completed in the same transaction, so it is applied once however

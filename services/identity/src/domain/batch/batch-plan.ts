@@ -1,6 +1,7 @@
 /**
  * What a POST /v1/batch body means, as pure logic shared by the request (validation, counts) and
- * the job (what to write): behavior.md §10, decisions.md 7, 14, 20.
+ * the job (what to write): `groups` and `organizations` are aliases, the last occurrence of an id
+ * wins, a field sent as null on a user is cleared, and the message counts the items as sent.
  */
 import { ApiError, formatPath, type batchBody, type Infer } from '@collab/shared';
 import type { GroupFields } from '../../repositories/groups.repository.js';
@@ -23,7 +24,7 @@ export interface BatchPlan {
   /** One entry per distinct id (the last occurrence wins), in code-point order of the id. */
   users: PlannedItem<BatchUserItem>[];
   groups: PlannedItem<BatchGroupItem>[];
-  /** Items as sent (duplicates included), for the response message (behavior.md §10.4). */
+  /** Items as sent (duplicates included), for the response message. */
   counts: { users: number; groups: number };
 }
 
@@ -40,7 +41,7 @@ function lastById<Item extends { id: string }>(key: string, items: readonly Item
   return byCodePoint([...byId.values()]);
 }
 
-/** `groups` and `organizations` are aliases; when both are present `groups` is used (decisions.md 20). */
+/** `groups` and `organizations` are aliases; when both are present `groups` is used. */
 export function planBatch(batch: BatchInput): BatchPlan {
   const users = batch.users ?? [];
   const groupsKey = batch.groups !== undefined ? 'groups' : 'organizations';
@@ -52,13 +53,13 @@ export function planBatch(batch: BatchInput): BatchPlan {
   };
 }
 
-/** `You successfully batch updated 1 user and 0 groups` (decisions.md 7, behavior.md §10.4). */
+/** `You successfully batch updated 1 user and 0 groups`. */
 export function batchMessage(counts: { users: number; groups: number }): string {
   const noun = (count: number, word: string) => `${count} ${count === 1 ? word : `${word}s`}`;
   return `You successfully batch updated ${noun(counts.users, 'user')} and ${noun(counts.groups, 'group')}`;
 }
 
-/** Group items that can only update: without a non-empty name they cannot create their group (§7.2). */
+/** Group items that can only update: without a non-empty name they cannot create their group. */
 export function namelessGroups(plan: BatchPlan): PlannedItem<BatchGroupItem>[] {
   return plan.groups.filter((group) => !group.item.name);
 }

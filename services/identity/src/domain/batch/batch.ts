@@ -1,5 +1,5 @@
 /**
- * POST /v1/batch and GET /v1/batch/<jobID> (decisions.md 24): validate synchronously, record the
+ * POST /v1/batch and GET /v1/batch/<jobID>: validate synchronously, record the
  * batch in Postgres (identity.batches: nothing is lost should Redis lose the job, the identity
  * worker queues it again), queue it as one `batch.apply` job, wait for it a while, and report on
  * it afterwards from its record.

@@ -1,5 +1,5 @@
 /**
- * Where a deletion in identity reaches the data other services own (decisions.md 23 and 31): a
+ * Where a deletion in identity reaches the data other services own: a
  * deleted group's threads and messages, a deleted user's messages, files and notifications,
  * everything of a deleted application. Identity records the deletion in its outbox in the
  * transaction that deletes its own rows, so the other services are told exactly when that

@@ -1,6 +1,6 @@
-/** Customers own applications; they are provisioned by configuration or the CLI (behavior.md §4.6). */
+/** Customers own applications; they are provisioned by configuration or the CLI. */
 import { randomUUID } from 'node:crypto';
-import { customersRepository } from '../../repositories/applications.repository.js';
+import { customersRepository } from '../../repositories/customers.repository.js';
 import type { IdentityContext } from '../context.js';
 import { generateSecret, prepareStoredSecrets, sealSecret, type SecretsContext } from '../secrets.js';
 

@@ -1,4 +1,4 @@
-/** The group objects of the API (behavior.md §7.1); chat workspaces do not exist here. */
+/** The group objects of the API; chat workspaces do not exist here. */
 import type { GroupRow } from '../../entities/index.js';
 
 export function groupListItem(group: GroupRow) {

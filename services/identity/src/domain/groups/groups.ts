@@ -1,4 +1,4 @@
-/** Group use cases (behavior.md §7), shared by /v1/groups and /v1/organizations. */
+/** Group use cases, shared by /v1/groups and /v1/organizations. */
 import { ApiError, pageCursors, type CursorOf, type identityRoutes, type RouteBody } from '@collab/shared';
 import type { GroupRow } from '../../entities/index.js';
 import type { Db } from '../../repositories/db.js';
@@ -33,7 +33,7 @@ async function requireGroup(db: Db, applicationId: string, groupId: string, notF
 /**
  * Creates the group (name required) or updates only the provided fields; `members` replaces the
  * membership exactly. All or nothing. Concurrent creators of one new id: one creates, the others
- * update (decisions.md 25).
+ * update.
  */
 export async function upsertGroup(
   ctx: IdentityContext,
@@ -132,7 +132,7 @@ export async function groupMembers(ctx: IdentityContext, applicationId: string, 
   return groupsRepository.members(ctx.db, applicationId, group.internalId);
 }
 
-/** One page of members, by internal user id (behavior.md §6.2). */
+/** One page of members, by internal user id. */
 export async function listGroupMembers(
   ctx: IdentityContext,
   applicationId: string,

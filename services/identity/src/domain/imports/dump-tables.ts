@@ -155,7 +155,7 @@ export function messageOf(row: DumpRow, content: unknown, threadRef: string, aut
     url: row.url,
     iconURL: row.iconURL,
     translationKey: row.translationKey,
-    // The original stores '' for "never set"; this server says null (decisions.md 9).
+    // The original stores '' for "never set"; this server says null.
     extraClassnames: row.extraClassnames === '' ? null : row.extraClassnames,
     metadata: json(row.metadata) ?? {},
     skipLinkPreviews: parseBoolean(row.skipLinkPreviews) ?? false,

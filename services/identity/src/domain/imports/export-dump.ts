@@ -19,7 +19,7 @@ import {
 } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import type { ApplicationRow } from '../../entities/index.js';
-import { customersRepository } from '../../repositories/applications.repository.js';
+import { customersRepository } from '../../repositories/customers.repository.js';
 import { exportRepository } from '../../repositories/export.repository.js';
 import { openSecret } from '../secrets.js';
 

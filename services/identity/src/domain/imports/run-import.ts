@@ -22,7 +22,8 @@ import {
 } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import type { ImportRecordRow } from '../../entities/index.js';
-import { applicationsRepository, customersRepository } from '../../repositories/applications.repository.js';
+import { applicationsRepository } from '../../repositories/applications.repository.js';
+import { customersRepository } from '../../repositories/customers.repository.js';
 import { importsRepository, type ImportedGroup, type ImportedUser, type Mapping, type MappingKind } from '../../repositories/imports.repository.js';
 import { openSecret, sealSecret } from '../secrets.js';
 import { dumpLines } from './dump-store.js';

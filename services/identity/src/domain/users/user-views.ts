@@ -1,4 +1,4 @@
-/** The user objects of the API (behavior.md §8.1), with the earlier generation's aliases. */
+/** The user objects of the API, with the earlier generation's aliases. */
 import type { UserRow } from '../../entities/index.js';
 
 export function userListItem(user: UserRow) {
@@ -32,7 +32,7 @@ export function legacyUser(user: UserRow) {
   return { id: user.externalId, name: user.name, email: user.email, first_name: null, last_name: null };
 }
 
-/** A group member entry (api.md "Group member entry"). */
+/** A group member entry. */
 export function groupMemberEntry(user: UserRow) {
   return {
     id: user.externalId,

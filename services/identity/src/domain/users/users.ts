@@ -1,4 +1,4 @@
-/** User use cases (behavior.md §8, decisions.md 10, 11 and 14). */
+/** User use cases. */
 import { ApiError, pageCursors, type CursorOf, type FlatJson, type identityRoutes, type RouteBody } from '@collab/shared';
 import { groupsRepository } from '../../repositories/groups.repository.js';
 import { USER_FIELDS, usersRepository, type UserFields } from '../../repositories/users.repository.js';
@@ -13,7 +13,7 @@ export type UserInput = RouteBody<typeof identityRoutes.upsertUser>;
 /** Keys only the earlier generation uses; their presence makes a PUT earlier-generation. */
 export const EARLIER_GENERATION_KEYS = ['short_name', 'profile_picture_url', 'first_name', 'last_name'] as const;
 
-/** camelCase wins over its snake_case alias unless it is null (behavior.md §8.2). */
+/** camelCase wins over its snake_case alias unless it is null. */
 function aliased<T>(camel: T | null | undefined, snake: T | null | undefined): T | null | undefined {
   if (camel !== undefined && camel !== null) return camel;
   if (snake !== undefined) return snake;

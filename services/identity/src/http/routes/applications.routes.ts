@@ -35,7 +35,7 @@ export function applicationHandlers(ctx: IdentityContext): HandlerMap {
     };
 
     handlers[update.id] = async (req) => {
-      // Order of checks: the id, the application, then the body (behavior.md §13.3).
+      // Order of checks: the id, the application, then the body.
       const { applicationID } = routeParams(update, req);
       await applications.assertApplicationExists(ctx, customerOf(req), applicationID);
       const body = routeBody(update, req);
@@ -44,7 +44,7 @@ export function applicationHandlers(ctx: IdentityContext): HandlerMap {
     };
 
     handlers[remove.id] = async (req) => {
-      // The secret is validated before the id (behavior.md §13.5).
+      // The secret is validated before the id.
       const { secret } = routeBody(remove, req);
       const { applicationID } = routeParams(remove, req);
       await applications.deleteApplication(ctx, customerOf(req), applicationID, secret, req.ctx.requestId);

@@ -1,4 +1,4 @@
-/** /v1/batch handlers (decisions.md 24): parse, call one use case, shape the response. */
+/** /v1/batch handlers: parse, call one use case, shape the response. */
 import { applicationOf, identityRoutes as routes, routeBody, routeParams, type HandlerMap } from '@collab/shared';
 import * as batches from '../../domain/batch/batch.js';
 

@@ -15,7 +15,7 @@ export function groupHandlers(ctx: IdentityContext): HandlerMap {
 
     [routes.updateGroupMembers.id]: async (req) => {
       const { groupID } = routeParams(routes.updateGroupMembers, req);
-      // The group is checked before the body (behavior.md §5.4).
+      // The group is checked before the body.
       await groups.assertGroupExists(ctx, applicationOf(req), groupID, groupNotFound(401));
       const body = routeBody(routes.updateGroupMembers, req);
       await groups.updateGroupMembers(ctx, applicationOf(req), groupID, body, groupNotFound(401));

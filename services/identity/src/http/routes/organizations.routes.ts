@@ -1,6 +1,7 @@
 /**
- * /v1/organizations handlers: the earlier generation of groups. Same use cases, api.md's
- * earlier-generation responses and `401 organization_not_found` (decisions.md 12, 27).
+ * /v1/organizations handlers: the earlier generation of groups. Same use cases as /v1/groups, with
+ * the earlier generation's response shapes (members as earlier-generation users) and `401
+ * organization_not_found` for an unknown organization.
  */
 import { applicationOf, identityRoutes as routes, routeBody, routeParams, routeQuery, type HandlerMap } from '@collab/shared';
 import type { IdentityContext } from '../../domain/context.js';

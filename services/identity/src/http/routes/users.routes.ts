@@ -1,4 +1,4 @@
-/** /v1/users handlers, both generations on one path (decisions.md 10, 11). */
+/** /v1/users handlers, both generations on one path. */
 import { ApiError, applicationOf, identityRoutes as routes, routeBody, routeParams, routeQuery, type HandlerMap } from '@collab/shared';
 import type { Request } from 'express';
 import type { IdentityContext } from '../../domain/context.js';
@@ -39,7 +39,7 @@ export function userHandlers(ctx: IdentityContext): HandlerMap {
     },
 
     [routes.deleteUser.id]: async (req) => {
-      // The body is checked before the path (behavior.md §5.4).
+      // The body is checked before the path.
       const { permanently_delete } = routeBody(routes.deleteUser, req);
       if (!permanently_delete)
         throw new ApiError('invalid_request', 'The user is deleted only when permanently_delete is true.');

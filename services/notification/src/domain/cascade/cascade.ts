@@ -4,11 +4,11 @@
  */
 import { definePurge } from '@collab/shared/storage';
 import { NOTIFICATION_SCHEMA } from '../../entities/index.js';
-import { notificationPurgeRepository } from '../../repositories/notifications.repository.js';
+import { purgeRepository } from '../../repositories/purge.repository.js';
 
 export const notificationPurge = definePurge({
   schema: NOTIFICATION_SCHEMA,
-  mark: { user: notificationPurgeRepository.markUser },
+  mark: { user: purgeRepository.markUser },
   tables: [{ name: 'notifications', table: 'notification.notifications', key: 'internal_id' }],
 });
 

@@ -25,7 +25,7 @@ export function eventHandlers(ctx: NotificationContext, webhooks: InternalClient
       return null;
     }
     const visibility = await visibilityOf(ctx, applicationId, row.messageRef ? [row.messageRef] : [], requestId);
-    // Not shown (its message is soft-deleted or gone, or the reaction was taken back): dropped, as the original does.
+    // Not shown (its message is soft-deleted or gone, or the reaction was taken back): dropped: receivers only hear of notifications a recipient can see.
     const item = await notificationsRepository.itemOf(ctx.db, applicationId, row, visibility);
     const [shown] = item ? await renderItems(ctx, applicationId, [item], payload.linkBase, requestId) : [];
     if (!shown) {

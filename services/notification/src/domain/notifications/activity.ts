@@ -1,5 +1,5 @@
 /**
- * Notifications that activity in conversations causes (decisions.md 43): the conversation
+ * Notifications that activity in conversations causes: the conversation
  * worker's relay asks for them, one call per outbox entry of its own, and may ask again after a
  * lost answer; a recipient already notified for that entry gets nothing more.
  */

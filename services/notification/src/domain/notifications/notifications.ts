@@ -1,4 +1,4 @@
-/** Notification use cases (api.md "Notifications", decisions.md 2, 15, 33, 43; behavior.md §14). */
+/** Notification use cases. */
 import { randomUUID } from 'node:crypto';
 import {
   ApiError,
@@ -67,8 +67,8 @@ export async function createNotification(
 }
 
 /**
- * GET /v1/users/<ID>/notifications: the items the recipient sees, newest first (behavior.md
- * §14.3, decisions.md 33, 43). Only shown notifications count in the total and fill the pages.
+ * GET /v1/users/<ID>/notifications: the items the recipient sees, newest first, those sent
+ * through the API and those activity in conversations caused alike. Only shown notifications count in the total and fill the pages.
  */
 export async function listNotifications(
   ctx: NotificationContext,

@@ -1,13 +1,13 @@
 /**
  * Webhooks an application registers for event types. A registration belongs to the application of
- * the token, whatever application id the path names (as in the original service).
+ * the token, whatever application id the path names (clients send whatever id they hold there).
  */
 import { randomUUID } from 'node:crypto';
 import { ApiError, isUuid, requireHttpUrl } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import { registrationsRepository } from '../../repositories/registrations.repository.js';
 
-/** Registrations are named `cord:<uuid>` outside, as the original service names them. */
+/** Registrations are named `cord:<uuid>` outside, the form clients already hold webhook ids in. */
 const EXTERNAL_PREFIX = 'cord:';
 
 export async function registerWebhook(db: DataSource, applicationId: string, input: { url: string; events: string[] }) {

@@ -1,5 +1,5 @@
 /** Removing what a test system left in the shared PostgreSQL and Redis. */
-import { Cluster, createRedis, primaryNodes } from '@collab/shared';
+import { Cluster, createRedis, primaryNodes } from '../redis.js';
 import pg from 'pg';
 
 export async function dropDatabase(anyDatabaseUrl: string, name: string): Promise<void> {

@@ -1,0 +1,2 @@
+/** The Postgres schema that holds identity's tables. */
+export const IDENTITY_SCHEMA = 'identity';

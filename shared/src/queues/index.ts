@@ -1,0 +1,3 @@
+export * from './contract.js';
+export * from './producer.js';
+export * from './worker.js';
