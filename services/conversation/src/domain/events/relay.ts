@@ -77,7 +77,7 @@ export function eventHandlers(ctx: ConversationContext, clients: EventClients): 
         linkBase: entry.payload.linkBase,
         senderId,
         messageRef: message.internalId,
-        threadRef: message.threadId,
+        threadRef: message.threadRef,
         ...notifications,
       },
       entry.requestId,
@@ -105,7 +105,8 @@ export function eventHandlers(ctx: ConversationContext, clients: EventClients): 
         applicationId,
         group.map((entry) => entry.payload.messageId),
       );
-      const messageById = new Map(messages.map((message) => [message.internalId, message]));
+      // Keyed by the payload's plain id: only the rows found within the application are in it.
+      const messageById = new Map<string, MessageRow>(messages.map((message) => [message.internalId, message]));
       for (const entry of group) {
         const message = messageById.get(entry.payload.messageId);
         if (!message) continue;

@@ -15,9 +15,13 @@ import {
 import type { ThreadRow } from '../../entities/index.js';
 import type { Db } from '../../repositories/db.js';
 import { isUniqueViolation } from '../../repositories/db.js';
+import { attachmentsRepository } from '../../repositories/attachments.repository.js';
 import { filesRepository } from '../../repositories/files.repository.js';
+import { linkPreviewsRepository } from '../../repositories/link-previews.repository.js';
+import { mentionsRepository } from '../../repositories/mentions.repository.js';
 import { messagesRepository, type MessageFields } from '../../repositories/messages.repository.js';
 import { participantsRepository } from '../../repositories/participants.repository.js';
+import { reactionsRepository } from '../../repositories/reactions.repository.js';
 import { threadsRepository } from '../../repositories/threads.repository.js';
 import type { ConversationContext } from '../context.js';
 import type { Lookup } from '../identity-directory.js';
@@ -221,7 +225,7 @@ export async function createMessage(
       }
       const message = await messagesRepository.insertWithActivity(tx, applicationId, {
         externalId: messageId,
-        threadId: thread.internalId,
+        threadRef: thread.internalId,
         authorId: input.authorID,
         type: input.type ?? 'user_message',
         content: input.content,
@@ -235,9 +239,9 @@ export async function createMessage(
         updatedAt: input.updatedTimestamp ?? null,
         deletedAt: input.deletedTimestamp ?? null,
       });
-      await messagesRepository.addReactions(tx, message.internalId, reactionRows(input.addReactions ?? [], now));
-      await messagesRepository.attach(tx, message.internalId, fileIds);
-      await messagesRepository.addMentions(tx, message.internalId, mentioned);
+      await reactionsRepository.add(tx, message.internalId, reactionRows(input.addReactions ?? [], now));
+      await attachmentsRepository.attach(tx, message.internalId, fileIds);
+      await mentionsRepository.add(tx, message.internalId, mentioned);
       await participantsRepository.subscribe(tx, thread.internalId, mentioned.filter(lookup.isMember), true);
       // The author has seen the thread and is subscribed; `subscribeToThread: false` leaves the subscription as it was.
       await participantsRepository.markSeen(tx, thread.internalId, [input.authorID], input.subscribeToThread !== false);
@@ -264,7 +268,7 @@ export async function createMessage(
 
 async function requireMessageInThread(db: Db, applicationId: string, thread: ThreadRow, messageId: string, forUpdate = false) {
   const message = await messagesRepository.find(db, applicationId, messageId, forUpdate);
-  if (!message || message.threadId !== thread.internalId) throw messageNotFound(messageId);
+  if (!message || message.threadRef !== thread.internalId) throw messageNotFound(messageId);
   return message;
 }
 
@@ -314,7 +318,7 @@ export async function updateMessage(
     throw new ApiError('invalid_field', 'Adding and removing the same attachment is invalid.');
   const authorId = input.authorID ?? message.authorId;
   const fileIds = await checkAttachments(ctx.db, applicationId, authorId, addAttachments);
-  const attached = new Set((await messagesRepository.attachmentsOf(ctx.db, [message.internalId])).map((file) => file.id));
+  const attached = new Set((await attachmentsRepository.of(ctx.db, [message.internalId])).map((file) => file.id));
   if (fileIds.some((id) => attached.has(id))) throw new ApiError('invalid_field', 'Cannot attach an already-attached file');
 
   const now = new Date();
@@ -347,18 +351,18 @@ export async function updateMessage(
     await ctx.db.transaction(async (tx) => {
       const current = await requireMessageInThread(tx, applicationId, thread, messageId, true);
       const reactedBefore = new Set(
-        (await messagesRepository.reactionsOf(tx, current.internalId)).map(({ userId, reaction }) => reactionKey({ userID: userId, reaction })),
+        (await reactionsRepository.of(tx, current.internalId)).map(({ userId, reaction }) => reactionKey({ userID: userId, reaction })),
       );
       await messagesRepository.update(tx, applicationId, current.internalId, fields);
       const previewUrls = changesPreviews ? await keepPreviewsOf(tx, { ...current, ...fields }) : [];
-      await messagesRepository.addReactions(tx, current.internalId, reactionRows(addReactions, now));
-      await messagesRepository.removeReactions(
+      await reactionsRepository.add(tx, current.internalId, reactionRows(addReactions, now));
+      await reactionsRepository.remove(
         tx,
         current.internalId,
         removeReactions.map((item) => ({ userId: item.userID, reaction: item.reaction })),
       );
-      await messagesRepository.attach(tx, current.internalId, fileIds);
-      await messagesRepository.detach(
+      await attachmentsRepository.attach(tx, current.internalId, fileIds);
+      await attachmentsRepository.detach(
         tx,
         current.internalId,
         removeAttachments
@@ -366,12 +370,12 @@ export async function updateMessage(
           .map((item) => bareFileId(item.id).toLowerCase())
           .filter(isUuid),
       );
-      await messagesRepository.hideLinkPreviews(
+      await linkPreviewsRepository.hide(
         tx,
         current.internalId,
         removeAttachments.filter((item) => item.type === 'link_preview').map((item) => item.id),
       );
-      const newlyMentioned = mentioned ? new Set(await messagesRepository.replaceMentions(tx, current.internalId, mentioned)) : new Set<string>();
+      const newlyMentioned = mentioned ? new Set(await mentionsRepository.replace(tx, current.internalId, mentioned)) : new Set<string>();
       if (mentioned) await participantsRepository.subscribe(tx, thread.internalId, mentioned.filter(lookup.isMember), true);
       if (fields.createdAt !== undefined) await threadsRepository.refreshActivity(tx, applicationId, thread.internalId);
 
@@ -391,7 +395,7 @@ export async function updateMessage(
       const recipients = mentionRecipients({
         authorId: author,
         newlyMentioned: (mentioned ?? []).filter((userId) => newlyMentioned.has(userId)),
-        hasFiles: newlyMentioned.size > 0 && (await messagesRepository.attachmentsOf(tx, [current.internalId])).length > 0,
+        hasFiles: newlyMentioned.size > 0 && (await attachmentsRepository.of(tx, [current.internalId])).length > 0,
       });
       if (recipients.length > 0) events.push({ ...entry, topic: 'message.mentioned', payload: { ...ofMessage, recipients } });
       // Recorded, not queued from here: a job Redis cannot take now is queued by the relay once it can.
@@ -483,7 +487,7 @@ export async function listMessages(
     ),
     messagesRepository.count(ctx.db, applicationId, listFilter),
   ]);
-  const threads = await threadsRepository.findByInternalIds(ctx.db, applicationId, rows.map((row) => row.threadId));
+  const threads = await threadsRepository.findByInternalIds(ctx.db, applicationId, rows.map((row) => row.threadRef));
   const messages = await messageViews(ctx.db, rows, new Map(threads.map((thread) => [thread.internalId, thread])), view);
   return { messages, pagination: { token, total } };
 }

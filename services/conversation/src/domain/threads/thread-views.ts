@@ -29,7 +29,7 @@ export async function threadViews(
       repliers: [],
       actionMessageRepliers: [],
     };
-    const own = participants.filter((participant) => participant.threadId === thread.internalId);
+    const own = participants.filter((participant) => participant.threadRef === thread.internalId);
     return {
       id: thread.externalId,
       organizationID: thread.groupId,
