@@ -54,6 +54,7 @@ type LinksChangedEntry = OutboxEntry<LinksChanged['payload']>;
  * The relay's handlers: every topic alone, and new messages and changed links also in batches
  * (their events go over in one call, their preview jobs into Redis in one round trip).
  */
+// Over 80 lines: a table of one short handler per topic, each read on its own.
 export function eventHandlers(ctx: ConversationContext, clients: EventClients): { handlers: OutboxHandlers<Topics>; batchHandlers: OutboxBatchHandlers<Topics> } {
   /**
    * The message as it is now, or null when it is gone (deleted, or being purged with its thread,

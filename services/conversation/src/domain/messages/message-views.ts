@@ -1,4 +1,4 @@
-/** The message object of the API (behavior.md §12.1), built for many messages with one more query. */
+/** The message object of the API, built for many messages with one more query. */
 import { plaintextOf, type MessageNode } from '@collab/shared';
 import type { MessageRow, ThreadRow } from '../../entities/index.js';
 import type { Db } from '../../repositories/db.js';
