@@ -1,5 +1,5 @@
 /**
- * File uploads (decisions.md 32): multipart form data (`file`, `ownerID`, optional `name`) streamed
+ * File uploads: multipart form data (`file`, `ownerID`, optional `name`) streamed
  * into Postgres in 1 MiB chunks inside one transaction, so a failed or refused upload leaves nothing.
  */
 import { createHash, randomUUID, type Hash } from 'node:crypto';

@@ -1,4 +1,4 @@
-/** The thread object of the API (behavior.md §11.1), built for many threads with a few queries. */
+/** The thread object of the API, built for many threads with a few queries. */
 import type { ThreadRow } from '../../entities/index.js';
 import type { Db } from '../../repositories/db.js';
 import { participantsRepository } from '../../repositories/participants.repository.js';
