@@ -229,7 +229,7 @@ export interface ThreadListQuery {
   };
 }
 
-/** GET /v1/threads: one page in the reference's order; the caller turns `nextToken` into a Link header. */
+/** GET /v1/threads: one page, newest activity first, ties by id; the caller turns `nextToken` into a Link header. */
 export async function listThreads(ctx: ConversationContext, applicationId: string, query: ThreadListQuery, requestId: string) {
   const { filter } = query;
   const groupId = filter.groupID ?? filter.organizationID;
