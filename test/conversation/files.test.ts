@@ -1,6 +1,7 @@
 /**
- * Files for real (decisions.md 32, behavior.md §12.5): multipart uploads stored in Postgres, signed
- * download links through the gateway, and the attachment rules of messages.
+ * Files for real: multipart uploads stored in Postgres, signed download links (valid for an hour)
+ * through the gateway, and the attachment rules of messages: no file twice, only uploaded files,
+ * only the author's own.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import http, { type Server } from 'node:http';
@@ -452,7 +453,7 @@ describe('downloads: GET /v1/files/<id> through a signed link', () => {
   });
 });
 
-describe('attachments (behavior.md §12.5)', () => {
+describe('attachments', () => {
   it('attaches files when a message is created, in the order given', async () => {
     const first = await uploadOk({ ownerID: 'ann', file: textFile('one', 'one.txt') });
     const second = await uploadOk({ ownerID: 'ann', file: { data: Buffer.from([0, 1]), filename: 'two.bin', type: 'application/x-two' } });

@@ -1,7 +1,7 @@
 /**
- * Message content through the gateway: the eleven node types, the structural check and plaintext.
- * api.md "Message" (content, plaintext); behavior.md §5.2, §12.2, §12.3, §12.7 step 8, §12.8;
- * decisions.md 5.
+ * Message content through the gateway: the eleven node types, the structural check (made after
+ * the thread and the author are checked, its errors naming the path of the bad node) and the
+ * plaintext rendering.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
@@ -151,7 +151,7 @@ describe('invalid structure: 400 invalid_field naming the content', () => {
     expect((await app.client.get(messagePath(threadID, created.body.messageID))).body.content).toEqual([p(text('fine'))]);
   });
 
-  it('checks the structure after the thread and the author (behavior.md §12.7)', async () => {
+  it('checks the structure after the thread and the author', async () => {
     const missingThread = uniqueId('missing');
     const missing = await app.client.post(messagesPath(missingThread), { authorID: 'ann', content: [text('stray')] });
     expect(missing.body.error).toBe('thread_not_found');
@@ -238,8 +238,8 @@ describe('mentioned users', () => {
   });
 });
 
-describe('plaintext (behavior.md §12.3)', () => {
-  it('renders the example of §12.3 exactly', async () => {
+describe('plaintext', () => {
+  it('renders the documented example exactly', async () => {
     const content = [
       { type: 'p', children: [{ text: 'Hello ' }, { type: 'mention', user: { id: 'u1' }, children: [{ text: '@Leela' }] }] },
       { type: 'bullet', children: [{ type: 'p', children: [{ text: 'one' }] }, { type: 'p', children: [{ text: 'two' }] }] },

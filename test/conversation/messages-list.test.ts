@@ -1,7 +1,7 @@
 /**
- * GET /v1/messages through the gateway: oldest first, keyset pagination, filters.
- * api.md "Messages", "PaginationDetails", "Limits"; behavior.md §6.1, §6.2, §6.4, §12.10;
- * decisions.md 2, 19, 27, 35. Each test uses its own application, so totals are exact.
+ * GET /v1/messages through the gateway: oldest first (ties by id), keyset pagination whose pages
+ * neither repeat nor skip a message while others are inserted, `limit` (at most 1000, 0 gives only
+ * the total), and the filters. Each test uses its own application, so totals are exact.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type ApiClient, type ApiResponse } from '../support/client.js';
@@ -154,7 +154,7 @@ describe('GET /v1/messages', () => {
       expect(pages.flatMap(ids)).toEqual(['a', 'b', 'c', 'd', 'e']);
     });
 
-    it('lists no message twice and every earlier message once while messages are inserted between pages (decisions.md 35)', async () => {
+    it('lists no message twice and every earlier message once while messages are inserted between pages', async () => {
       const client = await freshApplication();
       await createThread(client, 'thread');
       const existing = await createMessages(client, 'thread', 6, 'old');

@@ -1,7 +1,8 @@
 /**
- * PUT /v1/threads/<tID>/messages/<mID> through the gateway: api.md "Messages" and "States and
- * transitions" (Message rows); behavior.md §3, §5.2–§5.4, §12.1, §12.4, §12.5, §12.8;
- * decisions.md 2, 4, 9, 28, 29.
+ * PUT /v1/threads/<tID>/messages/<mID> through the gateway: every updatable field (changed content
+ * marks the message edited, `deleted` and `deletedTimestamp` soft-delete, null clears the nullable
+ * fields but extraClassnames), reactions and attachments added and removed, and the order of the
+ * checks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
@@ -553,7 +554,7 @@ describe('PUT /v1/threads/<tID>/messages/<mID>', () => {
     });
   });
 
-  describe('order of checks (behavior.md §12.8)', () => {
+  describe('order of checks: thread, message, new id, author, content, reactions, attachments', () => {
     it('checks content before reactions, reactions before attachments', async () => {
       const { threadID, messageID } = await newMessage();
       expectError(

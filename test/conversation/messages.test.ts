@@ -1,7 +1,7 @@
 /**
- * Messages through the gateway: create, delete and the read endpoints of one thread.
- * api.md "Message", "States and transitions", "Messages", "Errors"; behavior.md §2, §3, §5.2–§5.4,
- * §11.2 (seenBy), §12.1, §12.4–§12.10; decisions.md 2, 3, 9, 16, 18, 25, 28, 29.
+ * Messages through the gateway: create, delete and the read endpoints of one thread: the message
+ * object, the order of the creation checks and their error codes, reactions, attachments, seen-by,
+ * and concurrent creation.
  * Updates are in messages-update.test.ts, content nodes in message-content.test.ts and
  * GET /v1/messages in messages-list.test.ts.
  */
@@ -60,7 +60,7 @@ async function getMessage(threadID: string, messageID: string, client = app.clie
   return client.get(messagePath(threadID, messageID));
 }
 
-/** Uploads a small text file owned by `ownerID` (multipart, decisions.md 32); returns its ID. */
+/** Uploads a small text file owned by `ownerID` (multipart); returns its ID. */
 async function upload(ownerID: string, target: TestApplication = app, name = 'note.txt', text = 'hello'): Promise<string> {
   const form = new FormData();
   form.set('ownerID', ownerID);
@@ -197,7 +197,7 @@ describe('POST /v1/threads/<ID>/messages', () => {
     expect(Date.parse(message.reactions[1].timestamp)).toBeGreaterThanOrEqual(Date.parse(first.createdTimestamp));
   });
 
-  it('returns the thread URL as the message url when url is null or absent (decisions.md 28)', async () => {
+  it('returns the thread URL as the message url when url is null or absent', async () => {
     const { threadID } = await newThread();
     const withNull = await post(threadID, { authorID: 'ann', content: paragraph('x'), url: null });
     expect(withNull.status).toBe(200);
@@ -330,7 +330,7 @@ describe('POST /v1/threads/<ID>/messages', () => {
       expect((await app.client.get(threadPath(threadID))).body.subscribers).toEqual(['ann']);
     });
 
-    it('does not subscribe the creator of a new thread with false (decisions.md 18)', async () => {
+    it('does not subscribe the creator of a new thread with false', async () => {
       const threadID = uniqueId('thread');
       const response = await post(threadID, {
         authorID: 'ann',
@@ -453,7 +453,7 @@ describe('POST /v1/threads/<ID>/messages', () => {
     });
   });
 
-  describe('checks in the order of behavior.md §12.7', () => {
+  describe('checks in order: thread, message id, group, author, content, attachments, reactions', () => {
     it('rejects an id or authorID that is not an identifier with invalid_field', async () => {
       const { threadID } = await newThread();
       const cases: [Record<string, unknown>, string][] = [
@@ -551,7 +551,7 @@ describe('POST /v1/threads/<ID>/messages', () => {
       expectError(await app.client.get(threadPath(newThreadID)), 404, 'thread_not_found');
     });
 
-    it('lets a member whose status is deleted post (decisions.md 21)', async () => {
+    it('lets a member whose status is deleted post', async () => {
       const { threadID } = await newThread();
       expect((await post(threadID, { authorID: 'dora', content: paragraph('still here') })).status).toBe(200);
     });
@@ -815,7 +815,7 @@ describe('reading messages', () => {
     });
   });
 
-  describe('seenBy (behavior.md §11.2)', () => {
+  describe('seenBy', () => {
     it('contains the author of a new message, and others once they have seen the thread', async () => {
       const { threadID, firstMessageID } = await newThread();
       expect((await getMessage(threadID, firstMessageID)).body.seenBy).toEqual(['ann']);
@@ -884,7 +884,7 @@ describe('tenant isolation', () => {
   });
 });
 
-describe('concurrency (decisions.md 25)', () => {
+describe('concurrency', () => {
   it('lets five concurrent first messages with createThread all succeed in one thread', async () => {
     const threadID = uniqueId('race');
     const responses = await Promise.all(

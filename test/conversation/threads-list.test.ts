@@ -1,6 +1,7 @@
 /**
- * GET /v1/threads through the gateway: order (behavior.md §6.2), pagination with Link and
- * X-Total-Count headers (decisions.md 1, 19, 35) and ServerListThreadFilter (§6.4).
+ * GET /v1/threads through the gateway: newest activity first (ties by id), pagination with Link
+ * and X-Total-Count headers over a bare array body, pages that neither repeat nor skip a thread
+ * while others are created, and ServerListThreadFilter.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, request, type ApiClient, type ApiResponse, type TestApplication } from '../support/client.js';
@@ -274,7 +275,7 @@ describe('pagination', () => {
   });
 });
 
-describe('pagination while threads are being created (decisions.md 35)', () => {
+describe('pagination while threads are being created', () => {
   it('lists every thread that existed before the first page exactly once and none twice', async () => {
     const api = await freshApplication();
     const before = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8'];

@@ -1,6 +1,7 @@
 /**
- * PUT /v1/threads/<ID> through the gateway: resolving and reopening (api.md "States and
- * transitions", behavior.md §11.4, §12.7) and every other updatable field (§11.2, §11.4, §5.4).
+ * PUT /v1/threads/<ID> through the gateway: resolving and reopening (each flip writes an action
+ * message by the user who made it, and a new message reopens a resolved thread), and every other
+ * updatable field: subscribers, seen-by, typing, renaming, moving to another group.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, request, uniqueId, type ApiClient, type TestApplication } from '../support/client.js';

@@ -1,7 +1,8 @@
 /**
- * Threads through the gateway: the thread object (behavior.md §11.1, §11.2), creating threads with
- * POST /v1/threads and with createThread (§11.6, §12.6, decisions.md 18, 22), deleting them
- * (§11.5), tenant isolation and concurrent creation (decisions.md 25).
+ * Threads through the gateway: the thread object (counts, participants, subscribers, seen-by),
+ * creating threads with POST /v1/threads and with createThread (subscribeToThread: false honoured
+ * even then), deleting them, tenant isolation, and concurrent creation (all requests succeed as if
+ * run one after another, and one thread is stored).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type ApiClient, type TestApplication } from '../support/client.js';
@@ -518,7 +519,7 @@ describe('tenant isolation', () => {
   });
 });
 
-describe('concurrent creation (decisions.md 25)', () => {
+describe('concurrent creation', () => {
   it('stores one thread with five messages when five first messages with createThread race', async () => {
     const id = uniqueId('race');
     const authors = ['ann', 'bob', 'cat', 'dan', 'zed'];
