@@ -53,7 +53,7 @@ const THREAD_COLUMNS = `t.internal_id AS "internalId", t.application_id AS "appl
   t.group_id AS "groupId", t.name, t.url, t.location, t.metadata, t.extra_classnames AS "extraClassnames",
   t.resolved_at AS "resolvedAt", t.created_at AS "createdAt", t.last_activity_at AS "lastActivityAt"`;
 const MESSAGE_COLUMNS = `m.internal_id AS "internalId", m.application_id AS "applicationId", m.external_id AS "externalId",
-  m.thread_id AS "threadId", m.author_id AS "authorId", m.type, m.content, m.url, m.icon_url AS "iconUrl",
+  m.thread_id AS "threadRef", m.author_id AS "authorId", m.type, m.content, m.url, m.icon_url AS "iconUrl",
   m.translation_key AS "translationKey", m.extra_classnames AS "extraClassnames", m.metadata,
   m.skip_link_previews AS "skipLinkPreviews", m.created_at AS "createdAt", m.updated_at AS "updatedAt",
   m.deleted_at AS "deletedAt"`;
@@ -83,7 +83,7 @@ export const CONVERSATION = {
        activity AS (
          UPDATE conversation.threads t SET last_activity_at = GREATEST(
            (SELECT max(m.created_at) FROM conversation.messages m WHERE m.thread_id = t.internal_id), inserted."createdAt")
-         FROM inserted WHERE t.application_id = $1 AND t.internal_id = inserted."threadId"
+         FROM inserted WHERE t.application_id = $1 AND t.internal_id = inserted."threadRef"
        )
        SELECT * FROM inserted`,
   /** participantsRepository.markSeen: the author has seen the thread and is subscribed. */
@@ -107,20 +107,20 @@ export const CONVERSATION = {
   /** messagesRepository.inThread, newest first (the thread read's default order). */
   threadMessages: `SELECT ${MESSAGE_COLUMNS} FROM conversation.messages m WHERE m.application_id = $1 AND m.thread_id = $2 AND m.purging_at IS NULL
        ORDER BY m.created_at DESC, m.internal_id DESC`,
-  /** messagesRepository.viewDetailsOf: reactions, attachments, link previews and participants in one round trip. */
+  /** messageViewsRepository.detailsOf: reactions, attachments, link previews and participants in one round trip. */
   viewDetails: `SELECT
-       (SELECT COALESCE(json_agg(json_build_object('messageId', message_id::text, 'userId', user_id, 'reaction', reaction,
+       (SELECT COALESCE(json_agg(json_build_object('messageRef', message_id::text, 'userId', user_id, 'reaction', reaction,
            'reactedAt', ${ms('reacted_at')}) ORDER BY reacted_at, user_id, reaction), '[]')
         FROM conversation.message_reactions WHERE message_id = ANY($1::bigint[])) AS reactions,
-       (SELECT COALESCE(json_agg(json_build_object('messageId', a.message_id::text, 'id', f.id, 'applicationId', f.application_id,
+       (SELECT COALESCE(json_agg(json_build_object('messageRef', a.message_id::text, 'id', f.id, 'applicationId', f.application_id,
            'ownerId', f.owner_id, 'name', f.name, 'mimeType', f.mime_type, 'size', f.size::text, 'createdAt', ${ms('f.created_at')})
            ORDER BY a.seq), '[]')
         FROM conversation.message_attachments a JOIN conversation.files f ON f.id = a.file_id
         WHERE a.message_id = ANY($1::bigint[]) AND f.purging_at IS NULL) AS attachments,
-       (SELECT COALESCE(json_agg(json_build_object('id', id, 'messageId', message_id::text, 'url', url, 'imageUrl', image_url,
+       (SELECT COALESCE(json_agg(json_build_object('id', id, 'messageRef', message_id::text, 'url', url, 'imageUrl', image_url,
            'title', title, 'description', description, 'hidden', hidden, 'seq', seq::text) ORDER BY seq), '[]')
         FROM conversation.message_link_previews WHERE message_id = ANY($1::bigint[]) AND NOT hidden) AS previews,
-       (SELECT COALESCE(json_agg(json_build_object('threadId', thread_id::text, 'userId', user_id, 'lastSeenAt', ${ms('last_seen_at')},
+       (SELECT COALESCE(json_agg(json_build_object('threadRef', thread_id::text, 'userId', user_id, 'lastSeenAt', ${ms('last_seen_at')},
            'subscribed', subscribed, 'seq', seq::text) ORDER BY seq), '[]')
         FROM conversation.thread_participants WHERE thread_id = ANY($2::bigint[])) AS participants`,
 };

@@ -39,3 +39,4 @@ export * from './dump/index.js';
 export * from './contracts/imports.js';
 export * from './http/import-router.js';
 export * from './contracts/exports.js';
+export * from './brand.js';

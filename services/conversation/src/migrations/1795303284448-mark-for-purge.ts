@@ -1,6 +1,9 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Rows a deletion cascade reached: invisible at once, removed by purge jobs (decisions.md 23, 31). */
+/**
+ * Rows a deletion cascade reached: invisible at once (counts and totals included), removed
+ * afterwards by purge jobs in bounded batches.
+ */
 export class MarkForPurge1795303284448 implements MigrationInterface {
   name = 'MarkForPurge1795303284448';
 

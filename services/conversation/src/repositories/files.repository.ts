@@ -19,10 +19,6 @@ export const filesRepository = {
     ]);
   },
 
-  async find(db: Db, applicationId: string, id: string): Promise<FileRow | null> {
-    return (await filesRepository.findMany(db, applicationId, [id]))[0] ?? null;
-  },
-
   async insert(db: Db, file: Omit<FileRow, 'createdAt' | 'uploadStatus'>): Promise<void> {
     await db.query(
       `INSERT INTO conversation.files (id, application_id, owner_id, name, mime_type, size) VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -41,21 +37,21 @@ export const filesRepository = {
     ]);
     return rows[0]?.data ?? null;
   },
+
+  /** Download links are signed per file id; the file is looked up by id alone. */
+  async findById(db: Db, id: string): Promise<FileRow | null> {
+    if (!UUID.test(id)) return null;
+    const rows: FileRow[] = await db.query(`SELECT ${FILE_COLUMNS} FROM conversation.files f WHERE f.id = $1 AND f.purging_at IS NULL`, [id]);
+    return rows[0] ?? null;
+  },
+
+  async updateUploaded(db: Db, file: Pick<FileRow, 'id' | 'ownerId' | 'name' | 'mimeType' | 'size'>): Promise<void> {
+    await db.query(`UPDATE conversation.files SET owner_id = $2, name = $3, mime_type = $4, size = $5 WHERE id = $1`, [
+      file.id,
+      file.ownerId,
+      file.name,
+      file.mimeType,
+      file.size,
+    ]);
+  },
 };
-
-/** Download links are signed per file id; the file is looked up by id alone. */
-export async function findFileById(db: Db, id: string): Promise<FileRow | null> {
-  if (!UUID.test(id)) return null;
-  const rows: FileRow[] = await db.query(`SELECT ${FILE_COLUMNS} FROM conversation.files f WHERE f.id = $1 AND f.purging_at IS NULL`, [id]);
-  return rows[0] ?? null;
-}
-
-export async function updateUploadedFile(db: Db, file: Pick<FileRow, 'id' | 'ownerId' | 'name' | 'mimeType' | 'size'>): Promise<void> {
-  await db.query(`UPDATE conversation.files SET owner_id = $2, name = $3, mime_type = $4, size = $5 WHERE id = $1`, [
-    file.id,
-    file.ownerId,
-    file.name,
-    file.mimeType,
-    file.size,
-  ]);
-}

@@ -1,22 +1,25 @@
-/** Participant records: one per (thread, user), with last-seen time and subscription. */
-import type { ParticipantRow } from '../entities/index.js';
+/**
+ * Participant records: one per (thread, user), with last-seen time and subscription. Reached only
+ * through a thread found within its application (a ThreadRef).
+ */
+import type { ParticipantRow, ThreadRef } from '../entities/index.js';
 import type { Db } from './db.js';
 
 export const participantsRepository = {
-  async ofThreads(db: Db, threadIds: readonly string[]): Promise<ParticipantRow[]> {
-    if (threadIds.length === 0) return [];
+  async ofThreads(db: Db, threads: readonly ThreadRef[]): Promise<ParticipantRow[]> {
+    if (threads.length === 0) return [];
     return db.query(
-      `SELECT thread_id AS "threadId", user_id AS "userId", last_seen_at AS "lastSeenAt", subscribed, seq
+      `SELECT thread_id AS "threadRef", user_id AS "userId", last_seen_at AS "lastSeenAt", subscribed, seq
        FROM conversation.thread_participants WHERE thread_id = ANY($1::bigint[]) ORDER BY seq`,
-      [[...new Set(threadIds)]],
+      [[...new Set(threads)]],
     );
   },
 
   /** The users subscribed to a thread, in the order they joined it. */
-  async subscribers(db: Db, threadId: string): Promise<string[]> {
+  async subscribers(db: Db, thread: ThreadRef): Promise<string[]> {
     const rows: { userId: string }[] = await db.query(
       `SELECT user_id AS "userId" FROM conversation.thread_participants WHERE thread_id = $1 AND subscribed ORDER BY seq`,
-      [threadId],
+      [thread],
     );
     return rows.map((row) => row.userId);
   },
@@ -25,31 +28,31 @@ export const participantsRepository = {
    * What a new message of the thread is decided by, in one statement: its subscribers (in the
    * order they subscribed) and whether it has any message yet.
    */
-  async beforeNewMessage(db: Db, threadId: string): Promise<{ subscribers: string[]; hasMessages: boolean }> {
+  async beforeNewMessage(db: Db, thread: ThreadRef): Promise<{ subscribers: string[]; hasMessages: boolean }> {
     const [row]: { subscribers: string[]; hasMessages: boolean }[] = await db.query(
       `SELECT ARRAY(SELECT user_id FROM conversation.thread_participants WHERE thread_id = $1 AND subscribed ORDER BY seq) AS subscribers,
               EXISTS (SELECT 1 FROM conversation.messages WHERE thread_id = $1) AS "hasMessages"`,
-      [threadId],
+      [thread],
     );
     return row;
   },
 
   /** Creates missing records; `subscribed` true subscribes, false leaves existing records as they are. */
-  async subscribe(db: Db, threadId: string, userIds: readonly string[], subscribed: boolean): Promise<void> {
+  async subscribe(db: Db, thread: ThreadRef, userIds: readonly string[], subscribed: boolean): Promise<void> {
     if (userIds.length === 0) return;
     await db.query(
       `INSERT INTO conversation.thread_participants (thread_id, user_id, subscribed)
        SELECT $1, user_id, $3 FROM unnest($2::text[]) WITH ORDINALITY AS input(user_id, position) ORDER BY position
        ON CONFLICT (thread_id, user_id) DO UPDATE SET subscribed = thread_participants.subscribed OR EXCLUDED.subscribed`,
-      [threadId, [...new Set(userIds)], subscribed],
+      [thread, [...new Set(userIds)], subscribed],
     );
   },
 
-  async unsubscribe(db: Db, threadId: string, userIds: readonly string[]): Promise<void> {
+  async unsubscribe(db: Db, thread: ThreadRef, userIds: readonly string[]): Promise<void> {
     if (userIds.length === 0) return;
     await db.query(
       `UPDATE conversation.thread_participants SET subscribed = false WHERE thread_id = $1 AND user_id = ANY($2::text[])`,
-      [threadId, [...userIds]],
+      [thread, [...userIds]],
     );
   },
 
@@ -57,11 +60,11 @@ export const participantsRepository = {
    * Marks the thread seen by these users up to its newest message, edit or reaction, creating records
    * as needed; `subscribe` also subscribes them (new and existing records), false leaves
    * subscriptions as they are (new records unsubscribed). A thread without messages has nothing to
-   * see: nothing changes (behavior.md §11.4, the reference's 500 there is ignored).
+   * see: nothing changes (rather than failing the request).
    * Edits count, so that seeing the thread again puts a user back into `seenBy` of an edited
-   * message (behavior.md §11.2).
+   * message.
    */
-  async markSeen(db: Db, threadId: string, userIds: readonly string[], subscribe: boolean): Promise<void> {
+  async markSeen(db: Db, thread: ThreadRef, userIds: readonly string[], subscribe: boolean): Promise<void> {
     if (userIds.length === 0) return;
     await db.query(
       `WITH newest AS (
@@ -76,15 +79,15 @@ export const participantsRepository = {
        ORDER BY position
        ON CONFLICT (thread_id, user_id) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at,
          subscribed = thread_participants.subscribed OR EXCLUDED.subscribed`,
-      [threadId, [...new Set(userIds)], subscribe],
+      [thread, [...new Set(userIds)], subscribe],
     );
   },
 
-  async markUnseen(db: Db, threadId: string, userIds: readonly string[]): Promise<void> {
+  async markUnseen(db: Db, thread: ThreadRef, userIds: readonly string[]): Promise<void> {
     if (userIds.length === 0) return;
     await db.query(
       `UPDATE conversation.thread_participants SET last_seen_at = NULL WHERE thread_id = $1 AND user_id = ANY($2::text[])`,
-      [threadId, [...userIds]],
+      [thread, [...userIds]],
     );
   },
 };

@@ -1,6 +1,6 @@
 /** All SQL about threads. Every method takes the application id first. */
 import { entityColumns, sqlTable } from '@collab/shared';
-import { ThreadEntity, type ThreadRow } from '../entities/index.js';
+import { ThreadEntity, type ThreadRef, type ThreadRow } from '../entities/index.js';
 import type { Db } from './db.js';
 
 const THREAD_COLUMNS = `t.internal_id AS "internalId", t.application_id AS "applicationId", t.external_id AS "externalId",
@@ -90,7 +90,7 @@ export const threadsRepository = {
     return rows[0] ?? null;
   },
 
-  async update(db: Db, applicationId: string, internalId: string, fields: ThreadFields): Promise<void> {
+  async update(db: Db, applicationId: string, internalId: ThreadRef, fields: ThreadFields): Promise<void> {
     const params: unknown[] = [applicationId, internalId];
     const { set } = threadsTable.write(fields, params);
     if (!set) return;
@@ -98,12 +98,12 @@ export const threadsRepository = {
   },
 
   /**
-   * Recomputes the activity timestamp the list is ordered by (behavior.md §6.2): the timestamp of
+   * Recomputes the activity timestamp the thread list is ordered by: the timestamp of
    * the thread's latest message (any type, soft-deleted included), or its creation time when it
    * has none. Reactions are not activity, and a back-dated message counts at its own timestamp.
    * Called after any change to a thread's messages.
    */
-  async refreshActivity(db: Db, applicationId: string, internalId: string): Promise<void> {
+  async refreshActivity(db: Db, applicationId: string, internalId: ThreadRef): Promise<void> {
     await db.query(
       `UPDATE conversation.threads t SET last_activity_at = COALESCE(
          (SELECT max(m.created_at) FROM conversation.messages m WHERE m.thread_id = t.internal_id), t.created_at)
@@ -112,7 +112,7 @@ export const threadsRepository = {
     );
   },
 
-  async delete(db: Db, applicationId: string, internalId: string): Promise<void> {
+  async delete(db: Db, applicationId: string, internalId: ThreadRef): Promise<void> {
     await db.query(`DELETE FROM conversation.threads WHERE application_id = $1 AND internal_id = $2`, [applicationId, internalId]);
   },
 
@@ -149,11 +149,14 @@ export const threadsRepository = {
     return Number(rows[0].count);
   },
 
-  /** Per-thread message statistics for the thread object (behavior.md §11.1). */
-  async stats(db: Db, threadIds: readonly string[]) {
-    if (threadIds.length === 0) return new Map<string, ThreadStats>();
-    // Repliers are listed in order of their first qualifying message (decisions.md 17).
-    const rows: (ThreadStats & { threadId: string })[] = await db.query(
+  /**
+   * Per-thread message statistics for the thread object: counts of visible user and action
+   * messages and of deleted ones, and the authors of replies (every message but the first).
+   */
+  async stats(db: Db, threads: readonly ThreadRef[]) {
+    if (threads.length === 0) return new Map<ThreadRef, ThreadStats>();
+    // Repliers are listed in order of their first qualifying message, not alphabetically.
+    const rows: (ThreadStats & { threadRef: ThreadRef })[] = await db.query(
       `WITH first AS (
          SELECT DISTINCT ON (thread_id) thread_id, internal_id FROM conversation.messages
          WHERE thread_id = ANY($1::bigint[]) AND purging_at IS NULL ORDER BY thread_id, created_at, internal_id
@@ -164,7 +167,7 @@ export const threadsRepository = {
          WHERE m.deleted_at IS NULL AND m.purging_at IS NULL AND m.internal_id <> f.internal_id
          ORDER BY m.thread_id, m.type, m.author_id, m.created_at, m.internal_id
        )
-       SELECT m.thread_id AS "threadId",
+       SELECT m.thread_id AS "threadRef",
          count(*) FILTER (WHERE m.deleted_at IS NULL AND m.type = 'user_message')::int AS "userMessages",
          count(*) FILTER (WHERE m.deleted_at IS NULL AND m.type = 'action_message')::int AS "actionMessages",
          count(*) FILTER (WHERE m.deleted_at IS NOT NULL)::int AS "deletedMessages",
@@ -175,24 +178,24 @@ export const threadsRepository = {
        FROM conversation.messages m
        WHERE m.thread_id = ANY($1::bigint[]) AND m.purging_at IS NULL
        GROUP BY m.thread_id`,
-      [[...new Set(threadIds)]],
+      [[...new Set(threads)]],
     );
-    return new Map(rows.map(({ threadId, ...stats }) => [threadId, stats]));
+    return new Map(rows.map(({ threadRef, ...stats }) => [threadRef, stats]));
   },
 
-  async mentioned(db: Db, threadIds: readonly string[]): Promise<Map<string, string[]>> {
-    if (threadIds.length === 0) return new Map();
-    // In order of each user's first mention (decisions.md 17).
-    const rows: { threadId: string; userIds: string[] }[] = await db.query(
-      `SELECT "threadId", array_agg(user_id ORDER BY created_at, internal_id) AS "userIds" FROM (
-         SELECT DISTINCT ON (m.thread_id, mm.user_id) m.thread_id AS "threadId", mm.user_id, m.created_at, m.internal_id
+  /** The users mentioned in each thread's messages (deleted ones included), in order of each user's first mention. */
+  async mentioned(db: Db, threads: readonly ThreadRef[]): Promise<Map<ThreadRef, string[]>> {
+    if (threads.length === 0) return new Map();
+    const rows: { threadRef: ThreadRef; userIds: string[] }[] = await db.query(
+      `SELECT "threadRef", array_agg(user_id ORDER BY created_at, internal_id) AS "userIds" FROM (
+         SELECT DISTINCT ON (m.thread_id, mm.user_id) m.thread_id AS "threadRef", mm.user_id, m.created_at, m.internal_id
          FROM conversation.message_mentions mm JOIN conversation.messages m ON m.internal_id = mm.message_id
          WHERE m.thread_id = ANY($1::bigint[]) AND m.purging_at IS NULL
          ORDER BY m.thread_id, mm.user_id, m.created_at, m.internal_id
-       ) first_mentions GROUP BY "threadId"`,
-      [[...new Set(threadIds)]],
+       ) first_mentions GROUP BY "threadRef"`,
+      [[...new Set(threads)]],
     );
-    return new Map(rows.map((row) => [row.threadId, row.userIds]));
+    return new Map(rows.map((row) => [row.threadRef, row.userIds]));
   },
 };
 

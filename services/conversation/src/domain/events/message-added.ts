@@ -39,10 +39,10 @@ export async function threadMessageAddedPayloads(
   const threads = await threadsRepository.findByInternalIds(
     ctx.db,
     applicationId,
-    messages.map((message) => message.threadId),
+    messages.map((message) => message.threadRef),
   );
   const threadsById = new Map(threads.map((thread) => [thread.internalId, thread]));
-  const live = messages.filter((message) => threadsById.has(message.threadId));
+  const live = messages.filter((message) => threadsById.has(message.threadRef));
   const recipientsOf = new Map(added.map((message) => [message.messageId, message.recipients]));
   const userIds = live.flatMap((message) => [message.authorId, ...recipientsOf.get(message.internalId)!.map((recipient) => recipient.userId)]);
   const [messageViewList, threadViewList, { users }] = await Promise.all([
@@ -53,7 +53,7 @@ export async function threadMessageAddedPayloads(
   const threadViewById = new Map(threads.map((thread, index) => [thread.internalId, threadViewList[index]]));
   const payloads = new Map<string, Record<string, unknown>>();
   live.forEach((message, index) => {
-    const thread = threadsById.get(message.threadId)!;
+    const thread = threadsById.get(message.threadRef)!;
     const messageView = messageViewList[index];
     const author = clientUserData(message.authorId, users.get(message.authorId));
     payloads.set(message.internalId, {

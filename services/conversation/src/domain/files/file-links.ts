@@ -1,4 +1,4 @@
-/** Signed, time-limited download links for files, served through the gateway (decisions.md 32). */
+/** Signed download links for files, valid for an hour and served through the gateway. */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export const DOWNLOAD_LINK_TTL_SECONDS = 60 * 60;

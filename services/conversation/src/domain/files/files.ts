@@ -1,5 +1,5 @@
 /**
- * File uploads (decisions.md 32): multipart form data (`file`, `ownerID`, optional `name`) streamed
+ * File uploads: multipart form data (`file`, `ownerID`, optional `name`) streamed
  * into Postgres in 1 MiB chunks inside one transaction, so a failed or refused upload leaves nothing.
  */
 import { createHash, randomUUID, type Hash } from 'node:crypto';
@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { ApiError, isUuid, type RecordWrite } from '@collab/shared';
 import busboy from 'busboy';
-import { filesRepository, findFileById, updateUploadedFile } from '../../repositories/files.repository.js';
+import { filesRepository } from '../../repositories/files.repository.js';
 import type { Db } from '../../repositories/db.js';
 import type { ConversationContext } from '../context.js';
 import { isValidFileSignature } from './file-links.js';
@@ -159,7 +159,7 @@ export async function uploadFile(
       throw new ApiError('payload_too_large', `The file is larger than ${ctx.files.maxBytes} bytes.`);
     const lookup = await ctx.identity.lookup(applicationId, { userIds: [fields.ownerID] }, requestId);
     if (!lookup.users.has(fields.ownerID)) throw new ApiError('user_not_found', `Platform user ${fields.ownerID} not found.`);
-    await updateUploadedFile(tx, {
+    await filesRepository.updateUploaded(tx, {
       id: fileId,
       ownerId: fields.ownerID,
       name: fields.name || part!.filename,
@@ -176,7 +176,7 @@ export async function uploadFile(
 export async function openSignedFile(ctx: ConversationContext, fileId: string, expires: unknown, signature: unknown) {
   const notFound = new ApiError('not_found', 'No such file, or the link has expired.');
   if (!isUuid(fileId) || !isValidFileSignature(ctx.files.urlSecret, fileId, expires, signature)) throw notFound;
-  const file = await findFileById(ctx.db, fileId.toLowerCase());
+  const file = await filesRepository.findById(ctx.db, fileId.toLowerCase());
   // A failed upload (an imported file whose bytes were not given) has no bytes to serve.
   if (!file || file.uploadStatus !== 'uploaded') throw notFound;
   return {

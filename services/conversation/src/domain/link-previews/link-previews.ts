@@ -151,7 +151,7 @@ export async function refreshLinkPreviews(
   const { db, pages } = deps;
   const message = await linkPreviewsRepository.source(db, applicationId, messageId);
   if (!message) return { pages: 0, previews: 0 };
-  const stored = await linkPreviewsRepository.urlsOf(db, messageId);
+  const stored = await linkPreviewsRepository.urlsOf(db, message.ref);
   const missing = previewUrlsOf(message).filter((url) => !stored.has(url));
   const pageOutcomes = await Promise.all(missing.map(async (url) => ({ url, outcome: await pages.lookup(url) })));
   const previews = pageOutcomes.flatMap(({ url, outcome }) => {
@@ -166,7 +166,7 @@ export async function refreshLinkPreviews(
     if (!current) return [];
     const urls = previewUrlsOf(current);
     const keep = previews.filter((preview) => urls.includes(preview.url));
-    await linkPreviewsRepository.insert(tx, messageId, keep);
+    await linkPreviewsRepository.insert(tx, current.ref, keep);
     return keep;
   });
   return { pages: missing.length, previews: kept.length };

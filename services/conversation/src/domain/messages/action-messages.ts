@@ -1,6 +1,9 @@
-/** Messages the service writes itself when a thread is resolved or reopened (behavior.md §11.4, §12.7). */
+/**
+ * Messages the service writes itself when a thread is resolved or reopened: an action message
+ * naming the user, by that user.
+ */
 import { randomUUID } from 'node:crypto';
-import type { MessageRow } from '../../entities/index.js';
+import type { MessageRow, ThreadRef } from '../../entities/index.js';
 import type { Db } from '../../repositories/db.js';
 import { messagesRepository } from '../../repositories/messages.repository.js';
 import type { DirectoryUser } from '../identity-directory.js';
@@ -12,14 +15,14 @@ export const ACTION_TRANSLATION_KEYS = { resolved: 'cord.thread_resolved', reope
 export async function insertActionMessage(
   db: Db,
   applicationId: string,
-  threadId: string,
+  thread: ThreadRef,
   user: DirectoryUser,
   verb: 'resolved' | 'reopened',
   at = new Date(),
 ): Promise<MessageRow> {
   return messagesRepository.insert(db, applicationId, {
     externalId: `cord:${randomUUID()}`,
-    threadId,
+    threadRef: thread,
     authorId: user.id,
     type: 'action_message',
     content: [

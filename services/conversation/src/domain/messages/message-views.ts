@@ -1,8 +1,8 @@
-/** The message object of the API (behavior.md §12.1), built for many messages with one more query. */
+/** The message object of the API, built for many messages with one more query. */
 import { plaintextOf, type MessageNode } from '@collab/shared';
 import type { MessageRow, ThreadRow } from '../../entities/index.js';
 import type { Db } from '../../repositories/db.js';
-import { messagesRepository } from '../../repositories/messages.repository.js';
+import { messageViewsRepository } from '../../repositories/message-views.repository.js';
 import { signedFileUrl } from '../files/file-links.js';
 
 export interface ViewOptions {
@@ -25,18 +25,18 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
 }
 
 export async function messageViews(db: Db, rows: readonly MessageRow[], threads: Map<string, ThreadRow>, options: ViewOptions) {
-  const { reactions, attachments, previews, participants } = await messagesRepository.viewDetailsOf(
+  const { reactions, attachments, previews, participants } = await messageViewsRepository.detailsOf(
     db,
     rows.map((row) => row.internalId),
-    rows.map((row) => row.threadId),
+    rows.map((row) => row.threadRef),
   );
-  const reactionsByMessage = groupBy(reactions, (reaction) => reaction.messageId);
-  const attachmentsByMessage = groupBy(attachments, (file) => file.messageId);
-  const previewsByMessage = groupBy(previews, (preview) => preview.messageId);
-  const participantsByThread = groupBy(participants, (participant) => participant.threadId);
+  const reactionsByMessage = groupBy(reactions, (reaction) => reaction.messageRef);
+  const attachmentsByMessage = groupBy(attachments, (file) => file.messageRef);
+  const previewsByMessage = groupBy(previews, (preview) => preview.messageRef);
+  const participantsByThread = groupBy(participants, (participant) => participant.threadRef);
 
   return rows.map((row) => {
-    const thread = threads.get(row.threadId)!;
+    const thread = threads.get(row.threadRef)!;
     const seenAfter = (row.updatedAt ?? row.createdAt).getTime();
     return {
       id: row.externalId,
@@ -80,7 +80,7 @@ export async function messageViews(db: Db, rows: readonly MessageRow[], threads:
         userID: reaction.userId,
         timestamp: reaction.reactedAt.toISOString(),
       })),
-      seenBy: (participantsByThread.get(row.threadId) ?? [])
+      seenBy: (participantsByThread.get(row.threadRef) ?? [])
         .filter((participant) => participant.lastSeenAt !== null && participant.lastSeenAt.getTime() >= seenAfter)
         .map((participant) => participant.userId),
     };

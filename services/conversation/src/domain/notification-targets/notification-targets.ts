@@ -4,6 +4,7 @@
  * never changes.
  */
 import type { ConversationViews, MessageStates } from '@collab/shared';
+import { messageViewsRepository } from '../../repositories/message-views.repository.js';
 import { messagesRepository } from '../../repositories/messages.repository.js';
 import { threadsRepository } from '../../repositories/threads.repository.js';
 import type { ConversationContext } from '../context.js';
@@ -17,7 +18,7 @@ const validRefs = (refs: readonly string[]) => refs.filter((ref) => REF.test(ref
 /** The messages that exist (with their thread), whether each is soft-deleted, and their reactions. */
 export async function messageStates(ctx: ConversationContext, applicationId: string, messageRefs: readonly string[]): Promise<MessageStates> {
   const messages = await messagesRepository.findByInternalIds(ctx.db, applicationId, validRefs(messageRefs));
-  const { reactions } = await messagesRepository.viewDetailsOf(
+  const { reactions } = await messageViewsRepository.detailsOf(
     ctx.db,
     messages.map((message) => message.internalId),
     [],
@@ -26,7 +27,7 @@ export async function messageStates(ctx: ConversationContext, applicationId: str
     ref: message.internalId,
     deleted: message.deletedAt !== null,
     reactions: reactions
-      .filter((reaction) => reaction.messageId === message.internalId)
+      .filter((reaction) => reaction.messageRef === message.internalId)
       .map((reaction) => ({ userID: reaction.userId, reaction: reaction.reaction })),
   }));
 }
@@ -42,11 +43,11 @@ export async function notificationViews(
   const threadRefs = validRefs(request.threadRefs);
   const threads = await threadsRepository.findByInternalIds(ctx.db, applicationId, [
     ...threadRefs,
-    ...found.map((message) => message.threadId),
+    ...found.map((message) => message.threadRef),
   ]);
   const threadsById = new Map(threads.map((thread) => [thread.internalId, thread]));
   // A thread deleted between the two reads takes its messages with it.
-  const messages = found.filter((message) => threadsById.has(message.threadId));
+  const messages = found.filter((message) => threadsById.has(message.threadRef));
   const asked = new Set(threadRefs);
   const askedThreads = threads.filter((thread) => asked.has(thread.internalId));
   const [messageObjects, threadObjects] = await Promise.all([

@@ -1,4 +1,4 @@
-/** The thread object of the API (behavior.md §11.1), built for many threads with a few queries. */
+/** The thread object of the API, built for many threads with a few queries. */
 import type { ThreadRow } from '../../entities/index.js';
 import type { Db } from '../../repositories/db.js';
 import { participantsRepository } from '../../repositories/participants.repository.js';
@@ -29,7 +29,7 @@ export async function threadViews(
       repliers: [],
       actionMessageRepliers: [],
     };
-    const own = participants.filter((participant) => participant.threadId === thread.internalId);
+    const own = participants.filter((participant) => participant.threadRef === thread.internalId);
     return {
       id: thread.externalId,
       organizationID: thread.groupId,

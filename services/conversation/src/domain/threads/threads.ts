@@ -1,4 +1,4 @@
-/** Thread use cases (behavior.md §11, decisions.md 1, 16, 18, 25). */
+/** Thread use cases: creating, reading, updating, listing and deleting threads. */
 import { randomUUID } from 'node:crypto';
 import { ApiError, isIdentifier, pageCursors, type CursorOf, type FlatJson } from '@collab/shared';
 import type { ThreadRow } from '../../entities/index.js';
@@ -44,7 +44,8 @@ export function creationGroupId(params: ThreadCreation, path = ''): string {
 }
 
 /**
- * Inserts a thread (or finds the one a concurrent request just created, decisions.md 25) and
+ * Inserts a thread (or finds the one a concurrent request just created: concurrent creations all
+ * succeed, as if run one after another) and
  * subscribes the given group members. Returns the thread and whether this call created it.
  */
 export async function insertThread(
@@ -115,13 +116,25 @@ export interface ThreadUpdate {
   removeSubscribers?: string[];
 }
 
-/** Users named in a list must include at least one user of the application (behavior.md §5.4). */
+/** A list of users must name at least one user of the application; unknown ones among known ones are ignored. */
 function requireSomeKnown(lookup: Lookup, ids: readonly string[] | undefined): void {
   if (ids && ids.length > 0 && !ids.some((id) => lookup.users.has(id)))
     throw new ApiError('user_not_found', `Unknown users: ${ids.join(', ')}`);
 }
 
-/** PUT /v1/threads/<ID> with the checks in the reference's order (behavior.md §5.4, §11.4). */
+/** The resolution time an update sets: resolvedTimestamp wins over resolved (true: now, false: null); undefined leaves it. */
+function requestedResolution(input: ThreadUpdate): Date | null | undefined {
+  if (input.resolvedTimestamp !== undefined) return input.resolvedTimestamp;
+  if (input.resolved !== undefined) return input.resolved ? new Date() : null;
+  return undefined;
+}
+
+/**
+ * PUT /v1/threads/<ID>. Checks in this order, the first failing one answering: the thread (404), a
+ * new id (not an identifier 400, taken 409), a subscriber both added and removed (400), the group
+ * (401), the user resolving or reopening (401), then each list of users, which must name at least
+ * one user of the application (401).
+ */
 export async function updateThread(
   ctx: ConversationContext,
   applicationId: string,
@@ -142,14 +155,7 @@ export async function updateThread(
 
   const requestedGroup = input.organizationID ?? input.groupID;
   const targetGroup = requestedGroup ?? current.groupId;
-  const resolvedAt =
-    input.resolvedTimestamp !== undefined
-      ? input.resolvedTimestamp
-      : input.resolved !== undefined
-        ? input.resolved
-          ? new Date()
-          : null
-        : undefined;
+  const resolvedAt = requestedResolution(input);
   const flipsFrom = (resolvedBefore: Date | null) => resolvedAt !== undefined && (resolvedAt === null) !== (resolvedBefore === null);
   // The user is looked up whenever a flip is possible; whether it happens is decided on the locked
   // row, so that concurrent resolves act as if run one after another (one action message).
@@ -223,7 +229,7 @@ export interface ThreadListQuery {
   };
 }
 
-/** GET /v1/threads: one page in the reference's order; the caller turns `nextToken` into a Link header. */
+/** GET /v1/threads: one page, newest activity first, ties by id; the caller turns `nextToken` into a Link header. */
 export async function listThreads(ctx: ConversationContext, applicationId: string, query: ThreadListQuery, requestId: string) {
   const { filter } = query;
   const groupId = filter.groupID ?? filter.organizationID;

@@ -1,7 +1,9 @@
 /** Message handlers under /v1/threads/<ID>/messages and /v1/messages. */
 import { applicationOf, conversationRoutes as routes, routeBody, routeParams, routeQuery, type HandlerMap } from '@collab/shared';
 import type { ConversationContext } from '../../domain/context.js';
+import { createMessage } from '../../domain/messages/create-message.js';
 import * as messages from '../../domain/messages/messages.js';
+import { updateMessage } from '../../domain/messages/update-message.js';
 import { viewOptions } from './view-options.js';
 
 export function messageHandlers(ctx: ConversationContext): HandlerMap {
@@ -16,7 +18,7 @@ export function messageHandlers(ctx: ConversationContext): HandlerMap {
       const body = routeBody(routes.createMessage, req);
       const { threadID } = routeParams(routes.createMessage, req);
       const created = (messageID: string) => ({ success: true, message: 'Message created.', messageID });
-      const messageID = await messages.createMessage(ctx, applicationOf(req), threadID, body, {
+      const messageID = await createMessage(ctx, applicationOf(req), threadID, body, {
         requestId: req.ctx.requestId,
         linkBase: viewOptions(ctx, req).linkBase,
         recordWrite: (tx, id) => req.idempotency.record(tx, { status: 200, body: created(id) }),
@@ -32,7 +34,7 @@ export function messageHandlers(ctx: ConversationContext): HandlerMap {
     [routes.updateMessage.id]: async (req) => {
       const body = routeBody(routes.updateMessage, req);
       const { threadID, messageID } = routeParams(routes.updateMessage, req);
-      await messages.updateMessage(ctx, applicationOf(req), threadID, messageID, body, req.ctx.requestId, viewOptions(ctx, req).linkBase);
+      await updateMessage(ctx, applicationOf(req), threadID, messageID, body, req.ctx.requestId, viewOptions(ctx, req).linkBase);
       return { success: true, message: `You successfully updated message ${messageID}` };
     },
 

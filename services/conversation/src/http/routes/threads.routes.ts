@@ -9,7 +9,7 @@ export function threadHandlers(ctx: ConversationContext): HandlerMap {
     [routes.listThreads.id]: async (req, res) => {
       const query = routeQuery(routes.listThreads, req);
       const page = await threads.listThreads(ctx, applicationOf(req), query, req.ctx.requestId);
-      // The body is a bare array (api.md); pagination travels in headers (decisions.md 1).
+      // The body is a bare array, so pagination travels in headers: the total in X-Total-Count, the next page in Link.
       res.setHeader('X-Total-Count', String(page.total));
       if (page.nextToken) {
         const next = new URLSearchParams(req.query as Record<string, string>);

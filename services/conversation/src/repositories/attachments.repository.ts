@@ -1,0 +1,34 @@
+/** Files attached to a message, reached only through a message found within its application (a MessageRef). */
+import type { FileRow, MessageRef } from '../entities/index.js';
+import type { Db } from './db.js';
+
+export const attachmentsRepository = {
+  async of(db: Db, messages: readonly MessageRef[]): Promise<(FileRow & { messageRef: MessageRef })[]> {
+    if (messages.length === 0) return [];
+    return db.query(
+      `SELECT a.message_id AS "messageRef", f.id, f.application_id AS "applicationId", f.owner_id AS "ownerId", f.name,
+              f.mime_type AS "mimeType", f.size, f.upload_status AS "uploadStatus", f.created_at AS "createdAt"
+       FROM conversation.message_attachments a JOIN conversation.files f ON f.id = a.file_id
+       WHERE a.message_id = ANY($1::bigint[]) AND f.purging_at IS NULL ORDER BY a.seq`,
+      [[...new Set(messages)]],
+    );
+  },
+
+  /** Attaches in the order given (the attachments' order is their `seq`). */
+  async attach(db: Db, message: MessageRef, fileIds: readonly string[]): Promise<void> {
+    if (fileIds.length === 0) return;
+    await db.query(
+      `INSERT INTO conversation.message_attachments (message_id, file_id)
+       SELECT $1, file_id FROM unnest($2::uuid[]) WITH ORDINALITY AS input(file_id, position) ORDER BY position`,
+      [message, [...fileIds]],
+    );
+  },
+
+  async detach(db: Db, message: MessageRef, fileIds: readonly string[]): Promise<void> {
+    if (fileIds.length === 0) return;
+    await db.query(`DELETE FROM conversation.message_attachments WHERE message_id = $1 AND file_id = ANY($2::uuid[])`, [
+      message,
+      [...fileIds],
+    ]);
+  },
+};
