@@ -113,7 +113,7 @@ export const CONVERSATION = {
            'reactedAt', ${ms('reacted_at')}) ORDER BY reacted_at, user_id, reaction), '[]')
         FROM conversation.message_reactions WHERE message_id = ANY($1::bigint[])) AS reactions,
        (SELECT COALESCE(json_agg(json_build_object('messageRef', a.message_id::text, 'id', f.id, 'applicationId', f.application_id,
-           'ownerId', f.owner_id, 'name', f.name, 'mimeType', f.mime_type, 'size', f.size::text, 'createdAt', ${ms('f.created_at')})
+           'ownerId', f.owner_id, 'name', f.name, 'mimeType', f.mime_type, 'size', f.size::text, 'uploadStatus', f.upload_status, 'createdAt', ${ms('f.created_at')})
            ORDER BY a.seq), '[]')
         FROM conversation.message_attachments a JOIN conversation.files f ON f.id = a.file_id
         WHERE a.message_id = ANY($1::bigint[]) AND f.purging_at IS NULL) AS attachments,
