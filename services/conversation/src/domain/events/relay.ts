@@ -17,6 +17,7 @@ import {
 import type { OutboxBatchHandlers, OutboxEntry, OutboxHandlers, OutboxProcessor } from '@collab/shared/storage';
 import type { MessageRow } from '../../entities/index.js';
 import { messagesRepository } from '../../repositories/messages.repository.js';
+import { reactionsRepository } from '../../repositories/reactions.repository.js';
 import type { ConversationContext } from '../context.js';
 import { queuePreviewsOfNewMessages, type NewMessage } from '../link-previews/link-previews.js';
 import { ACTION_TRANSLATION_KEYS } from '../messages/action-messages.js';
@@ -156,6 +157,13 @@ export function eventHandlers(ctx: ConversationContext, clients: EventClients): 
         return;
       }
       const { authorId, userId, reaction } = entry.payload;
+      // A reaction taken back, or gone with its user's deletion, before the relay got to it
+      // notifies nobody: otherwise the notification would outlive the deletion that removed it.
+      const current = await reactionsRepository.of(ctx.db, message.internalId);
+      if (!current.some((each) => each.userId === userId && each.reaction === reaction)) {
+        log.info('the reaction is gone: no notification');
+        return;
+      }
       await notify(entry, message, { reaction: { recipientId: authorId, reaction } }, userId);
     },
   };
