@@ -94,10 +94,15 @@ export const importRepository = {
        RETURNING m.thread_id, m.created_at, m.external_id, m.internal_id, m.purging_at),
      -- The latest of the messages this batch wrote: a thread's activity only moves forward, so the
      -- thread's earlier messages need not be read again (that made each batch slower than the last).
+     latest AS (SELECT thread_id, max(created_at) AS at FROM written GROUP BY thread_id),
+     -- Two batches of one thread can be written at once: each locks its threads in the order of
+     -- their ids, so that neither waits for a thread the other holds while holding one it wants.
+     locked AS (
+       SELECT t.internal_id, latest.at FROM conversation.threads t JOIN latest ON t.internal_id = latest.thread_id
+       WHERE t.last_activity_at < latest.at ORDER BY t.internal_id FOR NO KEY UPDATE OF t),
      moved AS (
-       UPDATE conversation.threads t SET last_activity_at = latest.at
-       FROM (SELECT thread_id, max(created_at) AS at FROM written GROUP BY thread_id) latest
-       WHERE t.internal_id = latest.thread_id AND t.last_activity_at < latest.at)
+       UPDATE conversation.threads t SET last_activity_at = GREATEST(t.last_activity_at, locked.at)
+       FROM locked WHERE t.internal_id = locked.internal_id)
      SELECT external_id AS "externalId", internal_id::text AS ref, purging_at IS NULL AS live FROM written`,
       [applicationId, JSON.stringify(rows), refsOf(rows, (row) => row.threadRef)],
     );
