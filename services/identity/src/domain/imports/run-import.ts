@@ -240,10 +240,10 @@ export class ImportRun {
   /**
    * Keeps the mappings of rows just imported: in the cache at once, in the table while the next
    * batch is handed on (they are identity's rows, the batch's are another service's). One save at
-   * a time: a batch's mappings wait for the previous batch's save, which ran meanwhile, so that no
-   * more than one batch's mappings wait in memory. All are saved before the table's end is
-   * recorded (`remembered`), so that a resumed import never passes over a table whose mappings
-   * were not all kept.
+   * a time: a batch ends only once the save before its own is done, so that the mappings waiting
+   * in memory are at most those of the batches being written. All are saved before the table's
+   * end is recorded (`remembered`), so that a resumed import never passes over a table whose
+   * mappings were not all kept.
    */
   private async remember(kind: MappingKind, mappings: Mapping[]) {
     const cache = this.cache.get(kind);
