@@ -8,8 +8,9 @@
  * is unless `overwrite` is set, so that importing again, or resuming an interrupted import,
  * changes nothing.
  */
+import { ApiError } from '../errors.js';
 import type { InternalClient } from '../http/internal-client.js';
-import { s, type Infer, type ObjectSchema, type Shape } from '../schema/index.js';
+import { isPlainObject, s, type Infer, type JsonSchema, type ObjectSchema, type Schema, type Shape } from '../schema/index.js';
 
 const nullableString = () => s.string().nullable();
 const timestamp = () => s.dateTime();
@@ -103,9 +104,51 @@ function importCall<Row extends Shape, Response extends Shape>(path: string, row
     method: 'POST',
     path,
     request: s.object({ overwrite: s.boolean(), rows: s.array(row, { maxItems: IMPORT_BATCH_ROWS }) }),
+    check: batchCheck(row),
     response,
   } as const;
 }
+
+/** The JSON types a field's schema admits (`integer` as `number`), or null when it admits any value. */
+function jsonTypesOf(schema: Schema<unknown>): Set<string> | null {
+  const json = schema.jsonSchema();
+  const options = Array.isArray(json.anyOf) ? (json.anyOf as JsonSchema[]) : [json];
+  if (options.some((option) => typeof option.type !== 'string')) return null;
+  return new Set(options.map((option) => (option.type === 'integer' ? 'number' : (option.type as string))));
+}
+
+const jsonTypeOf = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
+
+/**
+ * The receiving service's check of a batch. Batches come only from identity's worker, which builds
+ * every row from these same schemas, over the internal network with the internal token: parsing
+ * each row's formats again (dates, UUIDs) cost the service about as much as writing the rows. So
+ * only the structure is checked (a plain object per row, with the row schema's fields, each of the
+ * JSON type the schema gives it); the values reach PostgreSQL as they came, whose column types
+ * refuse a malformed one, and timestamps stay text.
+ */
+function batchCheck<Row extends Shape>(row: ObjectSchema<Row>) {
+  const fields = new Map(Object.entries(row.shape).map(([key, schema]) => [key, jsonTypesOf(schema)]));
+  const required = row.requiredKeys;
+  const invalid = (what: string) => new ApiError('invalid_request', `The import batch is not valid: ${what}.`);
+  return (body: unknown): { overwrite: boolean; rows: ReceivedRow<Infer<ObjectSchema<Row>>>[] } => {
+    if (!isPlainObject(body) || typeof body.overwrite !== 'boolean' || !Array.isArray(body.rows)) throw invalid('it must be an object with overwrite and rows');
+    if (body.rows.length > IMPORT_BATCH_ROWS) throw invalid(`at most ${IMPORT_BATCH_ROWS} rows`);
+    body.rows.forEach((value: unknown, index: number) => {
+      if (!isPlainObject(value)) throw invalid(`rows/${index} is not an object`);
+      for (const key of required) if (!Object.hasOwn(value, key)) throw invalid(`rows/${index} lacks ${key}`);
+      for (const key of Object.keys(value)) {
+        if (!fields.has(key)) throw invalid(`rows/${index}/${key} is not a field of the row`);
+        const types = fields.get(key);
+        if (types && !types.has(jsonTypeOf(value[key]))) throw invalid(`rows/${index}/${key} must be ${[...types].join(' or ')}`);
+      }
+    });
+    return { overwrite: body.overwrite, rows: body.rows as ReceivedRow<Infer<ObjectSchema<Row>>>[] };
+  };
+}
+
+/** A row as the receiving service gets it: its timestamps are the RFC 3339 text they were sent as. */
+type ReceivedRow<Row> = { [Key in keyof Row]: Row[Key] extends Date ? string : Row[Key] extends Date | null ? string | null : Row[Key] };
 
 /** Rows per call: large enough to amortise the round trip, small enough for one short transaction. */
 export const IMPORT_BATCH_ROWS = 1000;
@@ -128,6 +171,8 @@ export const FILE_CHUNK_BYTES = 1024 * 1024;
 
 export type ImportKind = keyof typeof importInternal;
 export type ImportRow<K extends ImportKind> = Infer<(typeof importInternal)[K]['request']>['rows'][number];
+/** A row as the service that imports it receives it (timestamps as text). */
+export type ImportedRow<K extends ImportKind> = ReturnType<(typeof importInternal)[K]['check']>['rows'][number];
 export type ImportResponse<K extends ImportKind> = Infer<(typeof importInternal)[K]['response']>;
 
 /** The identity worker's side: one call per batch, the answer validated. */

@@ -1,12 +1,12 @@
 /** The receiving ends of a dump import (contracts/imports.ts) and export (contracts/exports.ts), mounted at /internal by each service that holds a part. */
 import express, { type Router } from 'express';
 import { exportInternal, type ExportedKind, type ExportPage, type ExportRequest } from '../contracts/exports.js';
-import { importInternal, type ImportKind, type ImportResponse, type ImportRow } from '../contracts/imports.js';
+import { importInternal, type ImportedRow, type ImportKind, type ImportResponse } from '../contracts/imports.js';
 import { ApiError } from '../errors.js';
 import { MAX_JSON_BODY_BYTES } from './json-body.js';
 
 export type ImportHandlers = {
-  [K in ImportKind]?: (applicationId: string, rows: ImportRow<K>[], overwrite: boolean) => Promise<ImportResponse<K>>;
+  [K in ImportKind]?: (applicationId: string, rows: ImportedRow<K>[], overwrite: boolean) => Promise<ImportResponse<K>>;
 };
 
 export function importRouter(handlers: ImportHandlers): Router {
@@ -17,7 +17,7 @@ export function importRouter(handlers: ImportHandlers): Router {
     router.post(contract.path.replace('/internal', ''), express.json({ limit: MAX_JSON_BODY_BYTES }), async (req, res) => {
       const applicationId = req.ctx.applicationId;
       if (!applicationId) throw new ApiError('invalid_request', 'The application header is required.');
-      const { overwrite, rows } = contract.request.parse(req.body);
+      const { overwrite, rows } = contract.check(req.body);
       res.json(await handle(applicationId, rows, overwrite));
     });
   }

@@ -5,7 +5,7 @@
  * importing again or resuming changes nothing. Nothing here records events: imported history
  * already happened and must not be delivered to webhooks again.
  */
-import type { ImportRow } from '@collab/shared';
+import type { ImportedRow } from '@collab/shared';
 import type { Db } from './db.js';
 
 const onConflict = (overwrite: boolean, key: string, set: string) => (overwrite ? `ON CONFLICT (${key}) DO UPDATE SET ${set}` : `ON CONFLICT (${key}) DO NOTHING`);
@@ -48,7 +48,7 @@ async function withStored(db: Db, table: 'threads' | 'messages', applicationId: 
 
 export const importRepository = {
   /** Inserts the threads and answers the internal id of every one given, new or already stored. */
-  async threads(db: Db, applicationId: string, rows: ImportRow<'threads'>[], overwrite: boolean) {
+  async threads(db: Db, applicationId: string, rows: ImportedRow<'threads'>[], overwrite: boolean) {
     const written: Ref[] = await db.query(
       `INSERT INTO conversation.threads AS t (application_id, external_id, group_id, name, url, location, metadata, extra_classnames, resolved_at, created_at, last_activity_at)
        SELECT $1, r.id, r."groupID", r.name, r.url, COALESCE(r.location, '{}'), COALESCE(r.metadata, '{}'), r."extraClassnames", r."resolvedTimestamp", r."createdTimestamp", r."createdTimestamp"
@@ -71,7 +71,7 @@ export const importRepository = {
    * and moves each thread's last activity to its latest message. Answers every given message's
    * internal id.
    */
-  async messages(db: Db, applicationId: string, rows: ImportRow<'messages'>[], overwrite: boolean) {
+  async messages(db: Db, applicationId: string, rows: ImportedRow<'messages'>[], overwrite: boolean) {
     const written: Ref[] = await db.query(
       `WITH written AS (
        INSERT INTO conversation.messages AS m (application_id, external_id, thread_id, author_id, type, content, url, icon_url, translation_key,
@@ -94,17 +94,22 @@ export const importRepository = {
        RETURNING m.thread_id, m.created_at, m.external_id, m.internal_id, m.purging_at),
      -- The latest of the messages this batch wrote: a thread's activity only moves forward, so the
      -- thread's earlier messages need not be read again (that made each batch slower than the last).
+     latest AS (SELECT thread_id, max(created_at) AS at FROM written GROUP BY thread_id),
+     -- Two batches of one thread can be written at once: each locks its threads in the order of
+     -- their ids, so that neither waits for a thread the other holds while holding one it wants.
+     locked AS (
+       SELECT t.internal_id, latest.at FROM conversation.threads t JOIN latest ON t.internal_id = latest.thread_id
+       WHERE t.last_activity_at < latest.at ORDER BY t.internal_id FOR NO KEY UPDATE OF t),
      moved AS (
-       UPDATE conversation.threads t SET last_activity_at = latest.at
-       FROM (SELECT thread_id, max(created_at) AS at FROM written GROUP BY thread_id) latest
-       WHERE t.internal_id = latest.thread_id AND t.last_activity_at < latest.at)
+       UPDATE conversation.threads t SET last_activity_at = GREATEST(t.last_activity_at, locked.at)
+       FROM locked WHERE t.internal_id = locked.internal_id)
      SELECT external_id AS "externalId", internal_id::text AS ref, purging_at IS NULL AS live FROM written`,
       [applicationId, JSON.stringify(rows), refsOf(rows, (row) => row.threadRef)],
     );
     return { inserted: written.length, refs: await withStored(db, 'messages', applicationId, rows, written) };
   },
 
-  async reactions(db: Db, applicationId: string, rows: ImportRow<'reactions'>[], overwrite: boolean): Promise<number> {
+  async reactions(db: Db, applicationId: string, rows: ImportedRow<'reactions'>[], overwrite: boolean): Promise<number> {
     return insertedCount(
       db,
       `INSERT INTO conversation.message_reactions (message_id, user_id, reaction, reacted_at)
@@ -118,7 +123,7 @@ export const importRepository = {
     );
   },
 
-  async mentions(db: Db, applicationId: string, rows: ImportRow<'mentions'>[]): Promise<number> {
+  async mentions(db: Db, applicationId: string, rows: ImportedRow<'mentions'>[]): Promise<number> {
     return insertedCount(
       db,
       `INSERT INTO conversation.message_mentions (message_id, user_id)
@@ -136,7 +141,7 @@ export const importRepository = {
    * (an id held by another application is left alone). Overwriting replaces the metadata and the
    * status (the bytes then follow again).
    */
-  async files(db: Db, applicationId: string, rows: ImportRow<'files'>[], overwrite: boolean): Promise<number> {
+  async files(db: Db, applicationId: string, rows: ImportedRow<'files'>[], overwrite: boolean): Promise<number> {
     return insertedCount(
       db,
       `INSERT INTO conversation.files AS f (id, application_id, owner_id, name, mime_type, size, upload_status, created_at)
@@ -175,7 +180,7 @@ export const importRepository = {
   },
 
   /** Attachments in the dump's order (their `seq`), of this application's messages and files. */
-  async attachments(db: Db, applicationId: string, rows: ImportRow<'attachments'>[]): Promise<number> {
+  async attachments(db: Db, applicationId: string, rows: ImportedRow<'attachments'>[]): Promise<number> {
     return insertedCount(
       db,
       `INSERT INTO conversation.message_attachments (message_id, file_id)
@@ -191,7 +196,7 @@ export const importRepository = {
   },
 
   /** Participants keep the dump's order: the order in which threads list them. */
-  async participants(db: Db, applicationId: string, rows: ImportRow<'participants'>[], overwrite: boolean): Promise<number> {
+  async participants(db: Db, applicationId: string, rows: ImportedRow<'participants'>[], overwrite: boolean): Promise<number> {
     return insertedCount(
       db,
       `INSERT INTO conversation.thread_participants (thread_id, user_id, last_seen_at, subscribed)

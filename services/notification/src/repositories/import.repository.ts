@@ -2,10 +2,10 @@
  * The SQL of importing a customer dump's notifications. The dump's own notification id becomes
  * the row's source, so that a notification is imported once however often the import runs.
  */
-import type { ImportRow, Queryable as Db } from '@collab/shared';
+import type { ImportedRow, Queryable as Db } from '@collab/shared';
 
 export const importRepository = {
-  async notifications(db: Db, applicationId: string, rows: ImportRow<'notifications'>[], overwrite: boolean): Promise<number> {
+  async notifications(db: Db, applicationId: string, rows: ImportedRow<'notifications'>[], overwrite: boolean): Promise<number> {
   const set = `kind = EXCLUDED.kind, recipient_id = EXCLUDED.recipient_id, actor_id = EXCLUDED.actor_id, template = EXCLUDED.template,
     url = EXCLUDED.url, icon_url = EXCLUDED.icon_url, extra_classnames = EXCLUDED.extra_classnames, metadata = EXCLUDED.metadata,
     read_status = EXCLUDED.read_status, created_at = EXCLUDED.created_at, message_ref = EXCLUDED.message_ref, thread_ref = EXCLUDED.thread_ref,

@@ -1,8 +1,8 @@
 /** The SQL of importing a customer dump's registered webhooks, with their ids. */
-import type { ImportRow, Queryable } from '@collab/shared';
+import type { ImportedRow, Queryable } from '@collab/shared';
 
 export const importRepository = {
-  async webhooks(db: Queryable, applicationId: string, rows: ImportRow<'webhooks'>[], overwrite: boolean): Promise<number> {
+  async webhooks(db: Queryable, applicationId: string, rows: ImportedRow<'webhooks'>[], overwrite: boolean): Promise<number> {
     const inserted: unknown[] = await db.query(
       `INSERT INTO webhooks.registrations (id, application_id, url, events)
        SELECT r.id, $1, r.url, ARRAY(SELECT jsonb_array_elements_text(r.events))

@@ -53,6 +53,8 @@ export interface ImportDeps {
   logger: Logger;
   /** Tells every gateway replica to drop its cached credentials of a customer or application the import overwrote. */
   publishInvalidation(message: InvalidationMessage): Promise<void>;
+  /** Batches of one table being written at once (default WRITES_IN_FLIGHT). */
+  writesInFlight?: number;
 }
 
 /** Where the pages table begins, whether the dump copies into a temporary table first or not. */
@@ -61,6 +63,14 @@ const PAGES_MARKERS = ['COPY "tmp_pages" ', 'COPY "pages" '];
 const PROGRESS_EVERY_MS = 1000;
 /** Mappings kept in memory per kind; beyond, the cache starts over (the table has them all). */
 const CACHE_LIMIT = 100_000;
+/**
+ * Batches of one table handed on at once: while the service writes one, PostgreSQL can write the
+ * other on the second core. Their rows are distinct, and what they both update (a thread's last
+ * activity) is locked in a fixed order, so they cannot deadlock.
+ */
+export const WRITES_IN_FLIGHT = 2;
+/** Tables whose rows are checked and written one by one, each depending on those before it. */
+const ONE_BATCH_AT_A_TIME = new Set(['customers', 'applications']);
 
 type Counts = ImportRecordRow['counts'];
 
@@ -102,30 +112,25 @@ export class ImportRun {
     const wanted = new Set([...IMPORTED_TABLES].filter((table) => !this.tablesDone.has(table) && table !== 'pages'));
     let batch: DumpRow[] = [];
     const progress = { bytes: 0 };
-    // The batch handed on while the next one is read: one at a time, in the dump's order, so that
-    // the services see the same writes as without it; all of a table's are done before its end is
-    // recorded.
-    let writing: Promise<void> = Promise.resolve();
-    const written = async () => {
-      await writing;
-      writing = Promise.resolve();
-    };
+    // Batches handed on while the next one is read, a few of one table at a time; tables stay in
+    // the dump's order (a later one names the rows of those before it), and all of a table's
+    // batches are written before its end is recorded.
+    const writes = new Writes();
+    const limit = this.deps.writesInFlight ?? WRITES_IN_FLIGHT;
     for await (const event of readDump(dumpLines(this.db, this.record.id, progress), wanted)) {
       this.bytesRead = progress.bytes;
       if (event.kind === 'row') {
         batch.push(withMissingAsNull(event.row));
         if (batch.length >= IMPORT_BATCH_ROWS) {
-          await written();
-          writing = this.flush(event.table, batch);
-          // Awaited with the next batch or at the table's end; a failure must not go unhandled meanwhile.
-          writing.catch(() => undefined);
+          await writes.below(ONE_BATCH_AT_A_TIME.has(event.table) ? 1 : limit);
+          writes.add(this.flush(event.table, batch));
           batch = [];
           await this.saveProgress(false);
         }
         continue;
       }
       if (event.kind === 'table') continue;
-      await written();
+      await writes.below(1);
       const reason = skipReason(event.table);
       if (reason !== null) {
         if (event.rows > 0) this.skipped[event.table] = { rows: event.rows, reason };
@@ -236,18 +241,21 @@ export class ImportRun {
   /**
    * Keeps the mappings of rows just imported: in the cache at once, in the table while the next
    * batch is handed on (they are identity's rows, the batch's are another service's). One save at
-   * a time: a batch's mappings wait for the previous batch's save, which ran meanwhile, so that no
-   * more than one batch's mappings wait in memory. All are saved before the table's end is
-   * recorded (`remembered`), so that a resumed import never passes over a table whose mappings
-   * were not all kept.
+   * a time: a batch ends only once the save before its own is done, so that the mappings waiting
+   * in memory are at most those of the batches being written. All are saved before the table's
+   * end is recorded (`remembered`), so that a resumed import never passes over a table whose
+   * mappings were not all kept.
    */
   private async remember(kind: MappingKind, mappings: Mapping[]) {
     const cache = this.cache.get(kind);
     if (cache) for (const mapping of mappings) cache.set(mapping.originalId, mapping);
-    await this.saving;
-    this.saving = importsRepository.saveMappings(this.db, this.record.customerId, kind, mappings);
+    // Chained, not replaced: batches written at once each add their save after the last one, so
+    // that `remembered` waits for all of them.
+    const previous = this.saving;
+    this.saving = previous.then(() => importsRepository.saveMappings(this.db, this.record.customerId, kind, mappings));
     // Awaited by the next batch or by `remembered`; a failure must not go unhandled meanwhile.
     this.saving.catch(() => undefined);
+    await previous;
   }
 
   /** Waits until every mapping given to `remember` is saved (and fails if one could not be). */
@@ -561,6 +569,30 @@ function emailSettingsOf(row: DumpRow): Record<string, unknown> {
 function comparable(item: ImportedUser | ImportedGroup) {
   const { createdTimestamp: _created, ...data } = item as ImportedUser;
   return JSON.parse(JSON.stringify(data));
+}
+
+/** The batches being written; a failure is reported once the others have ended too. */
+class Writes {
+  private readonly pending: Promise<void>[] = [];
+
+  add(write: Promise<void>) {
+    // Awaited in `below`; a failure must not go unhandled meanwhile.
+    write.catch(() => undefined);
+    this.pending.push(write);
+  }
+
+  /** Waits, oldest first, until fewer than `count` batches are being written. */
+  async below(count: number) {
+    while (this.pending.length >= count) {
+      const oldest = this.pending.shift()!;
+      try {
+        await oldest;
+      } catch (error) {
+        await Promise.allSettled(this.pending.splice(0));
+        throw error;
+      }
+    }
+  }
 }
 
 function lastByKey<T extends { applicationId: string; id: string }>(items: T[]): T[] {
