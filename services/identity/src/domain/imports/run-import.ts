@@ -74,6 +74,8 @@ const ONE_BATCH_AT_A_TIME = new Set(['customers', 'applications']);
 
 type Counts = ImportRecordRow['counts'];
 
+// Over 300 lines: one step per dump table, each a few lines, all sharing this run's mapping cache,
+// counts, conflicts and writes in flight; apart from the class they would need all of it passed in.
 export class ImportRun {
   private readonly counts: Counts;
   private readonly skipped: ImportRecordRow['skipped'];
