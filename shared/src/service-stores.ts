@@ -28,7 +28,7 @@ export interface ServiceStores {
     purge: ReturnType<typeof definePurge>,
     queue: PurgeQueueName,
   ): (applicationId: string, target: CascadeTarget, requestId: string) => Promise<void>;
-  /** Closes the producers, then Redis, then the pool: each of the first writes through the next. */
+  /** Closes the producers, then Redis, then the pool last: a request still finishing may hold a transaction open around a queue's add. */
   close(): Promise<void>;
 }
 
