@@ -29,6 +29,15 @@ export function createRedis(url: string, options: RedisOptions = {}): RedisClien
   });
 }
 
+/**
+ * Logs a connection's errors (each failed reconnection while Redis is away) as warnings, and
+ * returns the connection. Without a listener, ioredis prints every one of them to the console.
+ */
+export function logRedisErrors<T extends RedisClient>(connection: T, logger: Logger): T {
+  connection.on('error', (error: Error) => logger.warn({ err: error.message }, 'redis connection error'));
+  return connection;
+}
+
 /** The connections to every primary node: one for a single server, each master of a cluster. */
 export function primaryNodes(redis: RedisClient): Redis[] {
   return redis instanceof Cluster ? redis.nodes('master') : [redis];

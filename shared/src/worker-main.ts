@@ -13,7 +13,7 @@ import { processMetrics, serveMetrics } from './metrics.js';
 // Types only: the outbox's code (pg) comes with the processor the service builds.
 import type { OutboxProcessor } from './outbox/outbox.js';
 import { createProducer, startWorker, type JobHandlers, type PendingJob, type QueueName } from './queues/index.js';
-import { checkRedisEviction, createRedis, queuePrefix } from './redis.js';
+import { checkRedisEviction, createRedis, logRedisErrors, queuePrefix } from './redis.js';
 
 interface WorkerConfig {
   DATABASE_URL: string;
@@ -100,8 +100,7 @@ export function runWorkerMain<Q extends QueueName & keyof typeof WORKER_METRICS_
     // Queue depth, read from Redis when /metrics is scraped.
     const metrics = processMetrics();
     metrics.watchPool(options.name, db);
-    const queueConnection = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
-    queueConnection.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
+    const queueConnection = logRedisErrors(createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 }), logger);
     // Registered before the queues' closes, so it runs after them (shutdown runs in reverse order).
     lifecycle.onShutdown(async () => queueConnection.disconnect());
     // The queues are this process's to drain: it says when Redis could lose their jobs.

@@ -1,13 +1,12 @@
 /** The conversation service's dependencies and app, wired once for the API process and for tests. */
-import { createInternalClient, createOutboundClient, createProducer, createRedis, type Logger } from '@collab/shared';
-import { createIdempotencyStore, storageReadiness } from '@collab/shared/storage';
+import { createInternalClient, createOutboundClient, createRedis, logRedisErrors, type Logger } from '@collab/shared';
+import { openServiceStores } from '@collab/shared/storage';
 import { createConversationApp } from './app.js';
 import type { ConversationConfig, ConversationWorkerConfig } from './config.js';
 import { createConversationDataSource } from './data-source.js';
-import { CONVERSATION_SCHEMA } from './entities/index.js';
 import type { ConversationContext } from './domain/context.js';
 import { identityDirectory } from './domain/identity-directory.js';
-import { applyCascade } from './domain/cascade/cascade.js';
+import { conversationPurge } from './domain/cascade/cascade.js';
 import { eventsProcessor } from './domain/events/relay.js';
 import { internalRouter } from './http/internal.router.js';
 import { linkPreviewQueue } from './domain/link-previews/link-previews.js';
@@ -38,8 +37,7 @@ export function conversationContext(db: DataSource, config: ConversationConfig, 
 
 /** The link-preview job's handlers (run by the worker), and what closes the connection they hold. */
 export function conversationLinkPreviews(db: DataSource, config: ConversationWorkerConfig, logger: Logger) {
-  const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
-  redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
+  const redis = logRedisErrors(createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 }), logger);
   const outbound = createOutboundClient({ allowedCidrs: config.OUTBOUND_ALLOWED_CIDRS });
   const pages = createPageCache({
     redis,
@@ -59,28 +57,17 @@ export function conversationEvents(ctx: ConversationContext, config: Conversatio
 }
 
 export async function createConversationService(config: ConversationConfig, logger: Logger, isDraining?: () => boolean) {
-  const db = createConversationDataSource(config.DATABASE_URL, config.DB_POOL_SIZE);
-  await db.initialize();
-  const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
-  redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
-  const ctx = conversationContext(db, config, logger);
-  const purgeQueue = createProducer('conversation-purge', { redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
-  const app = createConversationApp(ctx, {
-    logger,
-    internalToken: config.INTERNAL_TOKEN,
-    internal: internalRouter(ctx, (applicationId, target, requestId) => applyCascade({ db, purgeQueue }, applicationId, target, requestId)),
-    isDraining,
-    readiness: storageReadiness(db, redis),
-    idempotency: createIdempotencyStore(db, { schema: CONVERSATION_SCHEMA, ttlHours: config.IDEMPOTENCY_TTL_HOURS }),
-  });
+  const stores = await openServiceStores({ dataSource: createConversationDataSource(config.DATABASE_URL, config.DB_POOL_SIZE), config, logger });
+  const ctx = conversationContext(stores.db, config, logger);
+  const internal = internalRouter(ctx, stores.receiveCascade(conversationPurge, 'conversation-purge'));
+  const idempotency = stores.idempotencyKeys({ ttlHours: config.IDEMPOTENCY_TTL_HOURS });
+  const app = createConversationApp(ctx, { logger, internalToken: config.INTERNAL_TOKEN, isDraining, readiness: stores.readiness, internal, idempotency });
   return {
     app,
     ctx,
     async close() {
-      await purgeQueue.close();
       await ctx.linkPreviews.close();
-      redis.disconnect();
-      await db.destroy();
+      await stores.close();
     },
   };
 }

@@ -3,6 +3,7 @@ import {
   createInternalClient,
   createRedis,
   CredentialStore,
+  logRedisErrors,
   processMetrics,
   queuePrefix,
   QUEUES,
@@ -36,15 +37,12 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
     timeoutMs: 2000,
   });
   const credentials = new CredentialStore(identity, config.CREDENTIALS_CACHE_TTL_MS);
-  const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
-  const subscriber = createRedis(config.REDIS_URL);
-  for (const connection of [redis, subscriber])
-    connection.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
+  const redis = logRedisErrors(createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 }), logger);
+  const subscriber = logRedisErrors(createRedis(config.REDIS_URL), logger);
   await credentials.subscribe(subscriber, config.REDIS_PREFIX, logger);
 
   // The operators' queue dashboard reads these queues; it answers 404 unless ADMIN_* are set.
-  const queueConnection = createRedis(config.REDIS_URL, { maxRetriesPerRequest: null });
-  queueConnection.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
+  const queueConnection = logRedisErrors(createRedis(config.REDIS_URL, { maxRetriesPerRequest: null }), logger);
   const queues = Object.keys(QUEUES).map((name) => new Queue(name, { connection: queueConnection, prefix: queuePrefix(config.REDIS_PREFIX, name) }));
   // The connection's listener logs its errors; without one of their own, the queues print them
   // again as raw stacks (every Redis reconnect).
@@ -56,9 +54,8 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
   // requests through) instead of holding requests until it is back.
   const limiterConnection =
     config.RATE_LIMIT_PER_MINUTE > 0
-      ? createRedis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500 })
+      ? logRedisErrors(createRedis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500 }), logger)
       : null;
-  limiterConnection?.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
   const rateLimit = limiterConnection
     ? createRateLimit(
         limiterConnection,

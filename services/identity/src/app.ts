@@ -1,5 +1,5 @@
 /** Builds identity's Express app; never listens, so tests mount it directly. */
-import { createServiceApp, routesOf, type IdempotencyStore, type Logger, type ReadinessCheck } from '@collab/shared';
+import { createServiceApp, routesOf, type ServiceAppWiring } from '@collab/shared';
 import type { BatchContext } from './domain/batch/batch.js';
 import type { IdentityContext } from './domain/context.js';
 import type { ExportContext } from './domain/imports/export-dump.js';
@@ -15,20 +15,11 @@ import { internalRouter } from './http/internal.router.js';
 
 export function createIdentityApp(
   ctx: IdentityContext,
-  options: {
-    logger: Logger;
-    internalToken: string;
-    readiness: ReadinessCheck[];
-    batch: BatchContext;
-    imports: ImportsContext & ExportContext;
-    isDraining?: () => boolean;
-    idempotency: IdempotencyStore;
-  },
+  { batch, imports, ...wiring }: ServiceAppWiring & { batch: BatchContext; imports: ImportsContext & ExportContext },
 ) {
   return createServiceApp({
+    ...wiring,
     service: 'identity',
-    logger: options.logger,
-    internalToken: options.internalToken,
     routes: routesOf('identity'),
     handlers: {
       ...authHandlers(ctx),
@@ -36,12 +27,9 @@ export function createIdentityApp(
       ...organizationHandlers(ctx),
       ...userHandlers(ctx),
       ...applicationHandlers(ctx),
-      ...batchHandlers(options.batch),
-      ...importHandlers(options.imports),
+      ...batchHandlers(batch),
+      ...importHandlers(imports),
     },
     internal: internalRouter(ctx),
-    readiness: options.readiness,
-    isDraining: options.isDraining,
-    idempotency: options.idempotency,
   });
 }

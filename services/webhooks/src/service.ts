@@ -1,6 +1,6 @@
 /** The webhooks service's dependencies and app, wired once for the API process and for tests. */
-import { createInternalClient, createProducer, createRedis, CredentialStore, type Logger } from '@collab/shared';
-import { storageReadiness } from '@collab/shared/storage';
+import { createInternalClient, createRedis, CredentialStore, logRedisErrors, type Logger } from '@collab/shared';
+import { openServiceStores } from '@collab/shared/storage';
 import { createWebhooksApp } from './app.js';
 import type { WebhooksConfig } from './config.js';
 import { createWebhooksDataSource } from './data-source.js';
@@ -11,35 +11,22 @@ import { internalRouter } from './http/internal.router.js';
 export async function followApplications(config: WebhooksConfig, logger: Logger) {
   const identity = createInternalClient({ baseUrl: config.IDENTITY_URL, internalToken: config.INTERNAL_TOKEN, service: 'identity', timeoutMs: 3000 });
   const applications = new CredentialStore(identity, config.CREDENTIALS_CACHE_TTL_MS);
-  const subscriber = createRedis(config.REDIS_URL);
-  subscriber.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
+  const subscriber = logRedisErrors(createRedis(config.REDIS_URL), logger);
   await applications.subscribe(subscriber, config.REDIS_PREFIX, logger);
   return { applications, close: () => subscriber.disconnect() };
 }
 
 export async function createWebhooksService(config: WebhooksConfig, logger: Logger, isDraining?: () => boolean) {
-  const db = createWebhooksDataSource(config.DATABASE_URL, config.DB_POOL_SIZE);
-  await db.initialize();
-  const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
-  redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
+  const stores = await openServiceStores({ dataSource: createWebhooksDataSource(config.DATABASE_URL, config.DB_POOL_SIZE), config, logger });
   const following = await followApplications(config, logger);
-  const deliveryQueue = createProducer('webhooks-delivery', { redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
-  const ctx: WebhooksContext = { db, logger, applications: following.applications, deliveryQueue };
-  const app = createWebhooksApp(ctx, {
-    logger,
-    internalToken: config.INTERNAL_TOKEN,
-    internal: internalRouter(ctx),
-    isDraining,
-    readiness: storageReadiness(db, redis),
-  });
+  const ctx: WebhooksContext = { db: stores.db, logger, applications: following.applications, deliveryQueue: stores.producer('webhooks-delivery') };
+  const app = createWebhooksApp(ctx, { logger, internalToken: config.INTERNAL_TOKEN, isDraining, readiness: stores.readiness, internal: internalRouter(ctx) });
   return {
     app,
     ctx,
     async close() {
-      await deliveryQueue.close();
       following.close();
-      redis.disconnect();
-      await db.destroy();
+      await stores.close();
     },
   };
 }

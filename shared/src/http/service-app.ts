@@ -50,6 +50,9 @@ export interface ServiceAppOptions {
   idempotency?: IdempotencyStore;
 }
 
+/** What a service's wiring hands its app: everything but its name, routes and handlers, which its app.ts names. */
+export type ServiceAppWiring = Omit<ServiceAppOptions, 'service' | 'routes' | 'handlers'>;
+
 /** How long one readiness check (Postgres, Redis, pending migrations) may take. */
 const READINESS_TIMEOUT_MS = 2000;
 

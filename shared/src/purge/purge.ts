@@ -11,7 +11,7 @@ import type { DataSource } from 'typeorm';
 import type { CascadeTarget } from '../http/cascade-router.js';
 import { purgeOrder } from '../db.js';
 import type { Logger } from '../logger.js';
-import { ENQUEUE_TIMEOUT_MS } from '../queues/index.js';
+import { ENQUEUE_TIMEOUT_MS, type QueueName } from '../queues/index.js';
 import { deleteBatch, drainBatches, purgePace, type PurgeSettings, type Queryable } from '../sql.js';
 import { applicationPurgeRequests } from './requests.js';
 
@@ -157,3 +157,6 @@ export function definePurge({ schema, mark, tables }: PurgeDefinition) {
     },
   };
 }
+
+/** A service's purge queue. */
+export type PurgeQueueName = Extract<QueueName, `${string}-purge`>;

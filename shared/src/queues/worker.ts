@@ -2,7 +2,7 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { createRedis, queuePrefix } from '../redis.js';
+import { createRedis, logRedisErrors, queuePrefix } from '../redis.js';
 import type { ObjectSchema, Shape } from '../schema/index.js';
 import { JobRejectedError, QUEUES, type JobData, type JobName, type QueueConnection, type QueueName } from './contract.js';
 
@@ -27,8 +27,7 @@ export function startWorker<Q extends QueueName>(
   if (missing.length > 0 || unknown.length > 0)
     throw new Error(`${name}: handlers do not match the queue's jobs (missing: ${missing.join(', ') || 'none'}; unknown: ${unknown.join(', ') || 'none'})`);
 
-  const connection = createRedis(options.redisUrl, { maxRetriesPerRequest: null });
-  connection.on('error', (error) => options.logger.warn({ err: error.message }, 'redis connection error'));
+  const connection = logRedisErrors(createRedis(options.redisUrl, { maxRetriesPerRequest: null }), options.logger);
   const worker = new Worker(
     name,
     async (job) => {

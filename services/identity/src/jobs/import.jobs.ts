@@ -11,6 +11,7 @@ import {
   DumpFormatError,
   importClient,
   invalidationChannel,
+  logRedisErrors,
   type JobHandlers,
   type Logger,
   type PendingJob,
@@ -79,8 +80,7 @@ export function invalidationPublisher(
   onShutdown: (close: () => unknown) => void,
   logger: Logger,
 ): ImportDeps['publishInvalidation'] {
-  const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
-  redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
+  const redis = logRedisErrors(createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 }), logger);
   onShutdown(() => redis.disconnect());
   const channel = invalidationChannel(config.REDIS_PREFIX);
   return async (message) => {

@@ -17,5 +17,3 @@ export const conversationPurge = definePurge({
     { name: 'files', table: 'conversation.files', key: 'id', batchDivisor: 100 },
   ],
 });
-
-export const applyCascade = conversationPurge.applyCascade;

@@ -11,5 +11,3 @@ export const notificationPurge = definePurge({
   mark: { user: purgeRepository.markUser },
   tables: [{ name: 'notifications', table: 'notification.notifications', key: 'internal_id' }],
 });
-
-export const applyCascade = notificationPurge.applyCascade;
