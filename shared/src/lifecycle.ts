@@ -3,8 +3,7 @@
  * to draining, stop accepting connections, let in-flight requests finish, run cleanups (close
  * pools, workers, Redis) and exit, with a deadline after which the process exits anyway.
  */
-import type { Server } from 'node:http';
-import type { Express } from 'express';
+import type { RequestListener, Server } from 'node:http';
 import { createHttpServer, type HttpServerOptions } from './http/server.js';
 import type { Logger } from './logger.js';
 
@@ -25,7 +24,7 @@ export class ProcessLifecycle {
     this.cleanups.unshift(cleanup);
   }
 
-  listen(app: Express, port: number, options: HttpServerOptions = {}, host = process.env.HOST ?? '0.0.0.0'): Promise<Server> {
+  listen(app: RequestListener, port: number, options: HttpServerOptions = {}, host = process.env.HOST ?? '0.0.0.0'): Promise<Server> {
     const server = createHttpServer(app, options);
     this.servers.push(server);
     return new Promise((resolve, reject) => {

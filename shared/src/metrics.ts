@@ -6,7 +6,7 @@
  * it (a pool, a queue, an outbox it watches): a family without samples tells a dashboard nothing
  * and hides which process really reports it.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Queue, Worker } from 'bullmq';
 import type { NextFunction, Request, Response } from 'express';
@@ -189,15 +189,19 @@ export class ProcessMetrics {
    * the Express route that served it, else `unmatched`: never the raw URL.
    */
   readonly middleware = (req: Request, res: Response, next: NextFunction): void => {
-    const end = this.httpDuration.startTimer();
-    res.on('finish', () => {
+    this.timeResponse(req, res, () => {
       const marked = res.locals[ROUTE_LOCAL] as string | undefined;
       const expressRoute = (req.route as { path?: unknown } | undefined)?.path;
-      const route = marked ?? (typeof expressRoute === 'string' ? `${req.baseUrl}${expressRoute}` : UNMATCHED_ROUTE);
-      end({ route, method: req.method, status: String(res.statusCode) });
+      return marked ?? (typeof expressRoute === 'string' ? `${req.baseUrl}${expressRoute}` : UNMATCHED_ROUTE);
     });
     next();
   };
+
+  /** Records the duration of the response from now until it is sent, under the route pattern `route` names then. */
+  timeResponse(req: IncomingMessage, res: ServerResponse, route: () => string): void {
+    const end = this.httpDuration.startTimer();
+    res.on('finish', () => end({ route: route(), method: req.method, status: String(res.statusCode) }));
+  }
 
   metrics(): Promise<string> {
     return this.registry.metrics();

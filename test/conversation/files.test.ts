@@ -3,10 +3,9 @@
  * download links through the gateway, and the attachment rules of messages.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import http, { type Server } from 'node:http';
+import http, { type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@collab/shared';
-import type { Express } from 'express';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConversationConfig } from '../../services/conversation/src/config.js';
 import { DOWNLOAD_LINK_TTL_SECONDS, signedFileUrl } from '../../services/conversation/src/domain/files/file-links.js';
@@ -272,9 +271,9 @@ describe('the size limit (MAX_FILE_BYTES) and interrupted uploads', () => {
   const LIMIT = 64 * 1024;
   let small: { url: string; stop(): Promise<void> };
 
-  async function listen(handler: Express): Promise<{ server: Server; url: string }> {
+  async function listen(handler: RequestListener): Promise<{ server: Server; url: string }> {
     return new Promise((resolve) => {
-      const server = handler.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+      const server = http.createServer(handler).listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
     });
   }
   const close = (server: Server) =>

@@ -17,6 +17,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { delimiter, join, relative } from 'node:path';
 import { createLogger, createServiceApp, type VarSpec } from '@collab/shared';
@@ -607,7 +608,7 @@ describe('HTTP services', () => {
     };
     for (const { owner, container, script } of apis) {
       const app = apps[ENTRY_POINTS[script!].serves!];
-      const server = app.listen(0, '127.0.0.1');
+      const server = http.createServer(app).listen(0, '127.0.0.1');
       await new Promise((resolve) => server.once('listening', resolve));
       try {
         const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -26,9 +26,8 @@ import {
   VIEW_COMPONENTS,
 } from '@collab/shared';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { RequestHandler } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGatewayApp } from '../../services/gateway/src/app.js';
+import { createGatewayApp, type Forward } from '../../services/gateway/src/app.js';
 
 const COMMITTED_PATH = fileURLToPath(new URL('../../docs/openapi.json', import.meta.url));
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
@@ -306,8 +305,8 @@ describe('the gateway serves the reference', () => {
   let baseUrl: string;
 
   beforeAll(async () => {
-    const refuse: RequestHandler = (_req, _res, next) => next(new Error('the reference must not be proxied'));
-    const proxies: Record<ServiceName, RequestHandler> = { identity: refuse, conversation: refuse, notification: refuse, webhooks: refuse };
+    const refuse: Forward = (_req, _res, next) => next(new Error('the reference must not be proxied'));
+    const proxies: Record<ServiceName, Forward> = { identity: refuse, conversation: refuse, notification: refuse, webhooks: refuse };
     const app = createGatewayApp({
       logger: createLogger('test', 'silent'),
       internalToken: 'internal',

@@ -3,10 +3,10 @@
  * and the gateway is not ready while a downstream service is unreachable.
  */
 import { randomBytes } from 'node:crypto';
+import http, { type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@collab/shared';
 import { ensureDatabase } from '@collab/shared/storage';
-import type { Express } from 'express';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@collab/shared/devkit';
@@ -24,8 +24,8 @@ beforeAll(async () => {
 });
 afterAll(() => system?.stop());
 
-async function readyz(app: Express): Promise<{ status: number; body: { status: string; checks: Record<string, string> } }> {
-  const server = app.listen(0, '127.0.0.1');
+async function readyz(app: RequestListener): Promise<{ status: number; body: { status: string; checks: Record<string, string> } }> {
+  const server = http.createServer(app).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   try {
     const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`);

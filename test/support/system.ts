@@ -3,7 +3,7 @@
  * free ports; identity, conversation and notification apps behind a real gateway over HTTP.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   createHttpServer,
@@ -18,7 +18,6 @@ import {
   type Logger,
 } from '@collab/shared';
 import { ensureDatabase, migrateServiceSchema } from '@collab/shared/storage';
-import type { Express } from 'express';
 import pg from 'pg';
 import { deleteRedisPrefix, dropDatabase } from '@collab/shared/devkit';
 import { loadConversationWorkerConfig } from '../../services/conversation/src/config.js';
@@ -64,7 +63,7 @@ export function databaseUrlFor(name: string): string {
 }
 
 /** Listens as a process does (the shared server factory, with the app's own server options). */
-async function listen(app: Express, options: HttpServerOptions = {}): Promise<{ server: Server; url: string }> {
+async function listen(app: RequestListener, options: HttpServerOptions = {}): Promise<{ server: Server; url: string }> {
   const server = createHttpServer(app, options);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -77,8 +76,8 @@ async function listen(app: Express, options: HttpServerOptions = {}): Promise<{ 
  * A server listening on a free port before its app exists, so that services which call each other
  * can all be told each other's URLs; `serve` plugs the app in.
  */
-async function reserveServer(): Promise<{ server: Server; url: string; serve(app: Express): void }> {
-  let app: Express | null = null;
+async function reserveServer(): Promise<{ server: Server; url: string; serve(app: RequestListener): void }> {
+  let app: RequestListener | null = null;
   const server = createHttpServer((req, res) => {
     if (app) app(req, res);
     else res.writeHead(503).end();

@@ -4,11 +4,11 @@
  */
 import http from 'node:http';
 import { ApiError, type Logger, type ServiceName } from '@collab/shared';
-import type { Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
+import type { Forward } from './app.js';
 import type { GatewayMetrics, UpstreamFailure } from './metrics.js';
 
-type ProxiedRequest = Request & { upstreamTimedOut?: boolean };
+type ProxiedRequest = http.IncomingMessage & { upstreamTimedOut?: boolean };
 
 const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ECONNRESET']);
 
@@ -26,11 +26,11 @@ export function createServiceProxies(options: {
   timeoutMs: number;
   logger: Logger;
   metrics: GatewayMetrics;
-}): Record<ServiceName, RequestHandler> {
+}): Record<ServiceName, Forward> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256, keepAliveMsecs: 10_000 });
-  const proxies = {} as Record<ServiceName, RequestHandler>;
+  const proxies = {} as Record<ServiceName, Forward>;
   for (const [service, target] of Object.entries(options.targets) as [ServiceName, string][]) {
-    proxies[service] = createProxyMiddleware<Request, Response>({
+    proxies[service] = createProxyMiddleware<http.IncomingMessage, http.ServerResponse>({
       target,
       agent,
       xfwd: true,

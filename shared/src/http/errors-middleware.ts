@@ -1,4 +1,5 @@
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
@@ -25,22 +26,27 @@ function fromFramework(error: { type?: string; status?: number }): ApiError | nu
  * anything else is logged with its stack and answered with an opaque 500.
  */
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
-  return (error, req, res, _next) => {
-    const apiError =
-      error instanceof ApiError ? error : fromFramework(error as { type?: string; status?: number });
-    const log = req.log ?? logger;
-    if (!apiError) {
-      log.error({ err: error, method: req.method, path: req.path }, 'unexpected error');
-    }
-    const rendered = apiError ?? new ApiError('error');
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    whenBodyRead(req, res, rendered.code === 'payload_too_large', () => {
-      res.status(rendered.status).set(rendered.headers).json(rendered.toBody());
+  return (error, req, res, _next) => sendError(req, res, error, req.log ?? logger);
+}
+
+/** What errorMiddleware does, for a handler that runs outside Express (the gateway's forwarding). */
+export function sendError(req: IncomingMessage, res: ServerResponse, error: unknown, log: Logger): void {
+  const apiError = error instanceof ApiError ? error : fromFramework(error as { type?: string; status?: number });
+  if (!apiError) log.error({ err: error, method: req.method, path: (req.url ?? '').split('?')[0] }, 'unexpected error');
+  const rendered = apiError ?? new ApiError('error');
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  whenBodyRead(req, res, rendered.code === 'payload_too_large', () => {
+    const body = JSON.stringify(rendered.toBody());
+    res.writeHead(rendered.status, {
+      ...rendered.headers,
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
     });
-  };
+    res.end(body);
+  });
 }
 
 /**
@@ -51,10 +57,10 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
  * and its connection closed: the server ends that answer once it has read and thrown away the rest
  * of the body (bounded, see createHttpServer), so that a client still sending it reads the 413.
  */
-function whenBodyRead(req: Request, res: Response, tooLarge: boolean, answer: () => void): void {
+function whenBodyRead(req: IncomingMessage, res: ServerResponse, tooLarge: boolean, answer: () => void): void {
   if (req.complete || req.destroyed) answer();
   else if (tooLarge) {
-    res.set('Connection', 'close');
+    res.setHeader('Connection', 'close');
     answer();
   } else {
     req.unpipe();

@@ -16,7 +16,7 @@
  * the limiter protects the API and must not take it down.
  */
 import { ApiError, type Logger, type RedisClient } from '@collab/shared';
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { Caller } from '../auth/authenticate.js';
 import type { GatewayMetrics } from '../metrics.js';
 
@@ -53,7 +53,7 @@ export interface RateLimitOptions {
 }
 
 /** Sets the RateLimit headers of the caller's request, or throws 429 when its budget is spent. */
-export type RateLimit = (caller: Caller, res: Response) => Promise<void>;
+export type RateLimit = (caller: Caller, res: ServerResponse) => Promise<void>;
 
 /**
  * `redis` should fail fast (no offline queue, a short command timeout), or every request would
