@@ -116,19 +116,27 @@ interface Measurements {
   direct: Measured | null;
   sql: Measured;
   bare: Measured | null;
+  /** Through a bare node:http proxy instead of the gateway (GET user only). */
+  proxy: Measured | null;
 }
 
-/** A bare node:http server in its own process (bare-server.ts), on a free port. */
-async function startBareServer(databaseUrl: string): Promise<{ url: string; process: ExtraProcess; stop(): Promise<void> }> {
-  const script = join(dirname(fileURLToPath(import.meta.url)), '..', 'bare-server.js');
-  const child = fork(script, [databaseUrl, INTERNAL_HEADERS.applicationId], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+/** The baseline process names: they are also the rows' and notes' names. */
+const BARE_SERVER = 'bare node:http';
+const BARE_PROXY = 'bare node:http proxy';
+
+/**
+ * A baseline server in its own process (`script` in bench/src, compiled), on a free port it
+ * reports over IPC; stopped once measured.
+ */
+async function startBaseline(script: string, name: string, args: string[]): Promise<{ url: string; process: ExtraProcess; stop(): Promise<void> }> {
+  const child = fork(join(dirname(fileURLToPath(import.meta.url)), '..', script), args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (message: { port: number }) => resolve(message.port));
-    child.once('exit', (code) => reject(new Error(`the bare node:http server exited (${code}) before listening`)));
+    child.once('exit', (code) => reject(new Error(`the ${name} exited (${code}) before listening`)));
   });
   return {
     url: `http://127.0.0.1:${port}`,
-    process: { name: 'bare node:http', pid: child.pid! },
+    process: { name, pid: child.pid! },
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -208,6 +216,18 @@ function gatewayRows(call: Call, label: string, moderate: boolean, m: Measuremen
     target: p50Target ? `p50 ≤ +${fmt.ms(GATEWAY_P50_TARGET_MS)}` : '—',
     met: p50Target ? added <= GATEWAY_P50_TARGET_MS : null,
   });
+  if (m.proxy?.cpu) {
+    const proxy = processMs(m.proxy, BARE_PROXY);
+    const owner = processMs(m.proxy, call.owner);
+    out.push({
+      figure: `${label}: CPU per request of a bare node:http proxy (the floor under the gateway's)`,
+      value: `${fmt.ms(proxy)} proxy, ${fmt.ms(owner)} ${call.owner} behind it`,
+      baseline: `gateway ${fmt.ms(processMs(m.gateway, 'gateway'))}`,
+      ratio: `proxy ${fmt.ratio(proxy / owner)} ${call.owner}`,
+      target: '—',
+      met: null,
+    });
+  }
   if (m.gateway.cpu) {
     const gateway = processMs(m.gateway, 'gateway');
     const owner = processMs(m.gateway, call.owner);
@@ -259,7 +279,8 @@ export const fiveCalls: Scenario = {
         `${fmt.ratio(GATEWAY_THROUGHPUT_TARGET)} direct on GET user, and the gateway's CPU per request ≤ ` +
         `${fmt.ratio(GATEWAY_CPU_TARGET)} the owning service's; the earlier gateway targets stay (≥ ` +
         `${fmt.ratio(GATEWAY_THROUGHPUT_TARGET)} of throughput and ≤ +${fmt.ms(GATEWAY_P50_TARGET_MS)} at p50 on GET user and ` +
-        `message create, at ${MODERATE_CONNECTIONS} connections).`,
+        `message create, at ${MODERATE_CONNECTIONS} connections). For GET user also through a ${BARE_PROXY} (bench/src/bare-proxy.ts) ` +
+        `that adds the same internal headers and nothing else: the least CPU per request forwarding costs one Node process.`,
       rows: [],
       notes: [],
     };
@@ -417,16 +438,19 @@ export const fiveCalls: Scenario = {
       await until(async () => (await outboxBacklog(harness)) === 0, 'the conversation outbox to drain', DRAIN_TIMEOUT_MS, 100);
       harness.log(`relayed a backlog of ${backlog} events in ${fmt.s((performance.now() - started) / 1000)}`);
     };
-    /** The bare node:http server runs only while measured: its pool's connections count against max_connections. */
-    const measureBare = async (label: string, load: Omit<HttpLoad, 'seconds' | 'baseUrl' | 'headers'>) => {
-      const bare = await startBareServer(system.databaseUrl);
+    /** A baseline server runs only while measured (the bare server's pool counts against max_connections). */
+    const measureBaseline = async (
+      label: string,
+      baseline: Awaited<ReturnType<typeof startBaseline>>,
+      load: Omit<HttpLoad, 'seconds' | 'baseUrl'>,
+    ) => {
       try {
-        return await measure(harness, label, { ...load, baseUrl: bare.url, headers: { [INTERNAL_HEADERS.applicationId]: appId } }, [bare.process]);
+        return await measure(harness, label, { ...load, baseUrl: baseline.url }, [baseline.process]);
       } finally {
-        await bare.stop();
+        await baseline.stop();
       }
     };
-    const kinds = { gateway: 'via the gateway', direct: 'direct', sql: 'raw SQL', bare: 'bare node:http' } as const;
+    const kinds = { gateway: 'via the gateway', direct: 'direct', sql: 'raw SQL', bare: BARE_SERVER, proxy: `through a ${BARE_PROXY}` } as const;
     for (const connections of connectionCounts) {
       for (const call of calls) {
         const label = `${call.name}, ${connections} conn.`;
@@ -438,10 +462,19 @@ export const fiveCalls: Scenario = {
           directMeasured = await measure(harness, `${label} direct`, { ...load, baseUrl: direct[call.owner], headers: internalHeaders(direct.internalToken, appId) });
           await settle(call);
         }
-        const bare = call.bare ? await measureBare(`${label}, bare node:http`, load) : null;
+        const bare = call.bare
+          ? await measureBaseline(`${label}, ${BARE_SERVER}`, await startBaseline('bare-server.js', BARE_SERVER, [system.databaseUrl, INTERNAL_HEADERS.applicationId]), {
+              ...load,
+              headers: { [INTERNAL_HEADERS.applicationId]: appId },
+            })
+          : null;
+        const proxy =
+          call.gatewayTarget && direct
+            ? await measureBaseline(`${label}, ${BARE_PROXY}`, await startBaseline('bare-proxy.js', BARE_PROXY, [direct[call.owner], direct.internalToken, appId]), load)
+            : null;
         const sql = await measureSql(harness, `${label}, raw SQL`, connections, call.sql);
         await settle(call);
-        const measured: Measurements = { gateway, direct: directMeasured, sql, bare };
+        const measured: Measurements = { gateway, direct: directMeasured, sql, bare, proxy };
         baselines.rows.push(...callRows(label, connections === tailConnections, measured));
         if (measured.direct) gatewayCost.rows.push(...gatewayRows(call, label, connections === MODERATE_CONNECTIONS, { ...measured, direct: measured.direct }));
         for (const kind of Object.keys(kinds) as (keyof Measurements)[]) {
