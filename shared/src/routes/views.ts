@@ -5,9 +5,10 @@
  * every answer they receive; values the API leaves open (metadata, translation parameters, a
  * delivery's body) stay open here too.
  */
-import { s, type Schema } from '../schema/index.js';
+import { s, type Infer, type Schema, type Shape } from '../schema/index.js';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/signing.js';
 import { MessageContentSchema } from './message-content.js';
+import { userFields } from './user-fields.js';
 
 const components: Schema<unknown>[] = [];
 
@@ -29,6 +30,11 @@ function field<const K extends string, V>(key: K, value: V): Record<K, V> {
   return { [key]: value } as Record<K, V>;
 }
 
+/** Request fields as an answer gives them back: each key present, each value as stored. */
+function answered<S extends Shape>(shape: S): { [K in keyof S]: Schema<Infer<S[K]>> } {
+  return Object.fromEntries(Object.entries(shape).map(([key, field]) => [key, field.asAnswer()])) as { [K in keyof S]: Schema<Infer<S[K]>> };
+}
+
 /** `{success: true, message}`: the answer of most writes. */
 export const successView = view('Success', s.object({ success: s.literal(true), message: s.string() }));
 
@@ -47,20 +53,13 @@ export function pageOf<const K extends string, T>(key: K, item: Schema<T>) {
 
 // ---- identity ------------------------------------------------------------------------------
 
-/** A user in GET /v1/users, with the earlier generation's snake_case aliases beside each field. */
+/**
+ * A user in GET /v1/users: its id, every field the user requests take (with the earlier
+ * generation's snake_case aliases beside each) as stored, and its creation time.
+ */
 export const userListItemView = view('User', s.object({
   id: s.string(),
-  email: s.string().nullable(),
-  status: status(),
-  name: s.string().nullable(),
-  shortName: s.string().nullable(),
-  short_name: s.string().nullable(),
-  // Deprecated; always null.
-  first_name: s.string().nullable(),
-  last_name: s.string().nullable(),
-  profilePictureURL: s.string().nullable(),
-  profile_picture_url: s.string().nullable(),
-  metadata: s.flatObject(),
+  ...answered(userFields),
   createdTimestamp: timestamp(),
 }));
 
