@@ -35,6 +35,12 @@ function answered<S extends Shape>(shape: S): { [K in keyof S]: Schema<Infer<S[K
   return Object.fromEntries(Object.entries(shape).map(([key, field]) => [key, field.asAnswer()])) as { [K in keyof S]: Schema<Infer<S[K]>> };
 }
 
+/** The shape with `first` keys first, then the others in their own order. */
+function inOrder<S extends Shape>(shape: S, first: readonly (keyof S & string)[]): S {
+  const rest = Object.keys(shape).filter((key) => !first.includes(key));
+  return Object.fromEntries([...first, ...rest].map((key) => [key, shape[key]])) as S;
+}
+
 /** `{success: true, message}`: the answer of most writes. */
 export const successView = view('Success', s.object({ success: s.literal(true), message: s.string() }));
 
@@ -54,12 +60,32 @@ export function pageOf<const K extends string, T>(key: K, item: Schema<T>) {
 // ---- identity ------------------------------------------------------------------------------
 
 /**
- * A user in GET /v1/users: its id, every field the user requests take (with the earlier
- * generation's snake_case aliases beside each) as stored, and its creation time.
+ * Where the answers have always placed these user fields (not the request schema's order); a
+ * field added to the request schema follows them, in that schema's order.
  */
+const USER_ANSWER_ORDER = [
+  'email',
+  'status',
+  'name',
+  'shortName',
+  'short_name',
+  'first_name',
+  'last_name',
+  'profilePictureURL',
+  'profile_picture_url',
+  'metadata',
+] as const satisfies readonly (keyof typeof userFields)[];
+
+/**
+ * Every field the user requests take (with the earlier generation's snake_case aliases beside
+ * each), as the answers give it: always present, as stored, in the answers' order.
+ */
+export const userAnswerFields = answered(inOrder(userFields, USER_ANSWER_ORDER));
+
+/** A user in GET /v1/users: its id, every user field and its creation time. */
 export const userListItemView = view('User', s.object({
   id: s.string(),
-  ...answered(userFields),
+  ...userAnswerFields,
   createdTimestamp: timestamp(),
 }));
 

@@ -21,12 +21,10 @@ const OTHER_KEYS: { [K in Exclude<UserKey, Column>]: ColumnTaking<K> | null } = 
   profile_picture_url: 'profilePictureUrl',
 };
 
-function columnOf(key: UserKey): Column | null {
+/** The column the key is stored in and answered from; null when it is stored nowhere. */
+export function columnOf(key: UserKey): Column | null {
   return Object.hasOwn(OTHER_KEYS, key) ? OTHER_KEYS[key as keyof typeof OTHER_KEYS] : (key as Column);
 }
-
-/** Every request key with its column, in the request schema's order (also the answers' order). */
-export const USER_KEY_COLUMNS: readonly (readonly [UserKey, Column | null])[] = (Object.keys(userFields) as UserKey[]).map((key) => [key, columnOf(key)]);
 
 /**
  * The request keys of each writable column, in the request schema's order (the first that gives
@@ -34,5 +32,5 @@ export const USER_KEY_COLUMNS: readonly (readonly [UserKey, Column | null])[] = 
  */
 export const COLUMN_KEYS: readonly (readonly [Column, readonly UserKey[]])[] = USER_FIELDS.map((column) => [
   column,
-  USER_KEY_COLUMNS.filter(([, keyColumn]) => keyColumn === column).map(([key]) => key),
+  (Object.keys(userFields) as UserKey[]).filter((key) => columnOf(key) === column),
 ]);

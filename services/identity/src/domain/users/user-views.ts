@@ -1,13 +1,16 @@
 /** The user objects of the API, with the earlier generation's aliases. */
 import type { UserRow } from '../../entities/index.js';
-import { USER_KEY_COLUMNS, type UserKey } from './user-keys.js';
+import { userAnswerFields } from '@collab/shared';
+import { columnOf, type UserKey } from './user-keys.js';
+
+const ANSWERED = (Object.keys(userAnswerFields) as UserKey[]).map((key) => [key, columnOf(key)] as const);
 
 /**
- * A user in GET /v1/users: every key the user requests take, read from the column it is stored
- * in (null for a key stored nowhere), between the id and the creation time.
+ * A user in GET /v1/users: every key the user requests take, in the answers' order, read from
+ * the column it is stored in (null for a key stored nowhere), between the id and the creation time.
  */
 export function userListItem(user: UserRow): { id: string } & Record<UserKey, unknown> & { createdTimestamp: string } {
-  const fields = Object.fromEntries(USER_KEY_COLUMNS.map(([key, column]) => [key, column === null ? null : user[column]])) as Record<UserKey, unknown>;
+  const fields = Object.fromEntries(ANSWERED.map(([key, column]) => [key, column === null ? null : user[column]])) as Record<UserKey, unknown>;
   return { id: user.externalId, ...fields, createdTimestamp: user.createdAt.toISOString() };
 }
 
