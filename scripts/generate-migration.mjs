@@ -12,7 +12,7 @@ if (!service || !/^[A-Z][A-Za-z]+$/.test(name ?? '')) {
   console.error('usage: node scripts/generate-migration.mjs <service> <PascalCaseName>');
   process.exit(2);
 }
-const { migrateServiceSchema } = await import(join(root, 'shared/dist/index.js'));
+const { migrateServiceSchema } = await import(join(root, 'shared/dist/storage.js'));
 const dataSourceModule = await import(join(root, 'services', service, 'dist', 'data-source.js'));
 const createDataSource = Object.values(dataSourceModule)[0];
 

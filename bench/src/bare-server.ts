@@ -2,13 +2,15 @@
  * What one Node process can do for GET and PUT /v1/users/<ID>: a bare node:http server, run as
  * its own process (`node bare-server.js <database URL> <application id header>`), issuing the
  * statements identity issues for these calls (statements.ts) over a pg pool of identity's size
- * (DB_POOL_SIZE, default 10 as identity's), and answering identity's JSON. Nothing else: no
- * express, no schema validation, no token check, no logging. The application is the one named by
- * the header the gateway sets, so the same load reaches it as reaches identity directly.
+ * (DB_POOL_SIZE, default 10 as identity's), and answering identity's JSON, built by identity's own
+ * view (userDetails). Nothing else: no express, no schema validation, no token check, no logging.
+ * The application is the one named by the header the gateway sets, so the same load reaches it as
+ * reaches identity directly.
  * It listens on a free port, tells the parent over IPC (`{ port }`) and exits when the parent goes.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { userDetails } from '@collab/identity/domain/users/user-views';
 import pg from 'pg';
 import { IDENTITY } from './statements.js';
 
@@ -16,17 +18,8 @@ const [databaseUrl, applicationHeader] = process.argv.slice(2);
 const sql = new pg.Pool({ connectionString: databaseUrl, max: Number(process.env.DB_POOL_SIZE || 10) });
 sql.on('error', () => undefined);
 
-interface UserRow {
-  externalId: string;
-  name: string | null;
-  email: string | null;
-  shortName: string | null;
-  profilePictureUrl: string | null;
-  status: string;
-  metadata: Record<string, unknown>;
-  createdAt: Date;
-  groupIds: string[];
-}
+/** The row findUserWithGroupIds reads: the user as identity's view takes it, and its group ids. */
+type UserWithGroups = Parameters<typeof userDetails>[0] & { groupIds: string[] };
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   const json = JSON.stringify(body);
@@ -35,25 +28,9 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 }
 
 async function getUser(applicationId: string, userId: string, res: ServerResponse): Promise<void> {
-  const user = (await sql.query<UserRow>(IDENTITY.findUserWithGroupIds, [applicationId, userId])).rows[0];
+  const user = (await sql.query<UserWithGroups>(IDENTITY.findUserWithGroupIds, [applicationId, userId])).rows[0];
   if (!user) return send(res, 404, { error: 'user_not_found', message: `Platform user ${userId} not found.` });
-  send(res, 200, {
-    id: user.externalId,
-    email: user.email,
-    status: user.status,
-    name: user.name,
-    shortName: user.shortName,
-    short_name: user.shortName,
-    first_name: null,
-    last_name: null,
-    profilePictureURL: user.profilePictureUrl,
-    profile_picture_url: user.profilePictureUrl,
-    metadata: user.metadata,
-    createdTimestamp: user.createdAt.toISOString(),
-    groups: user.groupIds,
-    organizations: user.groupIds,
-    groupIDsWithLinkedChatProfile: [],
-  });
+  send(res, 200, userDetails(user, user.groupIds));
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {

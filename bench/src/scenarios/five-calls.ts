@@ -294,7 +294,7 @@ export const fiveCalls: Scenario = {
     const script = new Script(system.sql);
     const { query } = script;
     const appId = app.id;
-    const content = JSON.stringify(messageBody(author, 'hello').content);
+    const content = messageBody(author, 'hello').content;
     // A counter per run: the PUT bodies differ from every earlier one, and created threads never collide.
     const runTag = randomUUID().slice(0, 8);
     let sequence = 0;
@@ -319,10 +319,7 @@ export const fiveCalls: Scenario = {
           await tx(CONVERSATION.subscribe, [thread.internalId, [author], true]);
         }
         await tx(CONVERSATION.beforeNewMessage, [thread.internalId]);
-        const [message] = await tx<{ internalId: string }>(CONVERSATION.insertMessage, [
-          appId, `cord:${randomUUID()}`, thread.internalId, author, 'user_message', content,
-          null, null, null, null, '{}', false, new Date(), null, null,
-        ]);
+        const [message] = await tx<{ internalId: string }>(...CONVERSATION.insertMessage(appId, thread.internalId, author, content));
         await tx(CONVERSATION.markSeen, [thread.internalId, [author], true]);
         const payload = { messageId: message.internalId, linkBase: system.url, recipients: [] };
         await tx(CONVERSATION.outboxRecord, [randomUUID(), appId, 'message.added', JSON.stringify(payload), randomUUID(), 0, outboxChannel('conversation')]);
@@ -502,10 +499,7 @@ export const fiveCalls: Scenario = {
       ...(await explain(system.sql, 'thread read: messages of the thread', CONVERSATION.threadMessages, [appId, readInternal.internalId])),
       ...(await explain(system.sql, "thread read: the messages' details", CONVERSATION.viewDetails, [readIds, [readInternal.internalId]])),
       ...(await explain(system.sql, 'message create: seen-by (markSeen)', CONVERSATION.markSeen, [writeInternal.internalId, [author], true])),
-      ...(await explain(system.sql, 'message create: insert with the thread activity (insertWithActivity)', CONVERSATION.insertMessage, [
-        appId, `cord:${randomUUID()}`, writeInternal.internalId, author, 'user_message', content,
-        null, null, null, null, '{}', false, new Date(), null, null,
-      ])),
+      ...(await explain(system.sql, 'message create: insert with the thread activity (insertWithActivity)', ...CONVERSATION.insertMessage(appId, writeInternal.internalId, author, content))),
       ...(await explain(system.sql, "message create: identity's group lookup", IDENTITY.lookupGroup, [appId, groupId, [author]])),
     );
     return [baselines, gatewayCost];

@@ -9,6 +9,7 @@ import { pageCursors } from '../pagination/index.js';
 import { filterMetadata, q, s } from '../schema/index.js';
 import { applicationRoutes } from './applications.routes.js';
 import { defineRoute, param, prefixKeys, type RawAnswer } from './route.js';
+import { userFields } from './user-fields.js';
 import {
   batchStatusView,
   groupDetailsView,
@@ -23,12 +24,11 @@ import {
   userListItemView,
 } from './views.js';
 
-const userStatus = s.enum(['active', 'deleted']);
-const nullableString = () => s.string().nullable().optional();
+const groupStatus = s.enum(['active', 'deleted']);
 
 const groupBody = s.object({
   name: s.string().optional(),
-  status: userStatus.optional(),
+  status: groupStatus.optional(),
   metadata: s.flatObject().optional(),
   members: s.array(s.externalId()).optional(),
 });
@@ -37,20 +37,6 @@ const membersBody = s.object({
   add: s.array(s.externalId()).optional(),
   remove: s.array(s.externalId()).optional(),
 });
-
-/** Every key of PUT /v1/users/<ID>, both generations. */
-export const userFields = {
-  name: nullableString(),
-  email: s.email().nullable().optional(),
-  shortName: nullableString(),
-  short_name: nullableString(),
-  profilePictureURL: s.uri().nullable().optional(),
-  profile_picture_url: s.uri().nullable().optional(),
-  first_name: nullableString(),
-  last_name: nullableString(),
-  status: userStatus.optional(),
-  metadata: s.flatObject().optional(),
-};
 
 const upsertUserBody = s.object({
   ...userFields,

@@ -12,6 +12,7 @@ export { notificationRoutes, TEMPLATE_PLACEHOLDER } from './notification.routes.
 export { webhooksRoutes, webhookRegistrationRoutes } from './webhooks.routes.js';
 export * from './message-content.js';
 export * from './views.js';
+export * from './user-fields.js';
 
 /** Every public route of the API. */
 export const ROUTES: readonly RouteDef[] = [

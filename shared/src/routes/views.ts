@@ -5,9 +5,10 @@
  * every answer they receive; values the API leaves open (metadata, translation parameters, a
  * delivery's body) stay open here too.
  */
-import { s, type Schema } from '../schema/index.js';
+import { s, type Infer, type Schema, type Shape } from '../schema/index.js';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/signing.js';
 import { MessageContentSchema } from './message-content.js';
+import { userFields } from './user-fields.js';
 
 const components: Schema<unknown>[] = [];
 
@@ -29,6 +30,17 @@ function field<const K extends string, V>(key: K, value: V): Record<K, V> {
   return { [key]: value } as Record<K, V>;
 }
 
+/** Request fields as an answer gives them back: each key present, each value as stored. */
+function answered<S extends Shape>(shape: S): { [K in keyof S]: Schema<Infer<S[K]>> } {
+  return Object.fromEntries(Object.entries(shape).map(([key, field]) => [key, field.asAnswer()])) as { [K in keyof S]: Schema<Infer<S[K]>> };
+}
+
+/** The shape with `first` keys first, then the others in their own order. */
+function inOrder<S extends Shape>(shape: S, first: readonly (keyof S & string)[]): S {
+  const rest = Object.keys(shape).filter((key) => !first.includes(key));
+  return Object.fromEntries([...first, ...rest].map((key) => [key, shape[key]])) as S;
+}
+
 /** `{success: true, message}`: the answer of most writes. */
 export const successView = view('Success', s.object({ success: s.literal(true), message: s.string() }));
 
@@ -47,20 +59,33 @@ export function pageOf<const K extends string, T>(key: K, item: Schema<T>) {
 
 // ---- identity ------------------------------------------------------------------------------
 
-/** A user in GET /v1/users, with the earlier generation's snake_case aliases beside each field. */
+/**
+ * Where the answers have always placed these user fields (not the request schema's order); a
+ * field added to the request schema follows them, in that schema's order.
+ */
+const USER_ANSWER_ORDER = [
+  'email',
+  'status',
+  'name',
+  'shortName',
+  'short_name',
+  'first_name',
+  'last_name',
+  'profilePictureURL',
+  'profile_picture_url',
+  'metadata',
+] as const satisfies readonly (keyof typeof userFields)[];
+
+/**
+ * Every field the user requests take (with the earlier generation's snake_case aliases beside
+ * each), as the answers give it: always present, as stored, in the answers' order.
+ */
+export const userAnswerFields = answered(inOrder(userFields, USER_ANSWER_ORDER));
+
+/** A user in GET /v1/users: its id, every user field and its creation time. */
 export const userListItemView = view('User', s.object({
   id: s.string(),
-  email: s.string().nullable(),
-  status: status(),
-  name: s.string().nullable(),
-  shortName: s.string().nullable(),
-  short_name: s.string().nullable(),
-  // Deprecated; always null.
-  first_name: s.string().nullable(),
-  last_name: s.string().nullable(),
-  profilePictureURL: s.string().nullable(),
-  profile_picture_url: s.string().nullable(),
-  metadata: s.flatObject(),
+  ...userAnswerFields,
   createdTimestamp: timestamp(),
 }));
 

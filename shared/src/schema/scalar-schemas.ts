@@ -45,6 +45,10 @@ export class StringSchema extends Schema<string> {
     if (maxLength !== undefined && codePointLength(value) > maxLength) this.invalid(path);
     return value;
   }
+  override asAnswer(): Schema<string> {
+    const { format, ...lengths } = this.options;
+    return format ? new StringSchema(lengths) : this;
+  }
   protected baseJsonSchema(): JsonSchema {
     const { format, minLength, maxLength } = this.options;
     const schema: JsonSchema = { type: 'string' };

@@ -286,6 +286,16 @@ describe('nullable and optional', () => {
     expectError(() => body.parse({ ids: ['a', 1] }), 'invalid_field', 'Input type for ids/1 is not valid, expected string.');
     expectError(() => body.parse({ ids: 'a' }), 'invalid_field', 'Input type for ids is not valid, expected array or null.');
   });
+
+  it('answers a request field as stored: always present, nullable as asked, strings without their format', () => {
+    const email = s.email().nullable().optional().asAnswer();
+    expect(email.isOptional).toBe(false);
+    expect(email.jsonSchema()).toEqual({ anyOf: [{ type: 'string' }, { type: 'null' }] });
+    expect(email.parse('not an e-mail')).toBe('not an e-mail');
+    expect(s.uri().optional().nullable().asAnswer().jsonSchema()).toEqual({ anyOf: [{ type: 'string' }, { type: 'null' }] });
+    expect(s.string({ maxLength: 3 }).optional().asAnswer().jsonSchema()).toEqual({ type: 'string', maxLength: 3 });
+    expect(s.enum(['active', 'deleted']).optional().asAnswer().jsonSchema()).toEqual({ type: 'string', enum: ['active', 'deleted'] });
+  });
 });
 
 describe('strings and formats', () => {

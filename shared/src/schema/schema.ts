@@ -61,6 +61,15 @@ export abstract class Schema<Out> {
     return new OptionalSchema(this);
   }
 
+  /**
+   * The value as an answer gives it back once stored, for a response schema built from request
+   * fields: the key is always present (not optional), and a string has no format, since a stored
+   * value may have come another way than this request (an import does not check formats).
+   */
+  asAnswer(): Schema<Out> {
+    return this;
+  }
+
   nullable(): NullableSchema<Out, this> {
     return new NullableSchema<Out, this>(this);
   }
@@ -92,6 +101,9 @@ export class OptionalSchema<Out> extends Schema<Out> {
   parse(value: unknown, path: Path = []): Out {
     return this.inner.parse(value, path);
   }
+  override asAnswer(): Schema<Out> {
+    return this.inner.asAnswer();
+  }
   protected baseJsonSchema(): JsonSchema {
     return this.inner.jsonSchema();
   }
@@ -122,6 +134,9 @@ export class NullableSchema<Out, Inner extends Schema<Out> = Schema<Out>> extend
         this.invalid(path);
       throw error;
     }
+  }
+  override asAnswer(): Schema<Out | null> {
+    return this.inner.asAnswer().nullable();
   }
   protected baseJsonSchema(): JsonSchema {
     return { anyOf: [this.inner.jsonSchema(), { type: 'null' }] };

@@ -20,18 +20,16 @@ interface ViewDetailsJson {
   participants: Timed<ParticipantRow, 'lastSeenAt'>[];
 }
 
-export const messageViewsRepository = {
-  /**
-   * What a message view shows besides the message rows, in one round trip: the reactions,
-   * attachments and visible link previews of these messages, and the participants of their threads,
-   * each in the order the API lists them. Timestamps travel as epoch milliseconds, truncated as pg
-   * truncates microseconds, so they equal what the rows' own columns would give.
-   */
-  async detailsOf(db: Db, messages: readonly MessageRef[], threads: readonly ThreadRef[]): Promise<ViewDetails> {
-    if (messages.length === 0 && threads.length === 0) return { reactions: [], attachments: [], previews: [], participants: [] };
-    const ms = (column: string) => `floor(extract(epoch FROM ${column}) * 1000)`;
-    const rows: ViewDetailsJson[] = await db.query(
-      `SELECT
+/** A timestamp column as epoch milliseconds, truncated as pg truncates microseconds. */
+const ms = (column: string) => `floor(extract(epoch FROM ${column}) * 1000)`;
+
+/**
+ * The repository's statements that the bench's raw-SQL baselines issue too, exported so that
+ * they issue the very same text.
+ */
+export const messageViewsStatements = {
+  /** The reactions, attachments and visible previews of the messages $1, and the participants of the threads $2, as JSON. */
+  detailsOf: `SELECT
        (SELECT COALESCE(json_agg(json_build_object('messageRef', message_id::text, 'userId', user_id, 'reaction', reaction,
            'reactedAt', ${ms('reacted_at')}) ORDER BY reacted_at, user_id, reaction), '[]')
         FROM conversation.message_reactions WHERE message_id = ANY($1::bigint[])) AS reactions,
@@ -46,6 +44,19 @@ export const messageViewsRepository = {
        (SELECT COALESCE(json_agg(json_build_object('threadRef', thread_id::text, 'userId', user_id, 'lastSeenAt', ${ms('last_seen_at')},
            'subscribed', subscribed, 'seq', seq::text) ORDER BY seq), '[]')
         FROM conversation.thread_participants WHERE thread_id = ANY($2::bigint[])) AS participants`,
+};
+
+export const messageViewsRepository = {
+  /**
+   * What a message view shows besides the message rows, in one round trip: the reactions,
+   * attachments and visible link previews of these messages, and the participants of their threads,
+   * each in the order the API lists them. Timestamps travel as epoch milliseconds, truncated as pg
+   * truncates microseconds, so they equal what the rows' own columns would give.
+   */
+  async detailsOf(db: Db, messages: readonly MessageRef[], threads: readonly ThreadRef[]): Promise<ViewDetails> {
+    if (messages.length === 0 && threads.length === 0) return { reactions: [], attachments: [], previews: [], participants: [] };
+    const rows: ViewDetailsJson[] = await db.query(
+      messageViewsStatements.detailsOf,
       [[...new Set(messages)], [...new Set(threads)]],
     );
     const { reactions, attachments, previews, participants } = rows[0];

@@ -51,6 +51,33 @@ function insertStatement(applicationId: string, message: NewMessage): [string, u
   ];
 }
 
+/**
+ * The repository's statements that the bench's raw-SQL baselines issue too, exported so that
+ * they issue the very same text.
+ */
+export const messagesStatements = {
+  /** Inserts the message and moves its thread's latest activity, in one statement, with its parameters. */
+  insertWithActivity(applicationId: string, message: NewMessage): [string, unknown[]] {
+    const [insert, params] = insertStatement(applicationId, message);
+    return [
+      `WITH inserted AS (${insert}),
+       activity AS (
+         UPDATE conversation.threads t SET last_activity_at = GREATEST(
+           (SELECT max(m.created_at) FROM conversation.messages m WHERE m.thread_id = t.internal_id), inserted."createdAt")
+         FROM inserted WHERE t.application_id = $1 AND t.internal_id = inserted."threadRef"
+       )
+       SELECT * FROM inserted`,
+      params,
+    ];
+  },
+  /** The messages of thread $2, oldest or newest first. */
+  inThread: (direction: 'ascending' | 'descending') => {
+    const order = direction === 'ascending' ? 'ASC' : 'DESC';
+    return `SELECT ${MESSAGE_COLUMNS} FROM conversation.messages m WHERE m.application_id = $1 AND m.thread_id = $2 AND m.purging_at IS NULL
+       ORDER BY m.created_at ${order}, m.internal_id ${order}`;
+  },
+};
+
 export const messagesRepository = {
   async find(db: Db, applicationId: string, externalId: string, forUpdate = false): Promise<MessageRow | null> {
     const rows: MessageRow[] = await db.query(
@@ -100,17 +127,8 @@ export const messagesRepository = {
    * concurrent creates are all visible here.
    */
   async insertWithActivity(db: Db, applicationId: string, message: NewMessage): Promise<MessageRow> {
-    const [insert, params] = insertStatement(applicationId, message);
-    const rows: MessageRow[] = await db.query(
-      `WITH inserted AS (${insert}),
-       activity AS (
-         UPDATE conversation.threads t SET last_activity_at = GREATEST(
-           (SELECT max(m.created_at) FROM conversation.messages m WHERE m.thread_id = t.internal_id), inserted."createdAt")
-         FROM inserted WHERE t.application_id = $1 AND t.internal_id = inserted."threadRef"
-       )
-       SELECT * FROM inserted`,
-      params,
-    );
+    const [statement, params] = messagesStatements.insertWithActivity(applicationId, message);
+    const rows: MessageRow[] = await db.query(statement, params);
     return rows[0];
   },
 
@@ -126,10 +144,8 @@ export const messagesRepository = {
   },
 
   async inThread(db: Db, applicationId: string, thread: ThreadRef, direction: 'ascending' | 'descending'): Promise<MessageRow[]> {
-    const order = direction === 'ascending' ? 'ASC' : 'DESC';
     return db.query(
-      `SELECT ${MESSAGE_COLUMNS} FROM conversation.messages m WHERE m.application_id = $1 AND m.thread_id = $2 AND m.purging_at IS NULL
-       ORDER BY m.created_at ${order}, m.internal_id ${order}`,
+      messagesStatements.inThread(direction),
       [applicationId, thread],
     );
   },

@@ -5,6 +5,33 @@
 import type { ParticipantRow, ThreadRef } from '../entities/index.js';
 import type { Db } from './db.js';
 
+/**
+ * The repository's statements that the bench's raw-SQL baselines issue too, exported so that
+ * they issue the very same text.
+ */
+export const participantsStatements = {
+  /** The subscribers of thread $1 and whether it has messages. */
+  beforeNewMessage: `SELECT ARRAY(SELECT user_id FROM conversation.thread_participants WHERE thread_id = $1 AND subscribed ORDER BY seq) AS subscribers,
+              EXISTS (SELECT 1 FROM conversation.messages WHERE thread_id = $1) AS "hasMessages"`,
+  /** Records for the users $2 in thread $1; $3 subscribes them. */
+  subscribe: `INSERT INTO conversation.thread_participants (thread_id, user_id, subscribed)
+       SELECT $1, user_id, $3 FROM unnest($2::text[]) WITH ORDINALITY AS input(user_id, position) ORDER BY position
+       ON CONFLICT (thread_id, user_id) DO UPDATE SET subscribed = thread_participants.subscribed OR EXCLUDED.subscribed`,
+  /** Thread $1 seen by the users $2 up to its newest activity; $3 subscribes them. */
+  markSeen: `WITH newest AS (
+         SELECT GREATEST(
+           (SELECT max(GREATEST(created_at, updated_at)) FROM conversation.messages WHERE thread_id = $1),
+           (SELECT max(r.reacted_at) FROM conversation.message_reactions r
+              JOIN conversation.messages m ON m.internal_id = r.message_id WHERE m.thread_id = $1)) AS at
+       )
+       INSERT INTO conversation.thread_participants (thread_id, user_id, last_seen_at, subscribed)
+       SELECT $1, user_id, (SELECT at FROM newest), $3 FROM unnest($2::text[]) WITH ORDINALITY AS input(user_id, position)
+       WHERE (SELECT at FROM newest) IS NOT NULL
+       ORDER BY position
+       ON CONFLICT (thread_id, user_id) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at,
+         subscribed = thread_participants.subscribed OR EXCLUDED.subscribed`,
+};
+
 export const participantsRepository = {
   async ofThreads(db: Db, threads: readonly ThreadRef[]): Promise<ParticipantRow[]> {
     if (threads.length === 0) return [];
@@ -30,8 +57,7 @@ export const participantsRepository = {
    */
   async beforeNewMessage(db: Db, thread: ThreadRef): Promise<{ subscribers: string[]; hasMessages: boolean }> {
     const [row]: { subscribers: string[]; hasMessages: boolean }[] = await db.query(
-      `SELECT ARRAY(SELECT user_id FROM conversation.thread_participants WHERE thread_id = $1 AND subscribed ORDER BY seq) AS subscribers,
-              EXISTS (SELECT 1 FROM conversation.messages WHERE thread_id = $1) AS "hasMessages"`,
+      participantsStatements.beforeNewMessage,
       [thread],
     );
     return row;
@@ -41,9 +67,7 @@ export const participantsRepository = {
   async subscribe(db: Db, thread: ThreadRef, userIds: readonly string[], subscribed: boolean): Promise<void> {
     if (userIds.length === 0) return;
     await db.query(
-      `INSERT INTO conversation.thread_participants (thread_id, user_id, subscribed)
-       SELECT $1, user_id, $3 FROM unnest($2::text[]) WITH ORDINALITY AS input(user_id, position) ORDER BY position
-       ON CONFLICT (thread_id, user_id) DO UPDATE SET subscribed = thread_participants.subscribed OR EXCLUDED.subscribed`,
+      participantsStatements.subscribe,
       [thread, [...new Set(userIds)], subscribed],
     );
   },
@@ -67,18 +91,7 @@ export const participantsRepository = {
   async markSeen(db: Db, thread: ThreadRef, userIds: readonly string[], subscribe: boolean): Promise<void> {
     if (userIds.length === 0) return;
     await db.query(
-      `WITH newest AS (
-         SELECT GREATEST(
-           (SELECT max(GREATEST(created_at, updated_at)) FROM conversation.messages WHERE thread_id = $1),
-           (SELECT max(r.reacted_at) FROM conversation.message_reactions r
-              JOIN conversation.messages m ON m.internal_id = r.message_id WHERE m.thread_id = $1)) AS at
-       )
-       INSERT INTO conversation.thread_participants (thread_id, user_id, last_seen_at, subscribed)
-       SELECT $1, user_id, (SELECT at FROM newest), $3 FROM unnest($2::text[]) WITH ORDINALITY AS input(user_id, position)
-       WHERE (SELECT at FROM newest) IS NOT NULL
-       ORDER BY position
-       ON CONFLICT (thread_id, user_id) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at,
-         subscribed = thread_participants.subscribed OR EXCLUDED.subscribed`,
+      participantsStatements.markSeen,
       [thread, [...new Set(userIds)], subscribe],
     );
   },

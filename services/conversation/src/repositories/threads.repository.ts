@@ -52,10 +52,25 @@ function listConditions(filter: ThreadListFilter): { where: string; params: unkn
   return { where: conditions.join(' AND '), params };
 }
 
+/**
+ * The repository's statements that the bench's raw-SQL baselines issue too, exported so that
+ * they issue the very same text.
+ */
+export const threadsStatements = {
+  /** The thread $2 (external id), locked for the transaction with `forUpdate`. */
+  find: (forUpdate: boolean) =>
+    `SELECT ${THREAD_COLUMNS} FROM conversation.threads t WHERE t.application_id = $1 AND t.external_id = $2 AND t.purging_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
+  /** Creates the thread $2 unless taken: $3 group, $4 name, $5 url, $6 location, $7 metadata, $8 extra classnames. */
+  insertIfAbsent: `INSERT INTO conversation.threads AS t (application_id, external_id, group_id, name, url, location, metadata, extra_classnames)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (application_id, external_id) DO NOTHING
+       RETURNING ${THREAD_COLUMNS}`,
+};
+
 export const threadsRepository = {
   async find(db: Db, applicationId: string, externalId: string, forUpdate = false): Promise<ThreadRow | null> {
     const rows: ThreadRow[] = await db.query(
-      `SELECT ${THREAD_COLUMNS} FROM conversation.threads t WHERE t.application_id = $1 AND t.external_id = $2 AND t.purging_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
+      threadsStatements.find(forUpdate),
       [applicationId, externalId],
     );
     return rows[0] ?? null;
@@ -72,10 +87,7 @@ export const threadsRepository = {
   /** Creates the thread unless the id is taken; returns the new row, or null when it existed. */
   async insertIfAbsent(db: Db, applicationId: string, externalId: string, thread: NewThread): Promise<ThreadRow | null> {
     const rows: ThreadRow[] = await db.query(
-      `INSERT INTO conversation.threads AS t (application_id, external_id, group_id, name, url, location, metadata, extra_classnames)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-       ON CONFLICT (application_id, external_id) DO NOTHING
-       RETURNING ${THREAD_COLUMNS}`,
+      threadsStatements.insertIfAbsent,
       [
         applicationId,
         externalId,

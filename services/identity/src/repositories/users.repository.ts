@@ -12,6 +12,39 @@ const NOT_WRITTEN: readonly string[] = ['internalId', 'applicationId', 'external
 export type UserFields = Partial<Omit<UserRow, 'internalId' | 'applicationId' | 'externalId' | 'createdAt'>>;
 export const USER_FIELDS = Object.keys(usersTable.columns).filter((field) => !NOT_WRITTEN.includes(field)) as (keyof UserFields)[];
 
+type Written = ReturnType<typeof usersTable.write>;
+/** The SET list of the fields written; with none, assigning the id to itself changes nothing but still finds the row. */
+const assignmentsOf = (written: Written) => written.set || 'external_id = u.external_id';
+
+/**
+ * Statements of the repository that are issued as they stand, exported so that the bench's
+ * raw-SQL baselines issue the very same text.
+ */
+export const usersStatements = {
+  /** The user and the ids of its active groups ($1 application, $2 user). */
+  findWithGroupIds: `SELECT ${USER_COLUMNS}, ARRAY(
+         SELECT g.external_id FROM identity.group_members m JOIN identity.groups g ON g.internal_id = m.group_id
+         WHERE m.application_id = u.application_id AND m.user_id = u.internal_id AND g.status = 'active'
+         ORDER BY m.added_seq) AS "groupIds"
+       FROM identity.users u WHERE u.application_id = $1 AND u.external_id = $2`,
+  /** Creates the user or updates the fields `written` ($1 application, $2 user, then its placeholders). */
+  upsert: (written: Written) =>
+    `INSERT INTO identity.users AS u (${['application_id', 'external_id', ...written.columns].join(', ')})
+           VALUES (${['$1', '$2', ...written.placeholders].join(', ')})
+           ON CONFLICT (application_id, external_id) DO UPDATE SET ${assignmentsOf(written)}
+           RETURNING u.internal_id AS "internalId", (u.xmax = 0) AS created`,
+  /** A page of users: $2 the id after which it starts, $3 the metadata filter, $4 the limit. */
+  listPage: `SELECT ${USER_COLUMNS} FROM identity.users u
+       WHERE u.application_id = $1
+         AND ($2::text IS NULL OR u.external_id > $2::text)
+         AND ($3::jsonb IS NULL OR u.metadata @> $3::jsonb)
+       ORDER BY u.external_id
+       LIMIT $4`,
+  /** How many users match the metadata filter ($2). */
+  count: `SELECT count(*) AS count FROM identity.users
+       WHERE application_id = $1 AND ($2::jsonb IS NULL OR metadata @> $2::jsonb)`,
+};
+
 export const usersRepository = {
   async find(db: Db, applicationId: string, externalId: string, forUpdate = false): Promise<UserRow | null> {
     const rows: UserRow[] = await db.query(
@@ -26,14 +59,7 @@ export const usersRepository = {
    * in one statement.
    */
   async findWithGroupIds(db: Db, applicationId: string, externalId: string): Promise<(UserRow & { groupIds: string[] }) | null> {
-    const rows: (UserRow & { groupIds: string[] })[] = await db.query(
-      `SELECT ${USER_COLUMNS}, ARRAY(
-         SELECT g.external_id FROM identity.group_members m JOIN identity.groups g ON g.internal_id = m.group_id
-         WHERE m.application_id = u.application_id AND m.user_id = u.internal_id AND g.status = 'active'
-         ORDER BY m.added_seq) AS "groupIds"
-       FROM identity.users u WHERE u.application_id = $1 AND u.external_id = $2`,
-      [applicationId, externalId],
-    );
+    const rows: (UserRow & { groupIds: string[] })[] = await db.query(usersStatements.findWithGroupIds, [applicationId, externalId]);
     return rows[0] ?? null;
   },
 
@@ -65,19 +91,11 @@ export const usersRepository = {
   ): Promise<{ internalId: string; created: boolean } | null> {
     const values: unknown[] = [applicationId, externalId];
     const written = usersTable.write(fields, values);
-    // With no field given, assigning the id to itself changes nothing but still finds the row.
-    const assignments = written.set || 'external_id = u.external_id';
     const rows: { internalId: string; created: boolean }[] = options.create
-      ? await db.query(
-          `INSERT INTO identity.users AS u (${['application_id', 'external_id', ...written.columns].join(', ')})
-           VALUES (${['$1', '$2', ...written.placeholders].join(', ')})
-           ON CONFLICT (application_id, external_id) DO UPDATE SET ${assignments}
-           RETURNING u.internal_id AS "internalId", (u.xmax = 0) AS created`,
-          values,
-        )
+      ? await db.query(usersStatements.upsert(written), values)
       : // In a WITH: TypeORM answers a bare UPDATE … RETURNING with [rows, rowCount].
         await db.query(
-          `WITH updated AS (UPDATE identity.users u SET ${assignments} WHERE u.application_id = $1 AND u.external_id = $2
+          `WITH updated AS (UPDATE identity.users u SET ${assignmentsOf(written)} WHERE u.application_id = $1 AND u.external_id = $2
              RETURNING u.internal_id AS "internalId", false AS created)
            SELECT * FROM updated`,
           values,
@@ -92,20 +110,14 @@ export const usersRepository = {
     options: { afterExternalId: string | null; limit: number; metadata?: Record<string, unknown> },
   ): Promise<UserRow[]> {
     return db.query(
-      `SELECT ${USER_COLUMNS} FROM identity.users u
-       WHERE u.application_id = $1
-         AND ($2::text IS NULL OR u.external_id > $2::text)
-         AND ($3::jsonb IS NULL OR u.metadata @> $3::jsonb)
-       ORDER BY u.external_id
-       LIMIT $4`,
+      usersStatements.listPage,
       [applicationId, options.afterExternalId, options.metadata ? JSON.stringify(options.metadata) : null, options.limit],
     );
   },
 
   async count(db: Db, applicationId: string, metadata?: Record<string, unknown>): Promise<number> {
     const rows: { count: string }[] = await db.query(
-      `SELECT count(*) AS count FROM identity.users
-       WHERE application_id = $1 AND ($2::jsonb IS NULL OR metadata @> $2::jsonb)`,
+      usersStatements.count,
       [applicationId, metadata ? JSON.stringify(metadata) : null],
     );
     return Number(rows[0].count);

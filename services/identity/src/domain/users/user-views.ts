@@ -1,21 +1,17 @@
 /** The user objects of the API, with the earlier generation's aliases. */
 import type { UserRow } from '../../entities/index.js';
+import { userAnswerFields } from '@collab/shared';
+import { columnOf, type UserKey } from './user-keys.js';
 
-export function userListItem(user: UserRow) {
-  return {
-    id: user.externalId,
-    email: user.email,
-    status: user.status,
-    name: user.name,
-    shortName: user.shortName,
-    short_name: user.shortName,
-    first_name: null,
-    last_name: null,
-    profilePictureURL: user.profilePictureUrl,
-    profile_picture_url: user.profilePictureUrl,
-    metadata: user.metadata,
-    createdTimestamp: user.createdAt.toISOString(),
-  };
+const ANSWERED = (Object.keys(userAnswerFields) as UserKey[]).map((key) => [key, columnOf(key)] as const);
+
+/**
+ * A user in GET /v1/users: every key the user requests take, in the answers' order, read from
+ * the column it is stored in (null for a key stored nowhere), between the id and the creation time.
+ */
+export function userListItem(user: UserRow): { id: string } & Record<UserKey, unknown> & { createdTimestamp: string } {
+  const fields = Object.fromEntries(ANSWERED.map(([key, column]) => [key, column === null ? null : user[column]])) as Record<UserKey, unknown>;
+  return { id: user.externalId, ...fields, createdTimestamp: user.createdAt.toISOString() };
 }
 
 export function userDetails(user: UserRow, groupIds: string[]) {

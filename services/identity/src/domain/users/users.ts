@@ -1,10 +1,11 @@
 /** User use cases. */
 import { ApiError, pageCursors, type CursorOf, type FlatJson, type identityRoutes, type RouteBody } from '@collab/shared';
 import { groupsRepository } from '../../repositories/groups.repository.js';
-import { USER_FIELDS, usersRepository, type UserFields } from '../../repositories/users.repository.js';
+import { usersRepository, type UserFields } from '../../repositories/users.repository.js';
 import type { Db } from '../../repositories/db.js';
 import { recordDeletion } from '../cascade/deletion-cascade.js';
 import type { IdentityContext } from '../context.js';
+import { COLUMN_KEYS } from './user-keys.js';
 import { legacyUser, userDetails, userListItem } from './user-views.js';
 
 /** PUT /v1/users/<ID> body after validation: both generations' keys. */
@@ -13,28 +14,23 @@ export type UserInput = RouteBody<typeof identityRoutes.upsertUser>;
 /** Keys only the earlier generation uses; their presence makes a PUT earlier-generation. */
 export const EARLIER_GENERATION_KEYS = ['short_name', 'profile_picture_url', 'first_name', 'last_name'] as const;
 
-/** camelCase wins over its snake_case alias unless it is null. */
-function aliased<T>(camel: T | null | undefined, snake: T | null | undefined): T | null | undefined {
-  if (camel !== undefined && camel !== null) return camel;
-  if (snake !== undefined) return snake;
-  return camel;
-}
-
 /**
  * Stored fields from the input: absent stays unchanged, null clears, an empty e-mail is absent.
- * A field the request names as the column map does is stored as given; the others are aliases.
+ * A column named by several keys (a field and its aliases) takes the first non-null value given,
+ * in the request schema's order (camelCase before snake_case), and null only when no key gives
+ * a value.
  */
 export function userFieldsFrom(input: UserInput): UserFields {
   // Compiles only while the request schema and the column map agree on the fields both name.
-  const named: Partial<Pick<UserFields, keyof UserInput & keyof UserFields>> = input;
-  const given: UserFields = named;
-  const fields = Object.fromEntries(USER_FIELDS.filter((field) => given[field] !== undefined).map((field) => [field, given[field]])) as UserFields;
+  const given: Record<string, unknown> & Partial<Pick<UserFields, keyof UserInput & keyof UserFields>> = input;
+  const fields: Record<string, unknown> = {};
+  for (const [column, keys] of COLUMN_KEYS) {
+    const values = keys.map((key) => given[key]).filter((value) => value !== undefined);
+    const value = values.find((candidate) => candidate !== null) ?? values[0];
+    if (value !== undefined) fields[column] = value;
+  }
   if (fields.email === '') delete fields.email;
-  const shortName = aliased(input.shortName, input.short_name);
-  if (shortName !== undefined) fields.shortName = shortName;
-  const picture = aliased(input.profilePictureURL, input.profile_picture_url);
-  if (picture !== undefined) fields.profilePictureUrl = picture;
-  return fields;
+  return fields as UserFields;
 }
 
 async function groupIdsOrFail(db: Db, applicationId: string, groupIds: readonly string[]): Promise<string[]> {
