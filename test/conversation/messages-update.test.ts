@@ -2,10 +2,10 @@
  * PUT /v1/threads/<tID>/messages/<mID> through the gateway: which fields change, the order of
  * checks and their error codes, and how an edit changes a message's state.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApplication, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
+import { describe, expect, it } from 'vitest';
+import { uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
 import { seedTeam } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 import { expectError } from '../support/expect.js';
 
@@ -23,12 +23,10 @@ const UPDATE_UNEXPECTED_SUFFIX =
 const paragraph = (text: string) => [{ type: 'p', children: [{ text }] }];
 
 /** ann and bob are active members of `team`; carl exists outside it; dora is a deleted member. */
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system, 'message updates app');
+systemWithApplication('message updates app', async (started) => {
+  ({ system, app } = started);
   await seedTeam(app);
 });
-afterAll(() => system?.stop());
 
 /** A new thread in `team` with one message by ann (extra fields go into that message). */
 async function newMessage(extra: Record<string, unknown> = {}): Promise<{ threadID: string; messageID: string }> {

@@ -3,10 +3,10 @@
  * Updates are in messages-update.test.ts, content nodes in message-content.test.ts and
  * GET /v1/messages in messages-list.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
 import { seedTeam } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 import { expectError } from '../support/expect.js';
 
@@ -25,12 +25,10 @@ const CREATE_UNEXPECTED_SUFFIX =
 const paragraph = (text: string) => [{ type: 'p', children: [{ text }] }];
 
 /** Users: ann and bob are active members of `team`; carl exists outside it; dora is a deleted member. */
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system, 'messages app');
+systemWithApplication('messages app', async (started) => {
+  ({ system, app } = started);
   await seedTeam(app);
 });
-afterAll(() => system?.stop());
 
 function createThreadParams(threadID: string, extra: Record<string, unknown> = {}) {
   return { groupID: 'team', location: { page: threadID }, url: `https://example.com/${threadID}`, name: `Thread ${threadID}`, ...extra };

@@ -3,19 +3,15 @@
  * snake_case keys and response shapes): a request is earlier-generation with the header
  * `X-API-Generation: earlier`, or when a PUT user body has a snake_case-only key.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { expectError } from '../support/expect.js';
 
 let system: TestSystem;
 let app: TestApplication;
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system);
-});
-afterAll(() => system?.stop());
+systemWithApplication('test app', (started) => ({ system, app } = started));
 
 const EARLIER = { 'X-API-Generation': 'earlier' };
 const userPath = (id: string) => `/v1/users/${encodeURIComponent(id)}`;

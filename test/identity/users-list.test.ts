@@ -2,17 +2,14 @@
  * GET /v1/users through the gateway: shape, order, keyset pagination, limit, token and filter. Every test lists a
  * fresh application, so the list content is known.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type ApiClient, type ApiResponse, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
 import { expectError } from '../support/expect.js';
 
 let system: TestSystem;
 
-beforeAll(async () => {
-  system = await startSystem();
-});
-afterAll(() => system?.stop());
+systemForFile((started) => (system = started));
 
 const ISO_WITH_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createInternalClient, notificationInternal } from '@collab/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   mentioning,
   messagePath,
@@ -21,15 +21,12 @@ import {
 } from '../support/activity.js';
 import { createApplication, request, type TestApplication } from '../support/client.js';
 import { putEach, seedTeam } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 
 let system: TestSystem;
 
-beforeAll(async () => {
-  system = await startSystem();
-});
-afterAll(() => system?.stop());
+systemForFile((started) => (system = started));
 
 /** An application of its own: team (ann, bob, dora deleted, erin, fay), carl outside. */
 async function freshApp(): Promise<TestApplication> {

@@ -8,14 +8,14 @@
  * Prints how many connections were killed and how long recovery took (`[fault figures]`). Needs the build.
  */
 import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { until } from '@collab/shared/devkit';
 import { createApplication, type ApiResponse, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
 import { killAll, spawnServiceProcess } from '../support/processes.js';
 import { waitForQueuesIdle } from '../support/queues.js';
 import * as rows from '../support/rows.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
 
 const MEMBERS = 3000;
 const BATCH_USERS = 5000;
@@ -65,18 +65,13 @@ async function whileTerminating<T>(applicationName: string, work: Promise<T>, ev
   }
 }
 
-beforeAll(async () => {
-  system = await startSystem({ workers: false, env: { BATCH_WAIT_MS: '0' } });
+systemForFile(async (started) => {
+  system = started;
   databaseName = new URL(system.env.DATABASE_URL).pathname.slice(1);
   app = await createApplication(system, 'postgres faults');
   startWorkerProcess('identity');
   startWorkerProcess('conversation');
-}, 60_000);
-
-afterAll(async () => {
-  killAll();
-  await system?.stop();
-});
+}, { workers: false, env: { BATCH_WAIT_MS: '0' }, beforeStop: killAll, startTimeoutMs: 60_000 });
 
 describe('identity connections killed in the middle of a request', () => {
   it('answers the request or a clean 503, and a repeat reaches the state of a clean run', async () => {

@@ -4,7 +4,7 @@
  * completes with nothing left behind and nothing else removed. Needs the build (`npm test` builds).
  */
 import { createLogger } from '@collab/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { until } from '@collab/shared/devkit';
 import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
 import { purgeJobs } from '../../services/conversation/src/jobs/purge.jobs.js';
@@ -12,7 +12,7 @@ import { createApplication, type TestApplication } from '../support/client.js';
 import { killAll, spawnServiceProcess, stopProcess } from '../support/processes.js';
 import { waitForQueuesIdle } from '../support/queues.js';
 import * as rows from '../support/rows.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
 
 const MESSAGES = 50_000;
 let system: TestSystem;
@@ -46,18 +46,13 @@ async function seed(app: TestApplication, messagesInBigThread: number) {
   );
 }
 
-beforeAll(async () => {
-  system = await startSystem({ workers: false });
+systemForFile(async (started) => {
+  system = started;
   doomed = await createApplication(system, 'doomed');
   bystander = await createApplication(system, 'bystander');
   await seed(doomed, MESSAGES);
   await seed(bystander, 10);
-}, 120_000);
-
-afterAll(async () => {
-  killAll();
-  await system?.stop();
-});
+}, { workers: false, beforeStop: killAll, startTimeoutMs: 120_000 });
 
 describe('a purge whose worker is killed', () => {
   it('is retried by another worker and completes with nothing left behind and nothing else removed', async () => {

@@ -15,7 +15,7 @@ import { LOG_REDACT_PATHS, parseEncryptionKey, SecretBox, SecretBoxError, type L
 import { createServiceDataSource, ensureDatabase, migrateServiceSchema } from '@collab/shared/storage';
 import pg from 'pg';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dropDatabase, freePort } from '@collab/shared/devkit';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
 import { CreateIdentitySchema1763700000000 } from '../../services/identity/src/migrations/1763700000000-create-identity-schema.js';
@@ -23,7 +23,7 @@ import { ensureBootCustomer } from '../../services/identity/src/domain/customers
 import { createIdentityService } from '../../services/identity/src/service.js';
 import { asCustomer, createApplication, request, type ApiResponse, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
-import { migrateAll, startSystem, type TestSystem } from '../support/system.js';
+import { migrateAll, systemForFile, type TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -40,13 +40,12 @@ const secrets = new Set<string>();
 let system: TestSystem;
 let box: SecretBox;
 
-beforeAll(async () => {
-  system = await startSystem({ logger });
+systemForFile(async (started) => {
+  system = started;
   box = new SecretBox(parseEncryptionKey(system.env.SECRETS_ENCRYPTION_KEY));
   secrets.add(system.customer.secret);
   secrets.add(system.env.SECRETS_ENCRYPTION_KEY);
-});
-afterAll(() => system?.stop());
+}, { logger });
 
 const otherKey = () => randomBytes(32).toString('hex');
 
