@@ -4,25 +4,21 @@
  * the imported secrets, except where this server answers differently on purpose (each such
  * difference names its decision). The import reports what it imported and what it skipped, and why.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { replayExpectedReads } from '../support/fixture-reads.js';
 import { FIXTURE_DUMP, importerFor, type Importer } from '../support/imports.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
 import type { ImportView } from '../../services/identity/src/domain/imports/imports.js';
 
 let system: TestSystem;
 let importer: Importer;
 let report: ImportView;
 
-beforeAll(async () => {
-  system = await startSystem();
+systemForFile(async (started) => {
+  system = started;
   importer = await importerFor(system);
   report = await importer.run(FIXTURE_DUMP);
-});
-afterAll(async () => {
-  await importer?.close();
-  await system?.stop();
-});
+}, { beforeStop: () => importer?.close() });
 
 describe('importing the fixture dump into an empty system', () => {
   it('completes, counting every row of every imported table', () => {

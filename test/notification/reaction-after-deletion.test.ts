@@ -6,7 +6,7 @@
 import { createLogger, workerVars } from '@collab/shared';
 import type { OutboxRelay } from '@collab/shared/storage';
 import type { DataSource } from 'typeorm';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { loadConversationWorkerConfig } from '../../services/conversation/src/config.js';
 import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
 import { conversationContext, conversationEvents } from '../../services/conversation/src/service.js';
@@ -16,19 +16,17 @@ import { notificationContext, notificationEvents } from '../../services/notifica
 import { newThread, putOk, settled, storedNotifications } from '../support/activity.js';
 import { createApplication } from '../support/client.js';
 import { seedTeam } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
 
 let system: TestSystem;
 const databases: DataSource[] = [];
 
-beforeAll(async () => {
-  // No relays until the test starts them, so that the deletion certainly comes first.
-  system = await startSystem({ outboxRelay: false });
-});
-
-afterAll(async () => {
-  for (const db of databases) await db.destroy();
-  await system?.stop();
+// No relays until the test starts them, so that the deletion certainly comes first.
+systemForFile((started) => (system = started), {
+  outboxRelay: false,
+  beforeStop: async () => {
+    for (const db of databases) await db.destroy();
+  },
 });
 
 async function startRelays(): Promise<OutboxRelay[]> {

@@ -6,11 +6,11 @@
  */
 import { createHash } from 'node:crypto';
 import { createOutboundClient, createRedis, parseCidrList, processMetrics, type RedisClient } from '@collab/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createPageCache, fetchPage } from '../../services/conversation/src/domain/link-previews/pages.js';
 import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
 import { seedTeam } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { previewsDrained } from './drained.js';
 import { html, PageServer } from './page-server.js';
 
@@ -26,17 +26,17 @@ const messagePath = (threadID: string, messageID: string) => `${messagesPath(thr
 const paragraph = (...children: unknown[]) => [{ type: 'p', children }];
 const text = (value: string) => ({ text: value });
 
-beforeAll(async () => {
-  system = await startSystem({ env: { LINK_PREVIEWS: 'on', OUTBOUND_ALLOWED_CIDRS: '127.0.0.1/32' } });
-  app = await createApplication(system, 'link previews app');
+systemWithApplication('link previews app', async (started) => {
+  ({ system, app } = started);
   await seedTeam(app);
   pages = await PageServer.start('127.0.0.1');
   blockedPages = await PageServer.start('127.0.0.2');
-});
-afterAll(async () => {
-  await pages?.close();
-  await blockedPages?.close();
-  await system?.stop();
+}, {
+  env: { LINK_PREVIEWS: 'on', OUTBOUND_ALLOWED_CIDRS: '127.0.0.1/32' },
+  beforeStop: async () => {
+    await pages?.close();
+    await blockedPages?.close();
+  },
 });
 
 /** Posts a message by ann; `threadID` adds it to that thread instead of a new one. */
