@@ -10,16 +10,16 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { validateWebhookSignature } from '@cord-sdk/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { until } from '@collab/shared/devkit';
 import { ApiClient, asCustomer, createApplication, request, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
 import { waitForBackgroundWork } from '../support/queues.js';
 import { applicationRows, count } from '../support/rows.js';
 import { seedTeam } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import type { TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
-import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { systemWithReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const HOUR_MS = 3600 * 1000;
@@ -29,15 +29,7 @@ let receiver: WebhookReceiver;
 /** The secret each application's events must verify with: its current one. */
 const secrets = new Map<string, string>();
 
-beforeAll(async () => {
-  system = await startSystem({ env: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8' } });
-  receiver = await new WebhookReceiver((id) => secrets.get(id)).start();
-});
-
-afterAll(async () => {
-  await receiver?.stop();
-  await system?.stop();
-});
+systemWithReceiver(secrets, (started) => ({ system, receiver } = started));
 
 async function newApplication(name = 'rotation'): Promise<TestApplication> {
   const app = await createApplication(system, name);
@@ -153,9 +145,7 @@ describe('POST /v1/applications/<ID>/secret', () => {
   it('signs webhook deliveries with the new secret at once, verified by the SDK receiver', async () => {
     const app = await newApplication('rotation events');
     await seedTeam(app);
-    const path = `/${randomUUID()}`;
-    const registered = await app.client.post(`/v1/applications/${app.id}/webhooks`, { url: `${receiver.url}${path}`, events: ['thread-message-added'] });
-    expect(registered.status).toBe(201);
+    const path = await receiver.register(app, ['thread-message-added']);
     const postMessage = async (threadId: string) => {
       const response = await app.client.post(`/v1/threads/${threadId}/messages`, {
         authorID: 'ann',

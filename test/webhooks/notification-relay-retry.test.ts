@@ -3,11 +3,10 @@
  * notifications and its event wait (the notifications come first), and once the service is back
  * the notifications are created once and each event is sent once.
  */
-import { randomUUID } from 'node:crypto';
 import { createLogger, workerVars } from '@collab/shared';
 import type { OutboxRelay } from '@collab/shared/storage';
 import type { DataSource } from 'typeorm';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { until } from '@collab/shared/devkit';
 import { loadConversationWorkerConfig } from '../../services/conversation/src/config.js';
 import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
@@ -19,8 +18,8 @@ import { mentioning, newThread, recordedEvents, settled, storedNotifications } f
 import { createApplication } from '../support/client.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
 import { seedTeam } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
-import { WebhookReceiver } from '../support/webhook-receiver.js';
+import type { TestSystem } from '../support/system.js';
+import { systemWithReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 let system: TestSystem;
 let receiver: WebhookReceiver;
@@ -29,10 +28,9 @@ const databases: DataSource[] = [];
 let relays: OutboxRelay[] = [];
 const secrets = new Map<string, string>();
 
-beforeAll(async () => {
-  // The relays run here: the conversation worker's reaches notification through a fault proxy.
-  system = await startSystem({ outboxRelay: false, env: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8' } });
-  receiver = await new WebhookReceiver((id) => secrets.get(id)).start();
+// The relays run here: the conversation worker's reaches notification through a fault proxy.
+systemWithReceiver(secrets, async (started) => {
+  ({ system, receiver } = started);
   notificationLink = await startFaultProxy({ port: Number(new URL(system.serviceUrls.notification).port) });
   const logger = createLogger('test', 'silent');
   const conversationConfig = loadConversationWorkerConfig({ ...system.env, NOTIFICATION_URL: `http://127.0.0.1:${notificationLink.port}` });
@@ -47,26 +45,20 @@ beforeAll(async () => {
     conversationEvents(conversationContext(conversationDb, conversationConfig, logger), conversationConfig, logger),
     notificationEvents(notificationContext(notificationDb, notificationConfig), notificationConfig, logger),
   ].map((outbox) => outbox.startRelay({ pollMs: workerVars.OUTBOX_POLL_MS.default! }));
-});
-
-afterAll(async () => {
-  await Promise.all(relays.map((relay) => relay.stop()));
-  for (const db of databases) await db.destroy();
-  notificationLink?.close();
-  await receiver?.stop();
-  await system?.stop();
+}, {
+  outboxRelay: false,
+  beforeStop: async () => {
+    await Promise.all(relays.map((relay) => relay.stop()));
+    for (const db of databases) await db.destroy();
+    notificationLink?.close();
+  },
 });
 
 it('creates the notifications once and sends each event once after the notification service was down', async () => {
   const app = await createApplication(system, 'relay retry');
   secrets.set(app.id, app.secret);
   await seedTeam(app);
-  const path = `/${randomUUID()}`;
-  const registered = await app.client.post(`/v1/applications/${app.id}/webhooks`, {
-    url: `${receiver.url}${path}`,
-    events: ['thread-message-added', 'notification-created'],
-  });
-  expect(registered.status).toBe(201);
+  const path = await receiver.register(app, ['thread-message-added', 'notification-created']);
 
   notificationLink.down();
   const { messageId } = await newThread(app, { content: mentioning('hi', 'bob') });
