@@ -583,14 +583,8 @@ describe('POST /v1/threads/<ID>/messages', () => {
 
   describe('addReactions', () => {
     it('answers 401 user_not_found for an unknown reaction user and writes nothing', async () => {
-      const id = uniqueId('msg');
-      await expectNewThreadRefused(
-        { id, authorID: 'ann', content: paragraph('x'), addReactions: [{ reaction: '👍', userID: 'nobody' }] },
-        {},
-        401,
-        'user_not_found',
-        'User with ID nobody does not exist.',
-      );
+      const message = { id: uniqueId('msg'), authorID: 'ann', content: paragraph('x'), addReactions: [{ reaction: '👍', userID: 'nobody' }] };
+      await expectNewThreadRefused(message, {}, 401, 'user_not_found', 'User with ID nobody does not exist.');
     });
 
     it('answers 401 user_not_in_organization for a reaction user outside the group or with status deleted, and writes nothing', async () => {

@@ -6,14 +6,13 @@
  * processes (scripts/identity-cli.mjs, as npm run app does) against this file's database, so it
  * needs the build.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { validateWebhookSignature } from '@cord-sdk/server';
 import { describe, expect, it } from 'vitest';
 import { until } from '@collab/shared/devkit';
 import { ApiClient, asCustomer, createApplication, request, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
+import { runScript } from '../support/processes.js';
 import { waitForBackgroundWork } from '../support/queues.js';
 import { applicationRows, count } from '../support/rows.js';
 import { seedTeam } from '../support/seed.js';
@@ -21,7 +20,6 @@ import type { TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 import { systemWithReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const HOUR_MS = 3600 * 1000;
 
 let system: TestSystem;
@@ -55,23 +53,12 @@ async function rotate(app: TestApplication, prefix: 'applications' | 'projects' 
 
 /** Runs the operator CLI as `npm run app -- <args>` runs it, with this system's environment. */
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = {
-    PATH: process.env.PATH ?? '',
-    ...Object.fromEntries(
-      ['DATABASE_URL', 'REDIS_URL', 'REDIS_PREFIX', 'SECRETS_ENCRYPTION_KEY', 'INTERNAL_TOKEN', 'ACCESS_TOKEN_SECRET', 'FILE_URL_SECRET', 'CONVERSATION_URL', 'NOTIFICATION_URL', 'WEBHOOKS_URL'].map(
-        (name) => [name, system.env[name]],
-      ),
+  const env = Object.fromEntries(
+    ['DATABASE_URL', 'REDIS_URL', 'REDIS_PREFIX', 'SECRETS_ENCRYPTION_KEY', 'INTERNAL_TOKEN', 'ACCESS_TOKEN_SECRET', 'FILE_URL_SECRET', 'CONVERSATION_URL', 'NOTIFICATION_URL', 'WEBHOOKS_URL'].map(
+      (name) => [name, system.env[name]],
     ),
-  };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'identity-cli.mjs'), 'app', ...args], { env, stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  );
+  return runScript('scripts/identity-cli.mjs', ['app', ...args], env);
 }
 
 /** `KEY=value` lines of a CLI's output. */

@@ -3,13 +3,7 @@
  * pagination, the order of checks and their error codes, deleted groups, and concurrent writes.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  createApplication,
-  request,
-  uniqueId,
-  type ApiClient,
-  type TestApplication,
-} from '../support/client.js';
+import { createApplication, request, uniqueId, type ApiClient, type TestApplication } from '../support/client.js';
 import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 import { expectError } from '../support/expect.js';
