@@ -6,19 +6,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import { replayExpectedReads } from '../support/fixture-reads.js';
-import { FIXTURE_DUMP, importerFor, type Importer } from '../support/imports.js';
-import { systemForFile, type TestSystem } from '../support/system.js';
+import { FIXTURE_DUMP, systemWithImporter, type Importer } from '../support/imports.js';
+import type { TestSystem } from '../support/system.js';
 import type { ImportView } from '../../services/identity/src/domain/imports/imports.js';
 
 let system: TestSystem;
 let importer: Importer;
 let report: ImportView;
 
-systemForFile(async (started) => {
-  system = started;
-  importer = await importerFor(system);
+systemWithImporter(async (started) => {
+  ({ system, importer } = started);
   report = await importer.run(FIXTURE_DUMP);
-}, { beforeStop: () => importer?.close() });
+});
 
 describe('importing the fixture dump into an empty system', () => {
   it('completes, counting every row of every imported table', () => {

@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { request } from '../support/client.js';
 import { snapshotDatabase, type DatabaseSnapshot } from '../support/db-snapshot.js';
 import { FIXTURE_APPS, replayExpectedReads } from '../support/fixture-reads.js';
-import { FIXTURE_CUSTOMER, FIXTURE_DUMP, importerFor, type Importer } from '../support/imports.js';
-import { systemForFile, type TestSystem } from '../support/system.js';
+import { FIXTURE_CUSTOMER, FIXTURE_DUMP, systemWithImporter, type Importer } from '../support/imports.js';
+import type { TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 
 let system: TestSystem;
@@ -17,11 +17,10 @@ let importer: Importer;
 const withoutImportRecords = (snapshot: DatabaseSnapshot) =>
   Object.fromEntries(Object.entries(snapshot).filter(([table]) => !['identity.imports', 'identity.import_chunks'].includes(table)));
 
-systemForFile(async (started) => {
-  system = started;
-  importer = await importerFor(system);
+systemWithImporter(async (started) => {
+  ({ system, importer } = started);
   expect((await importer.run(FIXTURE_DUMP)).status).toBe('completed');
-}, { beforeStop: () => importer?.close() });
+});
 
 describe('importing the same dump again', () => {
   it('changes nothing, and reports every row as already there', async () => {

@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { until } from '@collab/shared/devkit';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
 import { replayExpectedReads } from '../support/fixture-reads.js';
-import { FIXTURE_DUMP, importerFor, type Importer } from '../support/imports.js';
+import { FIXTURE_DUMP, systemWithImporter, type Importer } from '../support/imports.js';
 import { killAll, spawnServiceProcess, stopProcess } from '../support/processes.js';
-import { systemForFile, type TestSystem } from '../support/system.js';
+import type { TestSystem } from '../support/system.js';
 
 const JOB_LOCK_MS = 1000;
 
@@ -22,16 +22,14 @@ let slowNotification: FaultProxy;
 const startWorkerProcess = (env: Record<string, string> = {}) =>
   spawnServiceProcess('identity', 'main-worker', { ...system.env, JOB_LOCK_MS: String(JOB_LOCK_MS), METRICS_PORT: '0', LOG_LEVEL: 'silent', ...env });
 
-systemForFile(async (started) => {
-  system = started;
-  importer = await importerFor(system);
+systemWithImporter(async (started) => {
+  ({ system, importer } = started);
   slowNotification = await startFaultProxy({ port: Number(new URL(system.serviceUrls.notification).port) });
 }, {
   workers: false,
-  beforeStop: async () => {
+  beforeStop: () => {
     killAll();
     slowNotification?.close();
-    await importer?.close();
   },
   startTimeoutMs: 60_000,
 });
