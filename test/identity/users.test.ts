@@ -7,6 +7,7 @@ import { createApplication, request, uniqueId, type ApiResponse, type TestApplic
 import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 import { expectError } from '../support/expect.js';
+import { storedUsers } from '../support/rows.js';
 
 let system: TestSystem;
 let app: TestApplication;
@@ -48,13 +49,7 @@ async function rawPut(path: string, rawBody: string): Promise<ApiResponse> {
   });
 }
 
-async function storedUserCount(id: string, applicationId = app.id): Promise<number> {
-  const result = await system.sql.query(
-    'SELECT count(*)::int AS count FROM identity.users WHERE application_id = $1 AND external_id = $2',
-    [applicationId, id],
-  );
-  return result.rows[0].count;
-}
+const storedUserCount = (id: string, applicationId = app.id) => storedUsers(system, applicationId, id);
 
 
 async function expectUserAbsent(id: string) {

@@ -3,20 +3,12 @@
  * notifications and its event wait (the notifications come first), and once the service is back
  * the notifications are created once and each event is sent once.
  */
-import { createLogger, workerVars } from '@collab/shared';
-import type { OutboxRelay } from '@collab/shared/storage';
-import type { DataSource } from 'typeorm';
 import { expect, it } from 'vitest';
 import { until } from '@collab/shared/devkit';
-import { loadConversationWorkerConfig } from '../../services/conversation/src/config.js';
-import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
-import { conversationContext, conversationEvents } from '../../services/conversation/src/service.js';
-import { loadNotificationWorkerConfig } from '../../services/notification/src/config.js';
-import { createNotificationDataSource } from '../../services/notification/src/data-source.js';
-import { notificationContext, notificationEvents } from '../../services/notification/src/service.js';
 import { mentioning, newThread, recordedEvents, settled, storedNotifications } from '../support/activity.js';
 import { createApplication } from '../support/client.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
+import { startOutboxRelays, type OutboxRelays } from '../support/outbox-relays.js';
 import { seedTeam } from '../support/seed.js';
 import type { TestSystem } from '../support/system.js';
 import { systemWithReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -24,32 +16,18 @@ import { systemWithReceiver, type WebhookReceiver } from '../support/webhook-rec
 let system: TestSystem;
 let receiver: WebhookReceiver;
 let notificationLink: FaultProxy;
-const databases: DataSource[] = [];
-let relays: OutboxRelay[] = [];
+let relays: OutboxRelays | undefined;
 const secrets = new Map<string, string>();
 
 // The relays run here: the conversation worker's reaches notification through a fault proxy.
 systemWithReceiver(secrets, async (started) => {
   ({ system, receiver } = started);
   notificationLink = await startFaultProxy({ port: Number(new URL(system.serviceUrls.notification).port) });
-  const logger = createLogger('test', 'silent');
-  const conversationConfig = loadConversationWorkerConfig({ ...system.env, NOTIFICATION_URL: `http://127.0.0.1:${notificationLink.port}` });
-  const notificationConfig = loadNotificationWorkerConfig(system.env);
-  const conversationDb = createConversationDataSource(system.env.DATABASE_URL, 2);
-  const notificationDb = createNotificationDataSource(system.env.DATABASE_URL, 2);
-  for (const db of [conversationDb, notificationDb]) {
-    await db.initialize();
-    databases.push(db);
-  }
-  relays = [
-    conversationEvents(conversationContext(conversationDb, conversationConfig, logger), conversationConfig, logger),
-    notificationEvents(notificationContext(notificationDb, notificationConfig), notificationConfig, logger),
-  ].map((outbox) => outbox.startRelay({ pollMs: workerVars.OUTBOX_POLL_MS.default! }));
+  relays = await startOutboxRelays(system, { NOTIFICATION_URL: `http://127.0.0.1:${notificationLink.port}` });
 }, {
   outboxRelay: false,
   beforeStop: async () => {
-    await Promise.all(relays.map((relay) => relay.stop()));
-    for (const db of databases) await db.destroy();
+    await relays?.stop();
     notificationLink?.close();
   },
 });
