@@ -339,29 +339,21 @@ describe('POST /v1/threads/<ID>/messages', () => {
   describe('createThread', () => {
     it('creates the missing thread from createThread with the path ID', async () => {
       const threadID = uniqueId('thread');
-      const response = await post(threadID, {
-        authorID: 'ann',
-        content: paragraph('first'),
-        createThread: {
-          groupID: 'team',
-          location: { page: 'docs', section: 2 },
-          url: 'https://example.com/docs',
-          name: 'Docs thread',
-          metadata: { topic: 'docs' },
-          extraClassnames: 'thread-class',
-        },
-      });
-      expect(response.status).toBe(200);
-      const thread = await app.client.get(threadPath(threadID));
-      expect(thread.status).toBe(200);
-      expect(thread.body).toMatchObject({
-        id: threadID,
+      const createThread = {
         groupID: 'team',
         location: { page: 'docs', section: 2 },
         url: 'https://example.com/docs',
         name: 'Docs thread',
         metadata: { topic: 'docs' },
         extraClassnames: 'thread-class',
+      };
+      const response = await post(threadID, { authorID: 'ann', content: paragraph('first'), createThread });
+      expect(response.status).toBe(200);
+      const thread = await app.client.get(threadPath(threadID));
+      expect(thread.status).toBe(200);
+      expect(thread.body).toMatchObject({
+        id: threadID,
+        ...createThread,
         total: 1,
         userMessages: 1,
         resolved: false,

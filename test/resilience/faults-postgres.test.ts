@@ -15,6 +15,7 @@ import { expectError } from '../support/expect.js';
 import { killAll, spawnServiceProcess } from '../support/processes.js';
 import { waitForQueuesIdle } from '../support/queues.js';
 import * as rows from '../support/rows.js';
+import { seedThread } from '../support/seed.js';
 import { systemForFile, type TestSystem } from '../support/system.js';
 
 const MEMBERS = 3000;
@@ -120,19 +121,7 @@ describe('worker connections killed in the middle of a job', () => {
 
     // A purge of a big thread, its worker's connections killed while it deletes.
     expect((await app.client.put('/v1/users/ann', { name: 'Ann' })).status).toBe(200);
-    expect((await app.client.put('/v1/groups/doomed', { name: 'Doomed', members: ['ann'] })).status).toBe(200);
-    const created = await app.client.post('/v1/threads/doomed-thread/messages', {
-      authorID: 'ann',
-      content: [{ type: 'p', children: [{ text: 'first' }] }],
-      createThread: { groupID: 'doomed', location: { page: 'doomed' }, url: 'https://example.com', name: 'doomed' },
-    });
-    expect(created.status).toBe(200);
-    await system.sql.query(
-      `INSERT INTO conversation.messages (application_id, external_id, thread_id, author_id, content, created_at)
-       SELECT $1, 'bulk-' || n, t.internal_id, 'ann', '[]', now()
-       FROM conversation.threads t, generate_series(1, $2) n WHERE t.application_id = $1 AND t.external_id = 'doomed-thread'`,
-      [app.id, MESSAGES - 1],
-    );
+    await seedThread(app, 'doomed', 'doomed-thread', MESSAGES);
     const messagesLeft = () => count(`SELECT count(*)::int AS n FROM conversation.messages WHERE application_id = $1`, [app.id]);
     expect((await app.client.delete('/v1/groups/doomed')).status).toBe(200);
     await until(async () => (await messagesLeft()) < MESSAGES, 'the purge to start');
