@@ -10,9 +10,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createPageCache, fetchPage } from '../../services/conversation/src/domain/link-previews/pages.js';
 import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
 import { seedTeam } from '../support/seed.js';
-import { systemWithApplication, type TestSystem } from '../support/system.js';
+import type { TestSystem } from '../support/system.js';
 import { previewsDrained } from './drained.js';
-import { html, PageServer } from './page-server.js';
+import { html, PageServer, systemWithPages } from './page-server.js';
 
 let system: TestSystem;
 let app: TestApplication;
@@ -26,18 +26,10 @@ const messagePath = (threadID: string, messageID: string) => `${messagesPath(thr
 const paragraph = (...children: unknown[]) => [{ type: 'p', children }];
 const text = (value: string) => ({ text: value });
 
-systemWithApplication('link previews app', async (started) => {
-  ({ system, app } = started);
-  await seedTeam(app);
-  pages = await PageServer.start('127.0.0.1');
+systemWithPages('on', async (started) => {
+  ({ system, app, pages } = started);
   blockedPages = await PageServer.start('127.0.0.2');
-}, {
-  env: { LINK_PREVIEWS: 'on', OUTBOUND_ALLOWED_CIDRS: '127.0.0.1/32' },
-  beforeStop: async () => {
-    await pages?.close();
-    await blockedPages?.close();
-  },
-});
+}, { beforeStop: () => blockedPages?.close() });
 
 /** Posts a message by ann; `threadID` adds it to that thread instead of a new one. */
 async function create(content: unknown, extra: Record<string, unknown> = {}, threadID = uniqueId('thread'), as = app) {

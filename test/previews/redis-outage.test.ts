@@ -11,10 +11,9 @@ import { until } from '@collab/shared/devkit';
 import { uniqueId, type TestApplication } from '../support/client.js';
 import { killAll, spawnServiceProcess, stopProcess } from '../support/processes.js';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-server.js';
-import { seedTeam } from '../support/seed.js';
-import { systemWithApplication, type TestSystem } from '../support/system.js';
+import type { TestSystem } from '../support/system.js';
 import { previewsDrained } from './drained.js';
-import { html, PageServer } from './page-server.js';
+import { html, systemWithPages, type PageServer } from './page-server.js';
 
 let system: TestSystem;
 let app: TestApplication;
@@ -23,19 +22,15 @@ let redis: PrivateRedis;
 let worker: ChildProcess;
 
 // No in-process worker or relay: the spawned worker, on its own Redis, does both.
-systemWithApplication('previews redis outage app', async (started) => {
-  ({ system, app } = started);
-  await seedTeam(app);
-  pages = await PageServer.start();
+systemWithPages('on', async (started) => {
+  ({ system, app, pages } = started);
   redis = await startPrivateRedis();
   worker = spawnServiceProcess('conversation', 'main-worker', { ...system.env, REDIS_URL: redis.url, METRICS_PORT: '0', LOG_LEVEL: 'silent' });
 }, {
   workers: false,
-  env: { LINK_PREVIEWS: 'on', OUTBOUND_ALLOWED_CIDRS: '127.0.0.1/32' },
   beforeStop: async () => {
     killAll();
     await redis?.stop();
-    await pages?.close();
   },
 });
 

@@ -8,28 +8,16 @@ import { expect, it } from 'vitest';
 import { freePort } from '@collab/shared/devkit';
 import { uniqueId, type TestApplication } from '../support/client.js';
 import { killAll, spawnServiceProcess, stopProcess } from '../support/processes.js';
-import { seedTeam } from '../support/seed.js';
-import { systemWithApplication, type TestSystem } from '../support/system.js';
+import type { TestSystem } from '../support/system.js';
 import { previewsDrained } from './drained.js';
-import { html, PageServer } from './page-server.js';
+import { html, systemWithPages, type PageServer } from './page-server.js';
 
 let system: TestSystem;
 let app: TestApplication;
 let pages: PageServer;
 
 // No in-process worker: only the spawned process can fetch the page.
-systemWithApplication('worker process app', async (started) => {
-  ({ system, app } = started);
-  await seedTeam(app);
-  pages = await PageServer.start();
-}, {
-  workers: false,
-  env: { LINK_PREVIEWS: 'on', OUTBOUND_ALLOWED_CIDRS: '127.0.0.1/32' },
-  beforeStop: async () => {
-    killAll();
-    await pages?.close();
-  },
-});
+systemWithPages('on', (started) => ({ system, app, pages } = started), { workers: false, beforeStop: killAll });
 
 it('previews a link, counts the fetch on /metrics, and stops cleanly on SIGTERM', async () => {
   const metricsPort = await freePort();
