@@ -218,7 +218,7 @@ export function systemForFile(started: (system: TestSystem) => unknown, options:
 
 /** A test file's system (as systemForFile) with one application in it, created as a customer does. */
 export function systemWithApplication(
-  name: string | undefined,
+  name: string,
   started: (ready: { system: TestSystem; app: TestApplication }) => unknown,
   options: FileSystemOptions = {},
 ): void {
