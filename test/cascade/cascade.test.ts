@@ -7,7 +7,7 @@
 import type { AddressInfo } from 'node:net';
 import { createLogger, createRedis, queuePrefix } from '@collab/shared';
 import { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freePort, until } from '@collab/shared/devkit';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
 import { createIdentityService } from '../../services/identity/src/service.js';
@@ -15,15 +15,12 @@ import { settled } from '../support/activity.js';
 import { asCustomer, createApplication, request, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
 import { waitForQueuesIdle } from '../support/queues.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 
 let system: TestSystem;
 
-beforeAll(async () => {
-  system = await startSystem();
-});
-afterAll(() => system?.stop());
+systemForFile((started) => (system = started));
 
 const paragraph = (text: string) => [{ type: 'p', children: [{ text }] }];
 

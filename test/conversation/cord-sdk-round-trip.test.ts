@@ -4,18 +4,14 @@
  * server token per call and throws on non-2xx), `getServerAuthToken` for the multipart upload.
  */
 import { fetchCordRESTApi, getServerAuthToken, type FetchOptions } from '@cord-sdk/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApplication, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { describe, expect, it } from 'vitest';
+import { type TestApplication } from '../support/client.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 
 let system: TestSystem;
 let app: TestApplication;
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system, 'sdk round trip');
-});
-afterAll(() => system?.stop());
+systemWithApplication('sdk round trip', (started) => ({ system, app } = started));
 
 /** fetchCordRESTApi against this system: the SDK appends the endpoint to `api_url` as is. */
 function cord<T = any>(endpoint: string, options: Omit<FetchOptions, 'project_id' | 'project_secret' | 'api_url'> = {}) {

@@ -14,8 +14,8 @@ import { loadConversationConfig } from '../../services/conversation/src/config.j
 import { createConversationService } from '../../services/conversation/src/service.js';
 import { loadGatewayConfig } from '../../services/gateway/src/config.js';
 import { createGateway } from '../../services/gateway/src/gateway.js';
-import { createApplication, request, uniqueId, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { request, uniqueId, type TestApplication } from '../support/client.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 
 let system: TestSystem;
@@ -25,9 +25,8 @@ const THREAD = 'cross-context-thread';
 const content = (text: string) => [{ type: 'p', children: [{ text }] }];
 const logger = createLogger('test', 'silent');
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system, 'cross-context app');
+systemWithApplication('cross-context app', async (started) => {
+  ({ system, app } = started);
   await app.client.put('/v1/users/ann', { name: 'Ann' });
   await app.client.put('/v1/groups/team', { name: 'Team', members: ['ann'] });
   const first = await app.client.post(`/v1/threads/${THREAD}/messages`, {
@@ -38,7 +37,6 @@ beforeAll(async () => {
   });
   if (first.status !== 200) throw new Error(`thread setup failed: ${JSON.stringify(first.body)}`);
 });
-afterAll(() => system?.stop());
 
 function listen(handler: Express | http.RequestListener): Promise<{ server: Server; url: string }> {
   return new Promise((resolve) => {

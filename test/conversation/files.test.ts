@@ -13,7 +13,7 @@ import { createConversationService } from '../../services/conversation/src/servi
 import { loadGatewayConfig } from '../../services/gateway/src/config.js';
 import { createGateway } from '../../services/gateway/src/gateway.js';
 import { createApplication, request, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 
 let system: TestSystem;
@@ -23,9 +23,8 @@ let otherApp: TestApplication;
 const THREAD = 'files-thread';
 const content = (text: string) => [{ type: 'p', children: [{ text }] }];
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system, 'files app');
+systemWithApplication('files app', async (started) => {
+  ({ system, app } = started);
   otherApp = await createApplication(system, 'other files app');
   for (const application of [app, otherApp]) {
     await application.client.put('/v1/users/ann', { name: 'Ann' });
@@ -39,7 +38,6 @@ beforeAll(async () => {
   });
   if (first.status !== 200) throw new Error(`thread setup failed: ${JSON.stringify(first.body)}`);
 });
-afterAll(() => system?.stop());
 
 interface UploadInput {
   ownerID?: string;

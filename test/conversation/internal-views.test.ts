@@ -5,20 +5,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import { conversationDirectory, conversationInternal, createInternalClient } from '@collab/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApplication, request, uniqueId, type TestApplication } from '../support/client.js';
 import { seedTeam } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 
 let system: TestSystem;
 let app: TestApplication;
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system, 'internal views');
+systemWithApplication('internal views', async (started) => {
+  ({ system, app } = started);
   await seedTeam(app);
 });
-afterAll(() => system?.stop());
 
 const conversation = () =>
   conversationDirectory(createInternalClient({ baseUrl: system.serviceUrls.conversation, internalToken: system.env.INTERNAL_TOKEN, service: 'conversation' }));

@@ -1,10 +1,10 @@
 /**
  * Message content through the gateway: the eleven node types, the structural check and plaintext.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
 import { putEach } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 
 let system: TestSystem;
 let app: TestApplication;
@@ -21,9 +21,8 @@ const mention = (id: string, label: string, extra: Node = {}): Node => ({ type: 
 const assignee = (id: string, label: string): Node => ({ type: 'assignee', user: { id }, children: [text(label)] });
 const link = (url: string, ...children: Node[]): Node => ({ type: 'link', url, children });
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system, 'message content app');
+systemWithApplication('message content app', async (started) => {
+  ({ system, app } = started);
   await putEach(app, '/v1/users', [
     ['ann', { name: 'Ann' }],
     ['bob', { name: 'Bob' }],
@@ -43,7 +42,6 @@ beforeAll(async () => {
   });
   if (first.status !== 200) throw new Error(`creating the thread failed: ${JSON.stringify(first.body)}`);
 });
-afterAll(() => system?.stop());
 
 const create = (content: unknown, extra: Node = {}) => app.client.post(messagesPath(threadID), { authorID: 'ann', content, ...extra });
 

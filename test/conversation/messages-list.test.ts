@@ -2,17 +2,14 @@
  * GET /v1/messages through the gateway: oldest first, keyset pagination, filters.
  * Each test uses its own application, so totals are exact.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type ApiClient, type ApiResponse } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
 import { expectError } from '../support/expect.js';
 
 let system: TestSystem;
 
-beforeAll(async () => {
-  system = await startSystem();
-});
-afterAll(() => system?.stop());
+systemForFile((started) => (system = started));
 
 const enc = encodeURIComponent;
 const messagesPath = (threadID: string) => `/v1/threads/${enc(threadID)}/messages`;

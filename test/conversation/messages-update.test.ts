@@ -2,33 +2,26 @@
  * PUT /v1/threads/<tID>/messages/<mID> through the gateway: which fields change, the order of
  * checks and their error codes, and how an edit changes a message's state.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApplication, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
+import { describe, expect, it } from 'vitest';
+import { messagePath, messagesPath, paragraph, threadPath, uploadFile } from '../support/activity.js';
+import { uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
 import { seedTeam } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 import { expectError } from '../support/expect.js';
 
 let system: TestSystem;
 let app: TestApplication;
 
-const enc = encodeURIComponent;
-const threadPath = (threadID: string) => `/v1/threads/${enc(threadID)}`;
-const messagesPath = (threadID: string) => `/v1/threads/${enc(threadID)}/messages`;
-const messagePath = (threadID: string, messageID: string) => `/v1/threads/${enc(threadID)}/messages/${enc(messageID)}`;
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UPDATE_UNEXPECTED_SUFFIX =
   'is not a valid field name for this request. Expected 18 optional fields: id, authorID, content, type, createdTimestamp, iconURL, metadata, url, updatedTimestamp, deletedTimestamp, translationKey, extraClassnames, skipLinkPreviews, addReactions, addAttachments, removeReactions, removeAttachments and deleted.';
 
-const paragraph = (text: string) => [{ type: 'p', children: [{ text }] }];
-
 /** ann and bob are active members of `team`; carl exists outside it; dora is a deleted member. */
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system, 'message updates app');
+systemWithApplication('message updates app', async (started) => {
+  ({ system, app } = started);
   await seedTeam(app);
 });
-afterAll(() => system?.stop());
 
 /** A new thread in `team` with one message by ann (extra fields go into that message). */
 async function newMessage(extra: Record<string, unknown> = {}): Promise<{ threadID: string; messageID: string }> {
@@ -51,19 +44,6 @@ const get = async (threadID: string, messageID: string) => {
   return response.body;
 };
 
-async function upload(ownerID: string, name = 'note.txt', text = 'hello'): Promise<string> {
-  const form = new FormData();
-  form.set('ownerID', ownerID);
-  form.set('file', new Blob([Buffer.from(text)], { type: 'text/plain' }), name);
-  const response = await fetch(`${system.url}/v1/files`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${await serverToken(app.id, app.secret)}` },
-    body: form,
-  });
-  const body = (await response.json()) as { fileID: string };
-  expect(response.status).toBe(200);
-  return body.fileID;
-}
 
 
 function expectUpdated(response: ApiResponse, messageID: string) {
@@ -303,7 +283,7 @@ describe('PUT /v1/threads/<tID>/messages/<mID>', () => {
 
   describe('id', () => {
     it('renames the message: the new ID addresses it, the old one is gone, reactions and attachments follow', async () => {
-      const fileID = await upload('ann');
+      const fileID = await uploadFile(app, 'ann');
       const { threadID, messageID } = await newMessage({
         id: uniqueId('old'),
         addReactions: [{ reaction: '👍', userID: 'bob' }],
@@ -466,8 +446,8 @@ describe('PUT /v1/threads/<tID>/messages/<mID>', () => {
 
   describe('attachments', () => {
     it('attaches and detaches files; removal works with the cord: ID and the bare UUID', async () => {
-      const first = await upload('ann', 'first.txt', 'one');
-      const second = await upload('ann', 'second.txt', 'three');
+      const first = await uploadFile(app, 'ann', 'first.txt', 'one');
+      const second = await uploadFile(app, 'ann', 'second.txt', 'three');
       const { threadID, messageID } = await newMessage();
       expectUpdated(await put(threadID, messageID, { addAttachments: [{ type: 'file', id: first }, { type: 'file', id: `cord:${second}` }] }), messageID);
       expect((await get(threadID, messageID)).attachments).toEqual([
@@ -484,7 +464,7 @@ describe('PUT /v1/threads/<tID>/messages/<mID>', () => {
     });
 
     it('treats removing a file or link preview that is not attached as no error', async () => {
-      const fileID = await upload('ann');
+      const fileID = await uploadFile(app, 'ann');
       const { threadID, messageID } = await newMessage();
       expectUpdated(
         await put(threadID, messageID, {
@@ -501,7 +481,7 @@ describe('PUT /v1/threads/<tID>/messages/<mID>', () => {
     });
 
     it('rejects adding and removing the same file in one request with invalid_field', async () => {
-      const fileID = await upload('ann');
+      const fileID = await uploadFile(app, 'ann');
       const { threadID, messageID } = await newMessage();
       for (const [added, removed] of [
         [fileID, fileID],
@@ -519,11 +499,11 @@ describe('PUT /v1/threads/<tID>/messages/<mID>', () => {
     });
 
     it('rejects a file that is already attached, or sent twice, with invalid_field', async () => {
-      const fileID = await upload('ann');
+      const fileID = await uploadFile(app, 'ann');
       const { threadID, messageID } = await newMessage({ addAttachments: [{ type: 'file', id: fileID }] });
       expectError(await put(threadID, messageID, { addAttachments: [{ type: 'file', id: fileID }] }), 400, 'invalid_field', 'Cannot attach an already-attached file');
       expectError(await put(threadID, messageID, { addAttachments: [{ type: 'file', id: `cord:${fileID}` }] }), 400, 'invalid_field', 'Cannot attach an already-attached file');
-      const other = await upload('ann');
+      const other = await uploadFile(app, 'ann');
       expectError(
         await put(threadID, messageID, { addAttachments: [{ type: 'file', id: other }, { type: 'file', id: other }] }),
         400,
@@ -534,7 +514,7 @@ describe('PUT /v1/threads/<tID>/messages/<mID>', () => {
     });
 
     it('answers 404 file_not_found for an unknown file and 403 for a file of another user, changing nothing', async () => {
-      const bobFile = await upload('bob');
+      const bobFile = await uploadFile(app, 'bob');
       const { threadID, messageID } = await newMessage();
       expectError(await put(threadID, messageID, { metadata: { x: 1 }, addAttachments: [{ type: 'file', id: '00000000-0000-4000-8000-000000000000' }] }), 404, 'file_not_found');
       expectError(await put(threadID, messageID, { metadata: { x: 1 }, addAttachments: [{ type: 'file', id: 'garbage' }] }), 404, 'file_not_found');
@@ -545,7 +525,7 @@ describe('PUT /v1/threads/<tID>/messages/<mID>', () => {
     });
 
     it('checks file ownership against the new author when authorID changes in the same request', async () => {
-      const bobFile = await upload('bob');
+      const bobFile = await uploadFile(app, 'bob');
       const { threadID, messageID } = await newMessage();
       expectUpdated(await put(threadID, messageID, { authorID: 'bob', addAttachments: [{ type: 'file', id: bobFile }] }), messageID);
       expect(await get(threadID, messageID)).toMatchObject({ authorID: 'bob', attachments: [expect.objectContaining({ id: `cord:${bobFile}` })] });
@@ -569,7 +549,7 @@ describe('PUT /v1/threads/<tID>/messages/<mID>', () => {
         401,
         'user_not_found',
       );
-      const fileID = await upload('ann');
+      const fileID = await uploadFile(app, 'ann');
       expectError(
         await put(threadID, messageID, {
           addReactions: [{ reaction: 'x', userID: 'bob' }],

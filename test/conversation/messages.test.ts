@@ -3,37 +3,46 @@
  * Updates are in messages-update.test.ts, content nodes in message-content.test.ts and
  * GET /v1/messages in messages-list.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { messagePath, messagesPath, paragraph, threadPath, uploadFile } from '../support/activity.js';
 import { createApplication, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
 import { seedTeam } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 import { expectError } from '../support/expect.js';
 
 let system: TestSystem;
 let app: TestApplication;
 
-const enc = encodeURIComponent;
-const threadPath = (threadID: string) => `/v1/threads/${enc(threadID)}`;
-const messagesPath = (threadID: string) => `/v1/threads/${enc(threadID)}/messages`;
-const messagePath = (threadID: string, messageID: string) => `/v1/threads/${enc(threadID)}/messages/${enc(messageID)}`;
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const GENERATED_ID = /^cord:[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const CREATE_UNEXPECTED_SUFFIX =
   'is not a valid field name for this request. Expected 2 required fields: authorID and content. 15 optional fields: id, type, createdTimestamp, iconURL, metadata, url, updatedTimestamp, deletedTimestamp, translationKey, extraClassnames, skipLinkPreviews, addReactions, addAttachments, subscribeToThread and createThread.';
 
-const paragraph = (text: string) => [{ type: 'p', children: [{ text }] }];
-
 /** Users: ann and bob are active members of `team`; carl exists outside it; dora is a deleted member. */
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system, 'messages app');
+systemWithApplication('messages app', async (started) => {
+  ({ system, app } = started);
   await seedTeam(app);
 });
-afterAll(() => system?.stop());
 
 function createThreadParams(threadID: string, extra: Record<string, unknown> = {}) {
   return { groupID: 'team', location: { page: threadID }, url: `https://example.com/${threadID}`, name: `Thread ${threadID}`, ...extra };
+}
+
+/**
+ * Posts `message` with createThread (`createThread` adds to or overrides its fields) to a new
+ * thread ID: the answer is the error `status`/`error`, and no thread exists afterwards.
+ */
+async function expectNewThreadRefused(
+  message: Record<string, unknown>,
+  createThread: Record<string, unknown>,
+  status: number,
+  error: string,
+  errorMessage?: string,
+): Promise<void> {
+  const threadID = uniqueId('thread');
+  expectError(await post(threadID, { ...message, createThread: createThreadParams(threadID, createThread) }), status, error, errorMessage);
+  expectError(await app.client.get(threadPath(threadID)), 404, 'thread_not_found');
 }
 
 /** A new thread in `team` whose first message is by ann; returns the thread ID and that message's ID. */
@@ -58,20 +67,6 @@ async function getMessage(threadID: string, messageID: string, client = app.clie
   return client.get(messagePath(threadID, messageID));
 }
 
-/** Uploads a small text file owned by `ownerID` (multipart); returns its ID. */
-async function upload(ownerID: string, target: TestApplication = app, name = 'note.txt', text = 'hello'): Promise<string> {
-  const form = new FormData();
-  form.set('ownerID', ownerID);
-  form.set('file', new Blob([Buffer.from(text)], { type: 'text/plain' }), name);
-  const response = await fetch(`${system.url}/v1/files`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${await serverToken(target.id, target.secret)}` },
-    body: form,
-  });
-  const body = (await response.json()) as { fileID: string };
-  expect(response.status).toBe(200);
-  return body.fileID;
-}
 
 
 describe('POST /v1/threads/<ID>/messages', () => {
@@ -129,7 +124,7 @@ describe('POST /v1/threads/<ID>/messages', () => {
   it('stores and returns every optional field', async () => {
     const { threadID, firstMessageID } = await newThread();
     const first = (await getMessage(threadID, firstMessageID)).body;
-    const fileID = await upload('ann', app, 'all.txt', 'abcdef');
+    const fileID = await uploadFile(app, 'ann', 'all.txt', 'abcdef');
     const id = uniqueId('msg');
     const content = [{ type: 'p', children: [{ text: 'All ', bold: true }, { text: 'fields' }] }];
     const response = await post(threadID, {
@@ -344,29 +339,21 @@ describe('POST /v1/threads/<ID>/messages', () => {
   describe('createThread', () => {
     it('creates the missing thread from createThread with the path ID', async () => {
       const threadID = uniqueId('thread');
-      const response = await post(threadID, {
-        authorID: 'ann',
-        content: paragraph('first'),
-        createThread: {
-          groupID: 'team',
-          location: { page: 'docs', section: 2 },
-          url: 'https://example.com/docs',
-          name: 'Docs thread',
-          metadata: { topic: 'docs' },
-          extraClassnames: 'thread-class',
-        },
-      });
-      expect(response.status).toBe(200);
-      const thread = await app.client.get(threadPath(threadID));
-      expect(thread.status).toBe(200);
-      expect(thread.body).toMatchObject({
-        id: threadID,
+      const createThread = {
         groupID: 'team',
         location: { page: 'docs', section: 2 },
         url: 'https://example.com/docs',
         name: 'Docs thread',
         metadata: { topic: 'docs' },
         extraClassnames: 'thread-class',
+      };
+      const response = await post(threadID, { authorID: 'ann', content: paragraph('first'), createThread });
+      expect(response.status).toBe(200);
+      const thread = await app.client.get(threadPath(threadID));
+      expect(thread.status).toBe(200);
+      expect(thread.body).toMatchObject({
+        id: threadID,
+        ...createThread,
         total: 1,
         userMessages: 1,
         resolved: false,
@@ -494,41 +481,18 @@ describe('POST /v1/threads/<ID>/messages', () => {
       expectError(await post(threadID, { id: firstMessageID, authorID: 'bob', content: paragraph('x') }), 409, 'message_already_exists');
       expectError(await post(otherThread, { id: firstMessageID, authorID: 'bob', content: paragraph('x') }), 409, 'message_already_exists');
       // Checked before the group: a taken id with an unknown createThread group is still 409.
-      const newThreadID = uniqueId('thread');
-      expectError(
-        await post(newThreadID, {
-          id: firstMessageID,
-          authorID: 'nobody',
-          content: paragraph('x'),
-          createThread: createThreadParams(newThreadID, { groupID: 'no-such-group' }),
-        }),
-        409,
-        'message_already_exists',
-      );
+      await expectNewThreadRefused({ id: firstMessageID, authorID: 'nobody', content: paragraph('x') }, { groupID: 'no-such-group' }, 409, 'message_already_exists');
       expect((await getMessage(threadID, firstMessageID)).body.content).toEqual(paragraph('first'));
-      expectError(await app.client.get(threadPath(newThreadID)), 404, 'thread_not_found');
     });
 
     it('answers 401 organization_not_found for an unknown createThread group, before checking the author', async () => {
-      const threadID = uniqueId('thread');
-      expectError(
-        await post(threadID, { authorID: 'nobody', content: paragraph('x'), createThread: createThreadParams(threadID, { groupID: 'no-such-group' }) }),
-        401,
-        'organization_not_found',
-      );
-      expectError(await app.client.get(threadPath(threadID)), 404, 'thread_not_found');
+      await expectNewThreadRefused({ authorID: 'nobody', content: paragraph('x') }, { groupID: 'no-such-group' }, 401, 'organization_not_found');
     });
 
     it('answers 401 user_not_found for an unknown author, before checking membership', async () => {
       const { threadID } = await newThread();
       expectError(await post(threadID, { authorID: 'nobody', content: paragraph('x') }), 401, 'user_not_found', 'Invalid message sender user id: nobody.');
-      const newThreadID = uniqueId('thread');
-      expectError(
-        await post(newThreadID, { authorID: 'nobody', content: paragraph('x'), createThread: createThreadParams(newThreadID) }),
-        401,
-        'user_not_found',
-      );
-      expectError(await app.client.get(threadPath(newThreadID)), 404, 'thread_not_found');
+      await expectNewThreadRefused({ authorID: 'nobody', content: paragraph('x') }, {}, 401, 'user_not_found');
     });
 
     it('answers 400 invalid_request when the author is not a member of the group, before checking content', async () => {
@@ -540,13 +504,7 @@ describe('POST /v1/threads/<ID>/messages', () => {
         'invalid_request',
         'message author is not a member of the organization the thread belongs to',
       );
-      const newThreadID = uniqueId('thread');
-      expectError(
-        await post(newThreadID, { authorID: 'carl', content: paragraph('x'), createThread: createThreadParams(newThreadID) }),
-        400,
-        'invalid_request',
-      );
-      expectError(await app.client.get(threadPath(newThreadID)), 404, 'thread_not_found');
+      await expectNewThreadRefused({ authorID: 'carl', content: paragraph('x') }, {}, 400, 'invalid_request');
     });
 
     it('lets a member whose status is deleted post', async () => {
@@ -573,8 +531,8 @@ describe('POST /v1/threads/<ID>/messages', () => {
 
     it('rejects attachments: the same file twice, an unknown file, a file owned by another user', async () => {
       const { threadID } = await newThread();
-      const annFile = await upload('ann');
-      const bobFile = await upload('bob');
+      const annFile = await uploadFile(app, 'ann');
+      const bobFile = await uploadFile(app, 'bob');
       const id = uniqueId('msg');
       expectError(
         await post(threadID, { id, authorID: 'ann', content: paragraph('x'), addAttachments: [{ type: 'file', id: annFile }, { type: 'file', id: annFile }] }),
@@ -606,7 +564,7 @@ describe('POST /v1/threads/<ID>/messages', () => {
       // A file of another application is unknown here.
       const other = await createApplication(system, 'other files app');
       await other.client.put('/v1/users/ann', { name: 'Ann elsewhere' });
-      const foreignFile = await upload('ann', other);
+      const foreignFile = await uploadFile(other, 'ann');
       expectError(await post(threadID, { id, authorID: 'ann', content: paragraph('x'), addAttachments: [{ type: 'file', id: foreignFile }] }), 404, 'file_not_found');
       // Attaching by the cord: form works too.
       const ok = await post(threadID, { id, authorID: 'ann', content: paragraph('x'), addAttachments: [{ type: 'file', id: `cord:${annFile}` }] });
@@ -617,15 +575,8 @@ describe('POST /v1/threads/<ID>/messages', () => {
 
   describe('addReactions', () => {
     it('answers 401 user_not_found for an unknown reaction user and writes nothing', async () => {
-      const threadID = uniqueId('thread');
-      const id = uniqueId('msg');
-      expectError(
-        await post(threadID, { id, authorID: 'ann', content: paragraph('x'), createThread: createThreadParams(threadID), addReactions: [{ reaction: '👍', userID: 'nobody' }] }),
-        401,
-        'user_not_found',
-        'User with ID nobody does not exist.',
-      );
-      expectError(await app.client.get(threadPath(threadID)), 404, 'thread_not_found');
+      const message = { id: uniqueId('msg'), authorID: 'ann', content: paragraph('x'), addReactions: [{ reaction: '👍', userID: 'nobody' }] };
+      await expectNewThreadRefused(message, {}, 401, 'user_not_found', 'User with ID nobody does not exist.');
     });
 
     it('answers 401 user_not_in_organization for a reaction user outside the group or with status deleted, and writes nothing', async () => {
@@ -651,13 +602,7 @@ describe('POST /v1/threads/<ID>/messages', () => {
       const threadAfter = (await app.client.get(threadPath(threadID))).body;
       expect(threadAfter.total).toBe(threadBefore.total);
       expect(threadAfter.subscribers).toEqual(threadBefore.subscribers);
-      const newThreadID = uniqueId('thread');
-      expectError(
-        await post(newThreadID, { authorID: 'ann', content: paragraph('x'), createThread: createThreadParams(newThreadID), addReactions: [{ reaction: '👍', userID: 'carl' }] }),
-        401,
-        'user_not_in_organization',
-      );
-      expectError(await app.client.get(threadPath(newThreadID)), 404, 'thread_not_found');
+      await expectNewThreadRefused({ authorID: 'ann', content: paragraph('x'), addReactions: [{ reaction: '👍', userID: 'carl' }] }, {}, 401, 'user_not_in_organization');
     });
 
     it('treats the same reaction twice in one request as one reaction', async () => {

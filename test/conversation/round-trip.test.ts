@@ -1,19 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApplication, request, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { describe, expect, it } from 'vitest';
+import { request, type TestApplication } from '../support/client.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 
 let system: TestSystem;
 let app: TestApplication;
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system);
+systemWithApplication('test app', async (started) => {
+  ({ system, app } = started);
   await app.client.put('/v1/users/ann', { name: 'Ann' });
   await app.client.put('/v1/users/bob', { name: 'Bob', shortName: 'B' });
   await app.client.put('/v1/groups/team', { name: 'Team', members: ['ann', 'bob'] });
 });
-afterAll(() => system?.stop());
 
 const hello = [{ type: 'p', children: [{ text: 'Hello ' }, { type: 'mention', user: { id: 'bob' }, children: [{ text: '@Bob' }] }] }];
 

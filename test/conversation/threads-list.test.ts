@@ -2,9 +2,9 @@
  * GET /v1/threads through the gateway: order, pagination with Link and
  * X-Total-Count headers and ServerListThreadFilter.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, request, type ApiClient, type ApiResponse, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 
 let system: TestSystem;
@@ -83,10 +83,7 @@ async function allPages(api: ApiClient, first: string, between?: (page: number) 
   return pages;
 }
 
-beforeAll(async () => {
-  system = await startSystem();
-});
-afterAll(() => system?.stop());
+systemForFile((started) => (system = started));
 
 describe('the list', () => {
   let api: ApiClient;

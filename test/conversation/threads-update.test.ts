@@ -1,9 +1,9 @@
 /**
  * PUT /v1/threads/<ID> through the gateway: resolving and reopening and every other updatable field.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApplication, request, uniqueId, type ApiClient, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { describe, expect, it } from 'vitest';
+import { request, uniqueId, type ApiClient, type TestApplication } from '../support/client.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 
 let system: TestSystem;
@@ -62,9 +62,8 @@ async function windowAround(action: () => Promise<unknown>) {
   return { before, after: Date.now() };
 }
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system);
+systemWithApplication('test app', async (started) => {
+  ({ system, app } = started);
   api = app.client;
   for (const [id, body] of [
     ['ann', { name: 'Ann' }],
@@ -77,7 +76,6 @@ beforeAll(async () => {
   expect((await api.put('/v1/groups/elsewhere', { name: 'Elsewhere', members: ['ann'] })).status).toBe(200);
   expect((await api.put('/v1/groups/third', { name: 'Third', members: ['ann'] })).status).toBe(200);
 });
-afterAll(() => system?.stop());
 
 describe('resolving and reopening', () => {
   it('resolves with resolved: true, stamping the current time', async () => {

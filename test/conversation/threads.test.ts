@@ -2,9 +2,9 @@
  * Threads through the gateway: the thread object, creating threads with
  * POST /v1/threads and with createThread, deleting them, tenant isolation and concurrent creation.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type ApiClient, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 
 let system: TestSystem;
 let app: TestApplication;
@@ -43,9 +43,8 @@ async function threadRow(applicationId: string, threadId: string) {
   return rows;
 }
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system);
+systemWithApplication('test app', async (started) => {
+  ({ system, app } = started);
   api = app.client;
   const users: [string, Record<string, unknown>][] = [
     ['ann', { name: 'Ann' }],
@@ -59,7 +58,6 @@ beforeAll(async () => {
   expect((await api.put('/v1/groups/team', { name: 'Team', members: ['ann', 'bob', 'cat', 'dan', 'zed'] })).status).toBe(200);
   expect((await api.put('/v1/groups/other', { name: 'Other', members: ['ann', 'out'] })).status).toBe(200);
 });
-afterAll(() => system?.stop());
 
 describe('the thread object', () => {
   const threadId = 'rich-thread';

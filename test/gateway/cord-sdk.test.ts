@@ -11,21 +11,19 @@ import {
   getServerAuthToken,
 } from '@cord-sdk/server';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApplication, request, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { describe, expect, it } from 'vitest';
+import { request, type TestApplication } from '../support/client.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 
 let system: TestSystem;
 let app: TestApplication;
 /** The SDK's base URL: it appends the endpoint without a slash. */
 let apiUrl: string;
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system, 'sdk app');
+systemWithApplication('sdk app', async (started) => {
+  ({ system, app } = started);
   apiUrl = `${system.url}/`;
 });
-afterAll(() => system?.stop());
 
 describe('@cord-sdk/server', () => {
   it('mints server tokens the API accepts (HS512, app_id, iat, one-minute exp)', async () => {

@@ -3,22 +3,20 @@
  * is allowed, with the same status and code as before.
  */
 import { LimitParam, ROUTES } from '@collab/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asCustomer, createApplication, request, type TestApplication } from '../support/client.js';
+import { describe, expect, it } from 'vitest';
+import { asCustomer, request, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
 import { pathOf } from '../support/pages.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 
 let system: TestSystem;
 let app: TestApplication;
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system, 'error messages');
+systemWithApplication('error messages', async (started) => {
+  ({ system, app } = started);
   expect((await app.client.put('/v1/users/alice', { name: 'Alice' })).status).toBe(200);
   expect((await app.client.put('/v1/groups/team', { name: 'Team', members: ['alice'] })).status).toBe(200);
 });
-afterAll(() => system?.stop());
 
 describe('limit', () => {
   const withLimit = ROUTES.filter((route) => route.query && Object.values(route.query.shape).some((param) => param instanceof LimitParam));

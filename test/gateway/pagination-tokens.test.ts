@@ -5,21 +5,19 @@
  * would refuse: an impossible date, a bigint out of range, text with NUL.
  */
 import { cursorField, type CursorField } from '@collab/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApplication, type TestApplication } from '../support/client.js';
+import { describe, expect, it } from 'vitest';
+import type { TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
 import { nextPageToken, pagedRoutes, pathOf } from '../support/pages.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication } from '../support/system.js';
 
-let system: TestSystem;
 let app: TestApplication;
 
 /** Path parameters of the paged routes, by name: each names seeded data with two or more items. */
 const SEED: Record<string, string> = { userID: 'alice', groupID: 'team', orgID: 'team' };
 
-beforeAll(async () => {
-  system = await startSystem({ env: { WEBHOOK_RETRY_HOURS: '0' } });
-  app = await createApplication(system, 'pagination tokens');
+systemWithApplication('pagination tokens', async (started) => {
+  ({ app } = started);
   const ok = async (response: Promise<{ status: number; body: unknown }>) => expect((await response).status).toBe(200);
   for (const id of ['alice', 'bob']) await ok(app.client.put(`/v1/users/${id}`, { name: id }));
   await ok(app.client.put('/v1/groups/team', { name: 'Team', members: ['alice', 'bob'] }));
@@ -44,8 +42,7 @@ beforeAll(async () => {
     if (Date.now() > deadline) throw new Error('seeding: the message events did not reach the delivery log');
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-});
-afterAll(() => system?.stop());
+}, { env: { WEBHOOK_RETRY_HOURS: '0' } });
 
 /** For each field kind, a value of the right JSON type that the database would refuse. */
 const REFUSED = new Map<CursorField, { what: string; value: string }>([

@@ -9,12 +9,12 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createInternalClient, createLogger, type InternalClient } from '@collab/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CredentialStore } from '@collab/shared';
 import { loadGatewayConfig } from '../../services/gateway/src/config.js';
 import { createGateway } from '../../services/gateway/src/gateway.js';
 import { ApiClient, asCustomer, createApplication, request, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 import { expectError } from '../support/expect.js';
 
@@ -24,13 +24,11 @@ let system: TestSystem;
 let app: TestApplication;
 let other: TestApplication;
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system, 'routing app');
+systemWithApplication('routing app', async (started) => {
+  ({ system, app } = started);
   other = await createApplication(system, 'other app');
   expect((await app.client.put('/v1/users/alice', { name: 'Alice' })).status).toBe(200);
 });
-afterAll(() => system?.stop());
 
 
 const appToken = () => serverToken(app.id, app.secret);

@@ -8,12 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createLogger } from '@collab/shared';
 import { decodeJwt, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
 import { createIdentityContext } from '../../services/identity/src/service.js';
 import { revokeApplicationSessions, revokeSession } from '../../services/identity/src/domain/auth/auth.js';
 import { asCustomer, createApplication, pollAnswer, request, type ApiResponse, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 import { expectError } from '../support/expect.js';
 
@@ -26,12 +26,10 @@ let system: TestSystem;
 let app: TestApplication;
 let other: TestApplication;
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system, 'token app');
+systemWithApplication('token app', async (started) => {
+  ({ system, app } = started);
   other = await createApplication(system, 'other app');
 });
-afterAll(() => system?.stop());
 
 const now = () => Math.floor(Date.now() / 1000);
 const b64url = (text: string) => Buffer.from(text).toString('base64url');

@@ -10,12 +10,12 @@
 import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { INTERNAL_HEADERS } from '@collab/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freePort, until } from '@collab/shared/devkit';
-import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
+import { uniqueId, type TestApplication } from '../support/client.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
 import { killAll, spawnServiceProcess, stopProcess, type ServiceName } from '../support/processes.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 
 let system: TestSystem;
 let app: TestApplication;
@@ -41,15 +41,8 @@ const forwarded = (key: string) => ({
   'Idempotency-Key': key,
 });
 
-beforeAll(async () => {
-  // No batch worker: a batch request waits for its job (BATCH_WAIT_MS) after recording it.
-  system = await startSystem({ workers: false });
-  app = await createApplication(system, 'killed service app');
-}, 60_000);
-afterAll(async () => {
-  killAll();
-  await system?.stop();
-});
+// No batch worker: a batch request waits for its job (BATCH_WAIT_MS) after recording it.
+systemWithApplication('killed service app', (started) => ({ system, app } = started), { workers: false, beforeStop: killAll, startTimeoutMs: 60_000 });
 
 describe('a service killed after the write, before its answer', () => {
   it('answers the retry with the write it made, as the first request would have, and writes nothing again', async () => {

@@ -7,11 +7,11 @@
 import http from 'node:http';
 import { processMetrics } from '@collab/shared';
 import { pruneExpiredIdempotencyKeys } from '@collab/shared/storage';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { until } from '@collab/shared/devkit';
 import { asCustomer, createApplication, request, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
 import { seedTeam } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 
@@ -36,9 +36,8 @@ async function replayCount(route: string): Promise<number> {
   return metric?.values.find((value) => value.labels.route === route)?.value ?? 0;
 }
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system, 'idempotency app');
+systemWithApplication('idempotency app', async (started) => {
+  ({ system, app } = started);
   other = await createApplication(system, 'other idempotency app');
   for (const application of [app, other]) {
     await seedTeam(application);
@@ -48,8 +47,7 @@ beforeAll(async () => {
     });
     if (first.status !== 200) throw new Error(`thread setup failed: ${JSON.stringify(first.body)}`);
   }
-}, 60_000);
-afterAll(() => system?.stop());
+}, { startTimeoutMs: 60_000 });
 
 describe('POST /v1/threads/<ID>/messages with an Idempotency-Key', () => {
   const path = `/v1/threads/${THREAD}/messages`;

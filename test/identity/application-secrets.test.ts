@@ -6,22 +6,20 @@
  * processes (scripts/identity-cli.mjs, as npm run app does) against this file's database, so it
  * needs the build.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { validateWebhookSignature } from '@cord-sdk/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { until } from '@collab/shared/devkit';
 import { ApiClient, asCustomer, createApplication, request, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
+import { runScript } from '../support/processes.js';
 import { waitForBackgroundWork } from '../support/queues.js';
 import { applicationRows, count } from '../support/rows.js';
 import { seedTeam } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import type { TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
-import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { systemWithReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const HOUR_MS = 3600 * 1000;
 
 let system: TestSystem;
@@ -29,15 +27,7 @@ let receiver: WebhookReceiver;
 /** The secret each application's events must verify with: its current one. */
 const secrets = new Map<string, string>();
 
-beforeAll(async () => {
-  system = await startSystem({ env: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8' } });
-  receiver = await new WebhookReceiver((id) => secrets.get(id)).start();
-});
-
-afterAll(async () => {
-  await receiver?.stop();
-  await system?.stop();
-});
+systemWithReceiver(secrets, (started) => ({ system, receiver } = started));
 
 async function newApplication(name = 'rotation'): Promise<TestApplication> {
   const app = await createApplication(system, name);
@@ -63,23 +53,12 @@ async function rotate(app: TestApplication, prefix: 'applications' | 'projects' 
 
 /** Runs the operator CLI as `npm run app -- <args>` runs it, with this system's environment. */
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = {
-    PATH: process.env.PATH ?? '',
-    ...Object.fromEntries(
-      ['DATABASE_URL', 'REDIS_URL', 'REDIS_PREFIX', 'SECRETS_ENCRYPTION_KEY', 'INTERNAL_TOKEN', 'ACCESS_TOKEN_SECRET', 'FILE_URL_SECRET', 'CONVERSATION_URL', 'NOTIFICATION_URL', 'WEBHOOKS_URL'].map(
-        (name) => [name, system.env[name]],
-      ),
+  const env = Object.fromEntries(
+    ['DATABASE_URL', 'REDIS_URL', 'REDIS_PREFIX', 'SECRETS_ENCRYPTION_KEY', 'INTERNAL_TOKEN', 'ACCESS_TOKEN_SECRET', 'FILE_URL_SECRET', 'CONVERSATION_URL', 'NOTIFICATION_URL', 'WEBHOOKS_URL'].map(
+      (name) => [name, system.env[name]],
     ),
-  };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'identity-cli.mjs'), 'app', ...args], { env, stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  );
+  return runScript('scripts/identity-cli.mjs', ['app', ...args], env);
 }
 
 /** `KEY=value` lines of a CLI's output. */
@@ -153,9 +132,7 @@ describe('POST /v1/applications/<ID>/secret', () => {
   it('signs webhook deliveries with the new secret at once, verified by the SDK receiver', async () => {
     const app = await newApplication('rotation events');
     await seedTeam(app);
-    const path = `/${randomUUID()}`;
-    const registered = await app.client.post(`/v1/applications/${app.id}/webhooks`, { url: `${receiver.url}${path}`, events: ['thread-message-added'] });
-    expect(registered.status).toBe(201);
+    const path = await receiver.register(app, ['thread-message-added']);
     const postMessage = async (threadId: string) => {
       const response = await app.client.post(`/v1/threads/${threadId}/messages`, {
         authorID: 'ann',

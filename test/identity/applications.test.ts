@@ -3,7 +3,7 @@
  * /v1/applications and its /v1/projects alias, with customer tokens, through the gateway.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ApiClient,
   asCustomer,
@@ -12,7 +12,7 @@ import {
   request,
   type TestApplication,
 } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 import { expectError } from '../support/expect.js';
 
@@ -24,13 +24,12 @@ let customer: ApiClient;
 /** A second customer, with its own applications. */
 let stranger: ApiClient;
 
-beforeAll(async () => {
-  system = await startSystem();
+systemForFile(async (started) => {
+  system = started;
   customer = asCustomer(system);
   const { id: strangerId, secret: strangerSecret } = await system.addCustomer();
   stranger = new ApiClient(system, () => customerToken(strangerId, strangerSecret));
 });
-afterAll(() => system?.stop());
 
 
 async function create(name: string, prefix: 'applications' | 'projects' = 'applications', client = customer) {

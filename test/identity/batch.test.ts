@@ -17,20 +17,16 @@ import { createIdentityService } from '../../services/identity/src/service.js';
 import { createApplication, uniqueId, type ApiClient, type ApiResponse, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
 import { pollUntil } from '../support/processes.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { startSystem, systemWithApplication, type TestSystem } from '../support/system.js';
 
 const logger = createLogger('test', 'silent');
 
 let system: TestSystem;
 let app: TestApplication;
 
-beforeAll(async () => {
-  // The request waits for its job up to BATCH_WAIT_MS (default 8 s); 20 s here so that the 200
-  // answers below do not depend on how fast this machine applies 10,000 users.
-  system = await startSystem({ env: { BATCH_WAIT_MS: '20000' } });
-  app = await createApplication(system, 'batch app');
-});
-afterAll(() => system?.stop());
+// The request waits for its job up to BATCH_WAIT_MS (default 8 s); 20 s here so that the 200
+// answers below do not depend on how fast this machine applies 10,000 users.
+systemWithApplication('batch app', (started) => ({ system, app } = started), { env: { BATCH_WAIT_MS: '20000' } });
 
 const enc = encodeURIComponent;
 const userPath = (id: string) => `/v1/users/${enc(id)}`;

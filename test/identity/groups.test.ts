@@ -2,26 +2,16 @@
  * Groups (current generation) through the gateway: create, update, members, lists and their
  * pagination, the order of checks and their error codes, deleted groups, and concurrent writes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createApplication,
-  request,
-  uniqueId,
-  type ApiClient,
-  type TestApplication,
-} from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { describe, expect, it } from 'vitest';
+import { createApplication, request, uniqueId, type ApiClient, type TestApplication } from '../support/client.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 import { expectError } from '../support/expect.js';
 
 let system: TestSystem;
 let app: TestApplication;
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system, 'groups app');
-});
-afterAll(() => system?.stop());
+systemWithApplication('groups app', (started) => ({ system, app } = started));
 
 const enc = encodeURIComponent;
 const groupPath = (id: string) => `/v1/groups/${enc(id)}`;

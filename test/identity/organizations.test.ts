@@ -2,26 +2,16 @@
  * Organizations (earlier generation) through the gateway. Organizations and groups are one entity; only responses and the
  * not-found code differ.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createApplication,
-  request,
-  uniqueId,
-  type ApiClient,
-  type TestApplication,
-} from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { describe, expect, it } from 'vitest';
+import { createApplication, request, uniqueId, type ApiClient, type TestApplication } from '../support/client.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 import { expectError } from '../support/expect.js';
 
 let system: TestSystem;
 let app: TestApplication;
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system, 'organizations app');
-});
-afterAll(() => system?.stop());
+systemWithApplication('organizations app', (started) => ({ system, app } = started));
 
 const enc = encodeURIComponent;
 const orgPath = (id: string) => `/v1/organizations/${enc(id)}`;

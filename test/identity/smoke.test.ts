@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApplication, request, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { describe, expect, it } from 'vitest';
+import { request, type TestApplication } from '../support/client.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 
 let system: TestSystem;
 let app: TestApplication;
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system);
-});
-afterAll(() => system?.stop());
+systemWithApplication('test app', (started) => ({ system, app } = started));
 
 describe('the system', () => {
   it('answers health and readiness through the gateway', async () => {

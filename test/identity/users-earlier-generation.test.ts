@@ -3,19 +3,16 @@
  * snake_case keys and response shapes): a request is earlier-generation with the header
  * `X-API-Generation: earlier`, or when a PUT user body has a snake_case-only key.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { expectError } from '../support/expect.js';
+import { storedUsers } from '../support/rows.js';
 
 let system: TestSystem;
 let app: TestApplication;
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system);
-});
-afterAll(() => system?.stop());
+systemWithApplication('test app', (started) => ({ system, app } = started));
 
 const EARLIER = { 'X-API-Generation': 'earlier' };
 const userPath = (id: string) => `/v1/users/${encodeURIComponent(id)}`;
@@ -24,13 +21,7 @@ function codePointCompare(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
-async function storedUserCount(id: string, applicationId = app.id): Promise<number> {
-  const result = await system.sql.query(
-    'SELECT count(*)::int AS count FROM identity.users WHERE application_id = $1 AND external_id = $2',
-    [applicationId, id],
-  );
-  return result.rows[0].count;
-}
+const storedUserCount = (id: string, applicationId = app.id) => storedUsers(system, applicationId, id);
 
 
 async function expectUserAbsent(id: string) {

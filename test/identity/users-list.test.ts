@@ -2,17 +2,14 @@
  * GET /v1/users through the gateway: shape, order, keyset pagination, limit, token and filter. Every test lists a
  * fresh application, so the list content is known.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type ApiClient, type ApiResponse, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
 import { expectError } from '../support/expect.js';
 
 let system: TestSystem;
 
-beforeAll(async () => {
-  system = await startSystem();
-});
-afterAll(() => system?.stop());
+systemForFile((started) => (system = started));
 
 const ISO_WITH_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -78,17 +75,15 @@ describe('GET /v1/users: shape and order', () => {
 
   it('lists every user with the list fields of the user object', async () => {
     const { client } = await freshApplication();
-    await putUsers(client, {
-      full: {
-        name: 'Full',
-        email: 'full@example.com',
-        shortName: 'F',
-        status: 'deleted',
-        profilePictureURL: 'https://example.com/f.png',
-        metadata: { a: 1, b: 'two', c: false },
-      },
-      bare: {},
-    });
+    const fullFields = {
+      name: 'Full',
+      email: 'full@example.com',
+      shortName: 'F',
+      status: 'deleted',
+      profilePictureURL: 'https://example.com/f.png',
+      metadata: { a: 1, b: 'two', c: false },
+    };
+    await putUsers(client, { full: fullFields, bare: {} });
     const response = await list(client);
     expect(response.status).toBe(200);
     expect(response.body.pagination).toEqual({ token: null, total: 2 });
@@ -102,15 +97,7 @@ describe('GET /v1/users: shape and order', () => {
       profilePictureURL: null,
       metadata: {},
     });
-    expect(full).toMatchObject({
-      id: 'full',
-      name: 'Full',
-      email: 'full@example.com',
-      shortName: 'F',
-      status: 'deleted',
-      profilePictureURL: 'https://example.com/f.png',
-      metadata: { a: 1, b: 'two', c: false },
-    });
+    expect(full).toMatchObject({ id: 'full', ...fullFields });
     for (const user of response.body.users) expect(user.createdTimestamp).toMatch(ISO_WITH_MILLIS);
   });
 

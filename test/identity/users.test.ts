@@ -2,20 +2,17 @@
  * The current generation's user endpoints through the gateway: PUT, GET one, DELETE, the legacy
  * POST create, and tenant isolation.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, request, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 import { expectError } from '../support/expect.js';
+import { storedUsers } from '../support/rows.js';
 
 let system: TestSystem;
 let app: TestApplication;
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system);
-});
-afterAll(() => system?.stop());
+systemWithApplication('test app', (started) => ({ system, app } = started));
 
 const ISO_WITH_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -52,13 +49,7 @@ async function rawPut(path: string, rawBody: string): Promise<ApiResponse> {
   });
 }
 
-async function storedUserCount(id: string, applicationId = app.id): Promise<number> {
-  const result = await system.sql.query(
-    'SELECT count(*)::int AS count FROM identity.users WHERE application_id = $1 AND external_id = $2',
-    [applicationId, id],
-  );
-  return result.rows[0].count;
-}
+const storedUserCount = (id: string, applicationId = app.id) => storedUsers(system, applicationId, id);
 
 
 async function expectUserAbsent(id: string) {

@@ -6,10 +6,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeSyntheticDump } from '../../bench/src/scenarios/synthetic-dump.js';
-import { importerFor, type Importer } from '../support/imports.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithImporter, type Importer } from '../support/imports.js';
+import type { TestSystem } from '../support/system.js';
 
 /** Batches of 1,000 messages, 2,200 to a thread (the dump lists a thread's messages together), so that batches written at once share threads. */
 const SHAPE = { messages: 6600, threads: 3, users: 20, groups: 2 };
@@ -18,16 +18,10 @@ let system: TestSystem;
 let importer: Importer;
 let dir: string;
 
-beforeAll(async () => {
-  system = await startSystem();
-  importer = await importerFor(system);
+systemWithImporter(async (started) => {
+  ({ system, importer } = started);
   dir = await mkdtemp(join(tmpdir(), 'import-batches-'));
-}, 60_000);
-afterAll(async () => {
-  await importer?.close();
-  await system?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+}, { beforeStop: () => (dir ? rm(dir, { recursive: true, force: true }) : undefined), startTimeoutMs: 60_000 });
 
 describe('a dump of many batches per table', () => {
   it('imports every row once, keeps every mapping and moves each thread to its latest message', async () => {

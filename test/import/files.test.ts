@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { encodeCopyField, linesOf, readDump } from '@collab/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from '../support/client.js';
 import { FIXTURE_APPS } from '../support/fixture-reads.js';
-import { FIXTURE_CUSTOMER, FIXTURE_DUMP, importerFor, type Importer } from '../support/imports.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { FIXTURE_CUSTOMER, FIXTURE_DUMP, systemWithImporter, type Importer } from '../support/imports.js';
+import type { TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 
 /** In the fixture: amelia.hart, and two of her thread roadmap-q3's messages (app1). */
@@ -34,16 +34,10 @@ let system: TestSystem;
 let importer: Importer;
 let dir: string;
 
-beforeAll(async () => {
-  system = await startSystem();
-  importer = await importerFor(system);
+systemWithImporter(async (started) => {
+  ({ system, importer } = started);
   dir = await mkdtemp(join(tmpdir(), 'import-files-'));
-});
-afterAll(async () => {
-  await importer?.close();
-  await system?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+}, { beforeStop: () => (dir ? rm(dir, { recursive: true, force: true }) : undefined) });
 
 /** The fixture with these files (uploaded, as the original had them) attached, in order, to one message. */
 async function dumpWithFiles(name: string, messageId: string, files: DumpFile[]): Promise<string> {

@@ -4,24 +4,19 @@
  * the imported secrets, except where this server answers differently on purpose (each such
  * difference names its decision). The import reports what it imported and what it skipped, and why.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { replayExpectedReads } from '../support/fixture-reads.js';
-import { FIXTURE_DUMP, importerFor, type Importer } from '../support/imports.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { FIXTURE_DUMP, systemWithImporter, type Importer } from '../support/imports.js';
+import type { TestSystem } from '../support/system.js';
 import type { ImportView } from '../../services/identity/src/domain/imports/imports.js';
 
 let system: TestSystem;
 let importer: Importer;
 let report: ImportView;
 
-beforeAll(async () => {
-  system = await startSystem();
-  importer = await importerFor(system);
+systemWithImporter(async (started) => {
+  ({ system, importer } = started);
   report = await importer.run(FIXTURE_DUMP);
-});
-afterAll(async () => {
-  await importer?.close();
-  await system?.stop();
 });
 
 describe('importing the fixture dump into an empty system', () => {

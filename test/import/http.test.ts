@@ -5,25 +5,22 @@
  * import is not found.
  */
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from '../support/client.js';
 import { snapshotDatabase } from '../support/db-snapshot.js';
 import { FIXTURE_APPS } from '../support/fixture-reads.js';
 import { FIXTURE_DUMP } from '../support/imports.js';
 import { waitForBackgroundWork } from '../support/queues.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 
 let system: TestSystem;
 let dump: string;
 const asCustomer = () => customerToken(system.customer.id, system.customer.secret);
 
-beforeAll(async () => {
-  system = await startSystem();
+systemForFile(async (started) => {
+  system = started;
   dump = await readFile(FIXTURE_DUMP, 'utf8');
-});
-afterAll(async () => {
-  await system?.stop();
 });
 
 async function postDump(body: string | FormData, options: { query?: string; token?: string; contentType?: string } = {}) {

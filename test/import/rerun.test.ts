@@ -2,12 +2,12 @@
  * Importing a dump again changes nothing; an application or user that exists here with other data
  * is reported as a conflict and kept, unless the import overwrites.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from '../support/client.js';
 import { snapshotDatabase, type DatabaseSnapshot } from '../support/db-snapshot.js';
 import { FIXTURE_APPS, replayExpectedReads } from '../support/fixture-reads.js';
-import { FIXTURE_CUSTOMER, FIXTURE_DUMP, importerFor, type Importer } from '../support/imports.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { FIXTURE_CUSTOMER, FIXTURE_DUMP, systemWithImporter, type Importer } from '../support/imports.js';
+import type { TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 
 let system: TestSystem;
@@ -17,14 +17,9 @@ let importer: Importer;
 const withoutImportRecords = (snapshot: DatabaseSnapshot) =>
   Object.fromEntries(Object.entries(snapshot).filter(([table]) => !['identity.imports', 'identity.import_chunks'].includes(table)));
 
-beforeAll(async () => {
-  system = await startSystem();
-  importer = await importerFor(system);
+systemWithImporter(async (started) => {
+  ({ system, importer } = started);
   expect((await importer.run(FIXTURE_DUMP)).status).toBe('completed');
-});
-afterAll(async () => {
-  await importer?.close();
-  await system?.stop();
 });
 
 describe('importing the same dump again', () => {

@@ -5,13 +5,13 @@
  * takes the job over when its lock expires, passes over the tables already done, and completes.
  * Needs the build.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { until } from '@collab/shared/devkit';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
 import { replayExpectedReads } from '../support/fixture-reads.js';
-import { FIXTURE_DUMP, importerFor, type Importer } from '../support/imports.js';
+import { FIXTURE_DUMP, systemWithImporter, type Importer } from '../support/imports.js';
 import { killAll, spawnServiceProcess, stopProcess } from '../support/processes.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import type { TestSystem } from '../support/system.js';
 
 const JOB_LOCK_MS = 1000;
 
@@ -22,17 +22,16 @@ let slowNotification: FaultProxy;
 const startWorkerProcess = (env: Record<string, string> = {}) =>
   spawnServiceProcess('identity', 'main-worker', { ...system.env, JOB_LOCK_MS: String(JOB_LOCK_MS), METRICS_PORT: '0', LOG_LEVEL: 'silent', ...env });
 
-beforeAll(async () => {
-  system = await startSystem({ workers: false });
-  importer = await importerFor(system);
+systemWithImporter(async (started) => {
+  ({ system, importer } = started);
   slowNotification = await startFaultProxy({ port: Number(new URL(system.serviceUrls.notification).port) });
-}, 60_000);
-
-afterAll(async () => {
-  killAll();
-  slowNotification?.close();
-  await importer?.close();
-  await system?.stop();
+}, {
+  workers: false,
+  beforeStop: () => {
+    killAll();
+    slowNotification?.close();
+  },
+  startTimeoutMs: 60_000,
 });
 
 describe('an import whose worker is killed half-way', () => {

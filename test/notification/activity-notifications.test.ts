@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createInternalClient, notificationInternal } from '@collab/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   mentioning,
   messagePath,
@@ -18,18 +18,15 @@ import {
   settled,
   storedNotifications,
   threadPath,
+  uploadFile,
 } from '../support/activity.js';
 import { createApplication, request, type TestApplication } from '../support/client.js';
 import { putEach, seedTeam } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
-import { serverToken } from '../support/tokens.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
 
 let system: TestSystem;
 
-beforeAll(async () => {
-  system = await startSystem();
-});
-afterAll(() => system?.stop());
+systemForFile((started) => (system = started));
 
 /** An application of its own: team (ann, bob, dora deleted, erin, fay), carl outside. */
 async function freshApp(): Promise<TestApplication> {
@@ -67,20 +64,6 @@ const withoutSignatures = (message: any) => ({
   ...message,
   attachments: message.attachments.map((attachment: any) => ({ ...attachment, url: attachment.url.split('?')[0] })),
 });
-
-async function uploadFile(app: TestApplication, ownerId: string): Promise<string> {
-  const form = new FormData();
-  form.set('ownerID', ownerId);
-  form.set('file', new Blob([Buffer.from('minutes')], { type: 'text/plain' }), 'minutes.txt');
-  const response = await fetch(`${system.url}/v1/files`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${await serverToken(app.id, app.secret)}` },
-    body: form,
-  });
-  const body = (await response.json()) as { fileID: string };
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  return body.fileID;
-}
 
 describe('reply notifications', () => {
   it('list with the author, the phrase and the thread name, and the message and thread as GET answers them', async () => {
@@ -125,7 +108,7 @@ describe('reply notifications', () => {
     // and bob (subscribed); erin thanks them.
     const { threadId, name } = await newThread(app);
     await postMessage(app, threadId, { authorID: 'bob', content: paragraph('subscribing') });
-    const fileId = await uploadFile(app, 'ann');
+    const fileId = await uploadFile(app, 'ann', 'minutes.txt', 'minutes');
     const withFile = await postMessage(app, threadId, {
       authorID: 'ann',
       content: mentioning('minutes for', 'erin'),

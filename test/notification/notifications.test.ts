@@ -3,9 +3,9 @@
  * isolation.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, request, uniqueId, type ApiClient, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 
 let system: TestSystem;
@@ -102,13 +102,12 @@ async function expectRejected(body: unknown, status: number, error: string, mess
   return response.body;
 }
 
-beforeAll(async () => {
-  system = await startSystem();
+systemForFile(async (started) => {
+  system = started;
   appA = await createApplication(system, 'notifications A');
   appB = await createApplication(system, 'notifications B');
   api = appA.client;
 });
-afterAll(() => system?.stop());
 
 describe('POST /v1/notifications', () => {
   it('creates a notification and stores it for the recipient, unread', async () => {

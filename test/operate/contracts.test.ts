@@ -23,21 +23,17 @@ import {
   type QueueName,
 } from '@collab/shared';
 import { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CredentialStore } from '@collab/shared';
 import { dependentServicesCascade } from '../../services/identity/src/domain/cascade/deletion-cascade.js';
-import { createApplication, request, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { request, type TestApplication } from '../support/client.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 
 let system: TestSystem;
 let app: TestApplication;
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system);
-});
-afterAll(() => system?.stop());
+systemWithApplication('test app', (started) => ({ system, app } = started));
 
 function internalHeaders(applicationId?: string): Record<string, string> {
   const headers: Record<string, string> = { 'x-collab-internal-token': system.env.INTERNAL_TOKEN };

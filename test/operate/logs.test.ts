@@ -5,11 +5,11 @@
  */
 import { LOG_REDACT_PATHS } from '@collab/shared';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApplication, request, type TestApplication } from '../support/client.js';
+import { describe, expect, it } from 'vitest';
+import { request, type TestApplication } from '../support/client.js';
 import { pollUntil } from '../support/processes.js';
 import { waitForQueuesIdle } from '../support/queues.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 
 interface LogLine {
@@ -36,11 +36,7 @@ const parsed = (): LogLine[] => lines.map((line) => JSON.parse(line) as LogLine)
 let system: TestSystem;
 let app: TestApplication;
 
-beforeAll(async () => {
-  system = await startSystem({ logger });
-  app = await createApplication(system);
-});
-afterAll(() => system?.stop());
+systemWithApplication('test app', (started) => ({ system, app } = started), { logger });
 
 /** The first log line `look` finds, once it has been written. */
 const logged = <T>(what: string, look: () => T | undefined) => pollUntil(`a log line: ${what}`, 10_000, look);

@@ -9,8 +9,8 @@ import { createLogger, QUEUES } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadGatewayConfig } from '../../services/gateway/src/config.js';
 import { createGateway } from '../../services/gateway/src/gateway.js';
-import { createApplication, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { type TestApplication } from '../support/client.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 
 const OPERATOR = { ADMIN_USERNAME: 'ops', ADMIN_PASSWORD: 'a-long-operator-password' };
@@ -19,11 +19,7 @@ const basic = (username: string, password: string) => `Basic ${Buffer.from(`${us
 let system: TestSystem;
 let app: TestApplication;
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system, 'dashboard app');
-});
-afterAll(() => system?.stop());
+systemWithApplication('dashboard app', (started) => ({ system, app } = started));
 
 /** A gateway on this system's Redis and secrets with these settings, listening on a free port. */
 async function startGateway(overrides: Record<string, string>) {

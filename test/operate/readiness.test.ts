@@ -8,21 +8,18 @@ import type { AddressInfo } from 'node:net';
 import { createLogger } from '@collab/shared';
 import { ensureDatabase } from '@collab/shared/storage';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freePort } from '@collab/shared/devkit';
 import { loadGatewayConfig } from '../../services/gateway/src/config.js';
 import { createGateway } from '../../services/gateway/src/gateway.js';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
 import { createIdentityService } from '../../services/identity/src/service.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
 
 let system: TestSystem;
 const logger = createLogger('test', 'silent');
 
-beforeAll(async () => {
-  system = await startSystem();
-});
-afterAll(() => system?.stop());
+systemForFile((started) => (system = started));
 
 async function readyz(app: RequestListener): Promise<{ status: number; body: { status: string; checks: Record<string, string> } }> {
   const server = http.createServer(app).listen(0, '127.0.0.1');

@@ -6,13 +6,13 @@
  */
 import { createHash } from 'node:crypto';
 import { createOutboundClient, createRedis, parseCidrList, processMetrics, type RedisClient } from '@collab/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createPageCache, fetchPage } from '../../services/conversation/src/domain/link-previews/pages.js';
 import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
 import { seedTeam } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import type { TestSystem } from '../support/system.js';
 import { previewsDrained } from './drained.js';
-import { html, PageServer } from './page-server.js';
+import { html, PageServer, systemWithPages } from './page-server.js';
 
 let system: TestSystem;
 let app: TestApplication;
@@ -26,18 +26,10 @@ const messagePath = (threadID: string, messageID: string) => `${messagesPath(thr
 const paragraph = (...children: unknown[]) => [{ type: 'p', children }];
 const text = (value: string) => ({ text: value });
 
-beforeAll(async () => {
-  system = await startSystem({ env: { LINK_PREVIEWS: 'on', OUTBOUND_ALLOWED_CIDRS: '127.0.0.1/32' } });
-  app = await createApplication(system, 'link previews app');
-  await seedTeam(app);
-  pages = await PageServer.start('127.0.0.1');
+systemWithPages('on', async (started) => {
+  ({ system, app, pages } = started);
   blockedPages = await PageServer.start('127.0.0.2');
-});
-afterAll(async () => {
-  await pages?.close();
-  await blockedPages?.close();
-  await system?.stop();
-});
+}, { beforeStop: () => blockedPages?.close() });
 
 /** Posts a message by ann; `threadID` adds it to that thread instead of a new one. */
 async function create(content: unknown, extra: Record<string, unknown> = {}, threadID = uniqueId('thread'), as = app) {

@@ -4,6 +4,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { TestApplication } from '../support/client.js';
+import { seedTeam } from '../support/seed.js';
+import { systemWithApplication, type FileSystemOptions, type TestSystem } from '../support/system.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -94,4 +97,33 @@ export class PageServer {
 /** An HTML page with these `<head>` tags. */
 export function html(head: string, body = '<p>page</p>'): string {
   return `<!doctype html><html><head>${head}</head><body>${body}</body></html>`;
+}
+
+/**
+ * A test file's system with link previews `on` or `off` and fetching allowed from 127.0.0.1 only,
+ * an application with the team of seedTeam, and a page server on 127.0.0.1; the page server
+ * closes before the system stops.
+ */
+export function systemWithPages(
+  previews: 'on' | 'off',
+  started: (ready: { system: TestSystem; app: TestApplication; pages: PageServer }) => unknown,
+  options: FileSystemOptions = {},
+): void {
+  let pages: PageServer | undefined;
+  systemWithApplication(
+    `previews ${previews} app`,
+    async ({ system, app }) => {
+      await seedTeam(app);
+      pages = await PageServer.start();
+      await started({ system, app, pages });
+    },
+    {
+      ...options,
+      env: { LINK_PREVIEWS: previews, OUTBOUND_ALLOWED_CIDRS: '127.0.0.1/32', ...options.env },
+      beforeStop: async () => {
+        await options.beforeStop?.();
+        await pages?.close();
+      },
+    },
+  );
 }

@@ -6,15 +6,14 @@
  * services' own Redis stays up.
  */
 import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { until } from '@collab/shared/devkit';
-import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
+import { uniqueId, type TestApplication } from '../support/client.js';
 import { killAll, spawnServiceProcess, stopProcess } from '../support/processes.js';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-server.js';
-import { seedTeam } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import type { TestSystem } from '../support/system.js';
 import { previewsDrained } from './drained.js';
-import { html, PageServer } from './page-server.js';
+import { html, systemWithPages, type PageServer } from './page-server.js';
 
 let system: TestSystem;
 let app: TestApplication;
@@ -22,20 +21,17 @@ let pages: PageServer;
 let redis: PrivateRedis;
 let worker: ChildProcess;
 
-beforeAll(async () => {
-  // No in-process worker or relay: the spawned worker, on its own Redis, does both.
-  system = await startSystem({ workers: false, env: { LINK_PREVIEWS: 'on', OUTBOUND_ALLOWED_CIDRS: '127.0.0.1/32' } });
-  app = await createApplication(system, 'previews redis outage app');
-  await seedTeam(app);
-  pages = await PageServer.start();
+// No in-process worker or relay: the spawned worker, on its own Redis, does both.
+systemWithPages('on', async (started) => {
+  ({ system, app, pages } = started);
   redis = await startPrivateRedis();
   worker = spawnServiceProcess('conversation', 'main-worker', { ...system.env, REDIS_URL: redis.url, METRICS_PORT: '0', LOG_LEVEL: 'silent' });
-});
-afterAll(async () => {
-  killAll();
-  await redis?.stop();
-  await pages?.close();
-  await system?.stop();
+}, {
+  workers: false,
+  beforeStop: async () => {
+    killAll();
+    await redis?.stop();
+  },
 });
 
 const paragraph = (text: string) => [{ type: 'p', children: [{ text }] }];

@@ -1,25 +1,15 @@
 /** LINK_PREVIEWS=off: a message with a link gets no preview, and its page is never asked for. */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
-import { seedTeam } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { expect, it } from 'vitest';
+import { uniqueId, type TestApplication } from '../support/client.js';
+import type { TestSystem } from '../support/system.js';
 import { previewsDrained } from './drained.js';
-import { html, PageServer } from './page-server.js';
+import { html, systemWithPages, type PageServer } from './page-server.js';
 
 let system: TestSystem;
 let app: TestApplication;
 let pages: PageServer;
 
-beforeAll(async () => {
-  system = await startSystem({ env: { LINK_PREVIEWS: 'off', OUTBOUND_ALLOWED_CIDRS: '127.0.0.1/32' } });
-  app = await createApplication(system, 'previews off app');
-  await seedTeam(app);
-  pages = await PageServer.start();
-});
-afterAll(async () => {
-  await pages?.close();
-  await system?.stop();
-});
+systemWithPages('off', (started) => ({ system, app, pages } = started));
 
 it('creates and edits messages with links without fetching anything', async () => {
   const first = pages.page('/off-1', html('<title>One</title>'));

@@ -4,31 +4,20 @@
  * queue: a message's preview appears with no in-process worker or relay, its /metrics counts the
  * fetch and both queues, and SIGTERM stops it cleanly.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { freePort } from '@collab/shared/devkit';
-import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
+import { uniqueId, type TestApplication } from '../support/client.js';
 import { killAll, spawnServiceProcess, stopProcess } from '../support/processes.js';
-import { seedTeam } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import type { TestSystem } from '../support/system.js';
 import { previewsDrained } from './drained.js';
-import { html, PageServer } from './page-server.js';
+import { html, systemWithPages, type PageServer } from './page-server.js';
 
 let system: TestSystem;
 let app: TestApplication;
 let pages: PageServer;
 
-beforeAll(async () => {
-  // No in-process worker: only the spawned process can fetch the page.
-  system = await startSystem({ workers: false, env: { LINK_PREVIEWS: 'on', OUTBOUND_ALLOWED_CIDRS: '127.0.0.1/32' } });
-  app = await createApplication(system, 'worker process app');
-  await seedTeam(app);
-  pages = await PageServer.start();
-});
-afterAll(async () => {
-  killAll();
-  await pages?.close();
-  await system?.stop();
-});
+// No in-process worker: only the spawned process can fetch the page.
+systemWithPages('on', (started) => ({ system, app, pages } = started), { workers: false, beforeStop: killAll });
 
 it('previews a link, counts the fetch on /metrics, and stops cleanly on SIGTERM', async () => {
   const metricsPort = await freePort();

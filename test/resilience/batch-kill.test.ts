@@ -4,12 +4,12 @@
  * worker picks the job up once its lock expires, and the batch is applied exactly once: the same
  * rows as the same batch applied without the fault. Prints the recovery time. Needs the build.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { until } from '@collab/shared/devkit';
 import { createApplication, type TestApplication } from '../support/client.js';
 import { killAll, spawnServiceProcess, stopProcess } from '../support/processes.js';
 import { waitForQueuesIdle } from '../support/queues.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
 
 const USERS = 10_000;
 const GROUPS = 100;
@@ -42,14 +42,7 @@ async function rowsOf(applicationId: string) {
 
 const statusOf = async (app: TestApplication, jobId: string) => (await app.client.get(`/v1/batch/${jobId}`)).body.status;
 
-beforeAll(async () => {
-  system = await startSystem({ workers: false, env: { BATCH_WAIT_MS: '0' } });
-}, 60_000);
-
-afterAll(async () => {
-  killAll();
-  await system?.stop();
-});
+systemForFile((started) => (system = started), { workers: false, env: { BATCH_WAIT_MS: '0' }, beforeStop: killAll, startTimeoutMs: 60_000 });
 
 describe('a batch whose worker is killed', () => {
   it('is retried by another worker and applied exactly once, as without the fault', async () => {

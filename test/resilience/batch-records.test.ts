@@ -13,12 +13,12 @@ import { randomUUID } from 'node:crypto';
 import { createLogger, createRedis, queuePrefix, type JobData } from '@collab/shared';
 import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createIdentityDataSource } from '../../services/identity/src/data-source.js';
 import type { BatchInput } from '../../services/identity/src/domain/batch/batch-plan.js';
 import { batchJobs, pendingBatches } from '../../services/identity/src/jobs/batch.jobs.js';
 import { createApplication, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 
 const logger = createLogger('test', 'silent');
 /** What a handler needs of a BullMQ job: its attempt (the first of many). */
@@ -28,17 +28,11 @@ let system: TestSystem;
 let app: TestApplication;
 let db: DataSource;
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system, 'batch records');
+systemWithApplication('batch records', async (started) => {
+  ({ system, app } = started);
   db = createIdentityDataSource(system.env.DATABASE_URL, 4);
   await db.initialize();
-}, 60_000);
-
-afterAll(async () => {
-  await db?.destroy();
-  await system?.stop();
-});
+}, { beforeStop: () => db?.destroy(), startTimeoutMs: 60_000 });
 
 async function record(jobId: string): Promise<{ state: string; message: string | null; error: unknown } | undefined> {
   const { rows } = await system.sql.query(`SELECT state, message, error FROM identity.batches WHERE job_id = $1`, [jobId]);

@@ -15,7 +15,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { createLogger } from '@collab/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freePort, loopbackServer, until, type LoopbackServer } from '@collab/shared/devkit';
 import { loadGatewayConfig } from '../../services/gateway/src/config.js';
 import { createGateway } from '../../services/gateway/src/gateway.js';
@@ -27,7 +27,7 @@ import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
 import { killAll, spawnServiceProcess, stopProcess } from '../support/processes.js';
 import { waitForQueuesIdle } from '../support/queues.js';
 import { applicationRows, count } from '../support/rows.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 
 const UPSTREAM_TIMEOUT_MS = 1000;
@@ -78,11 +78,10 @@ function expectUnavailable(response: ApiResponse & { ms: number }) {
 
 const threadRead = () => call('GET', '/v1/threads/t1');
 
-beforeAll(async () => {
-  // Identity's outbox relay runs in the identity worker process below, which reaches
-  // notification through the fault proxy too.
-  system = await startSystem({ outboxRelay: false });
-  app = await createApplication(system, 'downstream faults');
+// Identity's outbox relay runs in the identity worker process below, which reaches
+// notification through the fault proxy too.
+systemWithApplication('downstream faults', async (started) => {
+  ({ system, app } = started);
   conversationPort = await freePort();
   link = await startFaultProxy({ port: conversationPort });
   startConversation();
@@ -120,17 +119,18 @@ beforeAll(async () => {
     createThread: { groupID: 'g1', location: { page: 't1' }, url: 'https://example.com', name: 't1' },
   });
   expect(created.status).toBe(200);
-}, 60_000);
-
-afterAll(async () => {
-  killAll();
-  link?.close();
-  notificationLink?.close();
-  await gatewayServer?.close();
-  await identityServer?.close();
-  await gateway?.close();
-  await identity?.close();
-  await system?.stop();
+}, {
+  outboxRelay: false,
+  beforeStop: async () => {
+    killAll();
+    link?.close();
+    notificationLink?.close();
+    await gatewayServer?.close();
+    await identityServer?.close();
+    await gateway?.close();
+    await identity?.close();
+  },
+  startTimeoutMs: 60_000,
 });
 
 describe('a downstream service killed', () => {

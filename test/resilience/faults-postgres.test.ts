@@ -8,14 +8,15 @@
  * Prints how many connections were killed and how long recovery took (`[fault figures]`). Needs the build.
  */
 import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { until } from '@collab/shared/devkit';
 import { createApplication, type ApiResponse, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
 import { killAll, spawnServiceProcess } from '../support/processes.js';
 import { waitForQueuesIdle } from '../support/queues.js';
 import * as rows from '../support/rows.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { seedThread } from '../support/seed.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
 
 const MEMBERS = 3000;
 const BATCH_USERS = 5000;
@@ -65,18 +66,13 @@ async function whileTerminating<T>(applicationName: string, work: Promise<T>, ev
   }
 }
 
-beforeAll(async () => {
-  system = await startSystem({ workers: false, env: { BATCH_WAIT_MS: '0' } });
+systemForFile(async (started) => {
+  system = started;
   databaseName = new URL(system.env.DATABASE_URL).pathname.slice(1);
   app = await createApplication(system, 'postgres faults');
   startWorkerProcess('identity');
   startWorkerProcess('conversation');
-}, 60_000);
-
-afterAll(async () => {
-  killAll();
-  await system?.stop();
-});
+}, { workers: false, env: { BATCH_WAIT_MS: '0' }, beforeStop: killAll, startTimeoutMs: 60_000 });
 
 describe('identity connections killed in the middle of a request', () => {
   it('answers the request or a clean 503, and a repeat reaches the state of a clean run', async () => {
@@ -125,19 +121,7 @@ describe('worker connections killed in the middle of a job', () => {
 
     // A purge of a big thread, its worker's connections killed while it deletes.
     expect((await app.client.put('/v1/users/ann', { name: 'Ann' })).status).toBe(200);
-    expect((await app.client.put('/v1/groups/doomed', { name: 'Doomed', members: ['ann'] })).status).toBe(200);
-    const created = await app.client.post('/v1/threads/doomed-thread/messages', {
-      authorID: 'ann',
-      content: [{ type: 'p', children: [{ text: 'first' }] }],
-      createThread: { groupID: 'doomed', location: { page: 'doomed' }, url: 'https://example.com', name: 'doomed' },
-    });
-    expect(created.status).toBe(200);
-    await system.sql.query(
-      `INSERT INTO conversation.messages (application_id, external_id, thread_id, author_id, content, created_at)
-       SELECT $1, 'bulk-' || n, t.internal_id, 'ann', '[]', now()
-       FROM conversation.threads t, generate_series(1, $2) n WHERE t.application_id = $1 AND t.external_id = 'doomed-thread'`,
-      [app.id, MESSAGES - 1],
-    );
+    await seedThread(app, 'doomed', 'doomed-thread', MESSAGES);
     const messagesLeft = () => count(`SELECT count(*)::int AS n FROM conversation.messages WHERE application_id = $1`, [app.id]);
     expect((await app.client.delete('/v1/groups/doomed')).status).toBe(200);
     await until(async () => (await messagesLeft()) < MESSAGES, 'the purge to start');

@@ -28,6 +28,7 @@ import { killAll, spawnServiceProcess } from '../support/processes.js';
 import { waitForQueuesIdle } from '../support/queues.js';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-server.js';
 import * as rows from '../support/rows.js';
+import { seedThread } from '../support/seed.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 
@@ -64,23 +65,8 @@ async function timed(call: () => Promise<ApiResponse>): Promise<ApiResponse & { 
   return { ...response, ms: Date.now() - started };
 }
 
-/** A group with one thread of `messages` messages (bulk-inserted beyond the first). */
-async function seedGroup(groupId: string, messages: number): Promise<void> {
-  expect((await app.client.put(`/v1/groups/${groupId}`, { name: groupId, members: ['ann'] })).status).toBe(200);
-  const threadId = `${groupId}-thread`;
-  const created = await app.client.post(`/v1/threads/${threadId}/messages`, {
-    authorID: 'ann',
-    content: [{ type: 'p', children: [{ text: 'first' }] }],
-    createThread: { groupID: groupId, location: { page: threadId }, url: 'https://example.com', name: threadId },
-  });
-  expect(created.status).toBe(200);
-  await system.sql.query(
-    `INSERT INTO conversation.messages (application_id, external_id, thread_id, author_id, content, created_at)
-     SELECT $1, $2 || '-' || n, t.internal_id, 'ann', '[]', now()
-     FROM conversation.threads t, generate_series(1, $3) n WHERE t.application_id = $1 AND t.external_id = $2`,
-    [app.id, threadId, messages - 1],
-  );
-}
+/** A group with one thread (`<group>-thread`) of `messages` messages. */
+const seedGroup = (groupId: string, messages: number) => seedThread(app, groupId, `${groupId}-thread`, messages);
 
 beforeAll(async () => {
   redis = await startPrivateRedis();

@@ -3,23 +3,16 @@
  * request in flight finish, and exits 0. Needs the build (`npm test` builds).
  */
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freePort, until } from '@collab/shared/devkit';
-import { createApplication, type TestApplication } from '../support/client.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { type TestApplication } from '../support/client.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { killAll, spawnServiceProcess } from '../support/processes.js';
 
 let system: TestSystem;
 let app: TestApplication;
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system);
-});
-afterAll(async () => {
-  killAll();
-  await system?.stop();
-});
+systemWithApplication('test app', (started) => ({ system, app } = started), { beforeStop: killAll });
 
 describe('an identity process receiving SIGTERM', () => {
   it('finishes the request in flight, refuses new connections and exits 0', async () => {

@@ -13,14 +13,14 @@ import { once } from 'node:events';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { createHttpServer, createLogger } from '@collab/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadGatewayConfig } from '../../services/gateway/src/config.js';
 import { createGateway } from '../../services/gateway/src/gateway.js';
 import { asCustomer, createApplication, request, type ApiResponse, type TestApplication } from '../support/client.js';
 import { snapshotDatabase } from '../support/db-snapshot.js';
 import { expectError } from '../support/expect.js';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-server.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 import { chunked, repeatedBytes, sendWholeBody } from '../support/whole-body-client.js';
 
@@ -32,16 +32,15 @@ let other: TestApplication;
 const cleanups: (() => Promise<unknown>)[] = [];
 let privateRedis: PrivateRedis | null = null;
 
-beforeAll(async () => {
-  system = await startSystem();
-  app = await createApplication(system, 'limited app');
+systemWithApplication('limited app', async (started) => {
+  ({ system, app } = started);
   other = await createApplication(system, 'other app');
   expect((await app.client.put('/v1/users/ann', { name: 'Ann' })).status).toBe(200);
-});
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  await privateRedis?.stop();
-  await system?.stop();
+}, {
+  beforeStop: async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    await privateRedis?.stop();
+  },
 });
 
 /** Closes a server and every connection still open on it. */

@@ -4,7 +4,7 @@
  * completes with nothing left behind and nothing else removed. Needs the build (`npm test` builds).
  */
 import { createLogger } from '@collab/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { until } from '@collab/shared/devkit';
 import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
 import { purgeJobs } from '../../services/conversation/src/jobs/purge.jobs.js';
@@ -12,7 +12,8 @@ import { createApplication, type TestApplication } from '../support/client.js';
 import { killAll, spawnServiceProcess, stopProcess } from '../support/processes.js';
 import { waitForQueuesIdle } from '../support/queues.js';
 import * as rows from '../support/rows.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { seedThread } from '../support/seed.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
 
 const MESSAGES = 50_000;
 let system: TestSystem;
@@ -27,37 +28,17 @@ const threadMessages = (threadId: string) => rows.threadMessages(system, doomed.
 
 async function seed(app: TestApplication, messagesInBigThread: number) {
   await app.client.put('/v1/users/ann', { name: 'Ann' });
-  await app.client.put('/v1/groups/big', { name: 'Big', members: ['ann'] });
-  await app.client.put('/v1/groups/small', { name: 'Small', members: ['ann'] });
-  for (const [threadId, groupID] of [['big-thread', 'big'], ['small-thread', 'small']]) {
-    const response = await app.client.post(`/v1/threads/${threadId}/messages`, {
-      authorID: 'ann',
-      content: [{ type: 'p', children: [{ text: 'first' }] }],
-      createThread: { groupID, location: { page: threadId }, url: 'https://example.com', name: threadId },
-    });
-    expect(response.status).toBe(200);
-  }
-  // Test data in bulk: the same rows message creation writes, without 50,000 requests.
-  await system.sql.query(
-    `INSERT INTO conversation.messages (application_id, external_id, thread_id, author_id, content, created_at)
-     SELECT $1, 'bulk-' || n, t.internal_id, 'ann', '[{"type":"p","children":[{"text":"bulk"}]}]', now()
-     FROM conversation.threads t, generate_series(1, $2) n WHERE t.application_id = $1 AND t.external_id = 'big-thread'`,
-    [app.id, messagesInBigThread - 1],
-  );
+  await seedThread(app, 'big', 'big-thread', messagesInBigThread);
+  await seedThread(app, 'small', 'small-thread', 1);
 }
 
-beforeAll(async () => {
-  system = await startSystem({ workers: false });
+systemForFile(async (started) => {
+  system = started;
   doomed = await createApplication(system, 'doomed');
   bystander = await createApplication(system, 'bystander');
   await seed(doomed, MESSAGES);
   await seed(bystander, 10);
-}, 120_000);
-
-afterAll(async () => {
-  killAll();
-  await system?.stop();
-});
+}, { workers: false, beforeStop: killAll, startTimeoutMs: 120_000 });
 
 describe('a purge whose worker is killed', () => {
   it('is retried by another worker and completes with nothing left behind and nothing else removed', async () => {
@@ -108,19 +89,7 @@ describe('a purge whose worker is killed', () => {
   });
 
   it('on SIGTERM finishes (or hands back) the active job and exits cleanly; nothing is lost', async () => {
-    await doomed.client.put('/v1/groups/second', { name: 'Second', members: ['ann'] });
-    const created = await doomed.client.post('/v1/threads/second-thread/messages', {
-      authorID: 'ann',
-      content: [{ type: 'p', children: [{ text: 'first' }] }],
-      createThread: { groupID: 'second', location: { page: 'second' }, url: 'https://example.com', name: 'second' },
-    });
-    expect(created.status).toBe(200);
-    await system.sql.query(
-      `INSERT INTO conversation.messages (application_id, external_id, thread_id, author_id, content, created_at)
-       SELECT $1, 'second-' || n, t.internal_id, 'ann', '[]', now()
-       FROM conversation.threads t, generate_series(1, 20000) n WHERE t.application_id = $1 AND t.external_id = 'second-thread'`,
-      [doomed.id],
-    );
+    await seedThread(doomed, 'second', 'second-thread', 20_001);
     expect((await doomed.client.delete('/v1/groups/second')).status).toBe(200);
 
     const worker = startWorkerProcess();

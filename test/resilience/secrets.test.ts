@@ -7,15 +7,13 @@
  * and the customer CLI at start with a message naming the variable. Needs the build (it runs
  * services/identity/dist processes).
  */
-import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { getApplicationManagementAuthToken, getServerAuthToken } from '@cord-sdk/server';
 import { LOG_REDACT_PATHS, parseEncryptionKey, SecretBox, SecretBoxError, type Logger } from '@collab/shared';
 import { createServiceDataSource, ensureDatabase, migrateServiceSchema } from '@collab/shared/storage';
 import pg from 'pg';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dropDatabase, freePort } from '@collab/shared/devkit';
 import { loadIdentityConfig } from '../../services/identity/src/config.js';
 import { CreateIdentitySchema1763700000000 } from '../../services/identity/src/migrations/1763700000000-create-identity-schema.js';
@@ -23,10 +21,10 @@ import { ensureBootCustomer } from '../../services/identity/src/domain/customers
 import { createIdentityService } from '../../services/identity/src/service.js';
 import { asCustomer, createApplication, request, type ApiResponse, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
-import { migrateAll, startSystem, type TestSystem } from '../support/system.js';
+import { runScript } from '../support/processes.js';
+import { migrateAll, systemForFile, type TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 
 // Every log line of this file's system and of the identity services it starts, at every level.
 const lines: string[] = [];
@@ -40,13 +38,12 @@ const secrets = new Set<string>();
 let system: TestSystem;
 let box: SecretBox;
 
-beforeAll(async () => {
-  system = await startSystem({ logger });
+systemForFile(async (started) => {
+  system = started;
   box = new SecretBox(parseEncryptionKey(system.env.SECRETS_ENCRYPTION_KEY));
   secrets.add(system.customer.secret);
   secrets.add(system.env.SECRETS_ENCRYPTION_KEY);
-});
-afterAll(() => system?.stop());
+}, { logger });
 
 const otherKey = () => randomBytes(32).toString('hex');
 
@@ -104,19 +101,6 @@ function errorOf(promise: Promise<unknown>): Promise<Error> {
     },
     (error: Error) => error,
   );
-}
-
-/** Runs a built entry point to its end, with its output. */
-function run(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, script), ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 describe('secrets at rest', () => {
@@ -288,10 +272,10 @@ describe('a wrong key', () => {
   it('stops the identity process (exit 1) with that message, and a malformed key with a config error, never echoing a key', async () => {
     const wrong = otherKey();
     const env = { ...system.env, PORT: String(await freePort()), METRICS_PORT: '0', LOG_LEVEL: 'silent' };
-    const wrongKey = await run('services/identity/dist/main-api.js', [], { ...env, SECRETS_ENCRYPTION_KEY: wrong });
+    const wrongKey = await runScript('services/identity/dist/main-api.js', [], { ...env, SECRETS_ENCRYPTION_KEY: wrong });
     expect(wrongKey.code, wrongKey.stderr).toBe(1);
     expect(wrongKey.stderr).toContain('identity failed to start: SECRETS_ENCRYPTION_KEY does not decrypt the stored secrets');
-    const malformed = await run('services/identity/dist/main-api.js', [], { ...env, SECRETS_ENCRYPTION_KEY: `${wrong}00` });
+    const malformed = await runScript('services/identity/dist/main-api.js', [], { ...env, SECRETS_ENCRYPTION_KEY: `${wrong}00` });
     expect(malformed.code, malformed.stderr).toBe(1);
     expect(malformed.stderr).toContain('SECRETS_ENCRYPTION_KEY is invalid: must be a 32-byte key');
     for (const output of [wrongKey, malformed])
@@ -303,12 +287,12 @@ describe('a wrong key', () => {
     const env = { DATABASE_URL: system.env.DATABASE_URL };
     const count = async () => Number((await system.sql.query('SELECT count(*) FROM identity.customers')).rows[0].count);
     const before = await count();
-    const refused = await run(cli, ['create'], { ...env, SECRETS_ENCRYPTION_KEY: otherKey() });
+    const refused = await runScript(cli, ['create'], { ...env, SECRETS_ENCRYPTION_KEY: otherKey() });
     expect(refused.code, refused.stderr).toBe(1);
     expect(refused.stderr).toContain('SECRETS_ENCRYPTION_KEY does not decrypt the stored secrets');
     expect(await count()).toBe(before);
 
-    const created = await run(cli, ['create'], { ...env, SECRETS_ENCRYPTION_KEY: system.env.SECRETS_ENCRYPTION_KEY });
+    const created = await runScript(cli, ['create'], { ...env, SECRETS_ENCRYPTION_KEY: system.env.SECRETS_ENCRYPTION_KEY });
     expect(created.code, created.stderr).toBe(0);
     const id = /^CUSTOMER_ID=(\S+)$/m.exec(created.stdout)![1];
     const secret = /^CUSTOMER_SECRET=(\S+)$/m.exec(created.stdout)![1];

@@ -10,12 +10,12 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApplication, pollAnswer, request, type TestApplication } from '../support/client.js';
 import { snapshotDatabase } from '../support/db-snapshot.js';
 import { expectError } from '../support/expect.js';
 import { waitForBackgroundWork } from '../support/queues.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
 import { customerToken, serverToken } from '../support/tokens.js';
 
 const run = promisify(execFile);
@@ -203,8 +203,8 @@ async function authorize(application: TestApplication) {
 
 const readUsers = (token: string) => request(system.url, 'GET', '/v1/users', { token });
 
-beforeAll(async () => {
-  system = await startSystem();
+systemForFile(async (started) => {
+  system = started;
   victim = await createApplication(system, 'victim app');
   other = await createApplication(system, 'other app');
   expect((await victim.client.put(`/v1/users/${TARGET_USER}`, { name: 'Target' })).status).toBe(200);
@@ -234,7 +234,6 @@ beforeAll(async () => {
   for (const token of [revokedAccessToken, ...Object.values(deleted)])
     expect((await pollAnswer(() => readUsers(token), (response) => response.status !== 200)).status).toBe(401);
 });
-afterAll(() => system?.stop());
 
 describe.each(ROUTES_UNDER_ATTACK)('$name', (route) => {
   const attacks = ATTACKS.filter((attack) => attack.kinds.includes(route.kind));

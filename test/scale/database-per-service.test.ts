@@ -6,14 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import { SERVICE_DATABASE_VARS, type DatabaseService } from '@collab/shared';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { until } from '@collab/shared/devkit';
 import { mentioning, postMessage } from '../support/activity.js';
 import { asCustomer, createApplication, uniqueId } from '../support/client.js';
 import { waitForQueuesIdle } from '../support/queues.js';
-import { startSystem, type TestSystem } from '../support/system.js';
+import type { TestSystem } from '../support/system.js';
 import { customerToken } from '../support/tokens.js';
-import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { systemWithReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const SERVICES = Object.keys(SERVICE_DATABASE_VARS) as DatabaseService[];
 
@@ -37,21 +37,19 @@ async function sampleConnections(): Promise<void> {
   for (const row of rows) seen.add(`${row.datname} ${row.application_name}`);
 }
 
-beforeAll(async () => {
-  system = await startSystem({ databasePerService: true, env: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8' } });
+systemWithReceiver(secrets, (started) => {
+  ({ system, receiver } = started);
   for (const service of SERVICES) {
     databases[service] = new pg.Pool({ connectionString: system.env[SERVICE_DATABASE_VARS[service]], max: 1, application_name: 'scale-test' });
     databases[service].on('error', () => undefined);
   }
-  receiver = await new WebhookReceiver((id) => secrets.get(id)).start();
   sampler = setInterval(() => void sampleConnections().catch(() => undefined), 50);
-});
-
-afterAll(async () => {
-  clearInterval(sampler);
-  await receiver?.stop();
-  for (const pool of Object.values(databases)) await pool.end();
-  await system?.stop();
+}, {
+  databasePerService: true,
+  beforeStop: async () => {
+    clearInterval(sampler);
+    for (const pool of Object.values(databases)) await pool.end();
+  },
 });
 
 async function count(service: DatabaseService, sql: string, applicationId: string): Promise<number> {
@@ -74,8 +72,7 @@ describe('a database per service', () => {
     secrets.set(app.id, app.secret);
     for (const userId of ['ann', 'bob']) expect((await app.client.put(`/v1/users/${userId}`, { name: userId })).status).toBe(200);
     expect((await app.client.put('/v1/groups/team', { name: 'Team', members: ['ann', 'bob'] })).status).toBe(200);
-    const path = `/${randomUUID()}`;
-    expect((await app.client.post(`/v1/applications/${app.id}/webhooks`, { url: `${receiver.url}${path}`, events: ['thread-message-added'] })).status).toBe(201);
+    const path = await receiver.register(app, ['thread-message-added']);
 
     const threadId = uniqueId('thread');
     const text = `hello ${randomUUID()}`;

@@ -3,7 +3,6 @@
  * webhook deliveries and the rate limit work through the gateway, and each queue's keys live in
  * one slot while different queues land on different nodes.
  */
-import { randomUUID } from 'node:crypto';
 import { checkRedisEviction, createRedis, queuePrefix, Redis } from '@collab/shared';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,9 +104,7 @@ describe('on a Redis Cluster', () => {
 
   it('delivers a webhook event to a receiver', async () => {
     const app = await seededApplication('webhooks');
-    const path = `/${randomUUID()}`;
-    const registered = await app.client.post(`/v1/applications/${app.id}/webhooks`, { url: `${receiver.url}${path}`, events: ['thread-message-added'] });
-    expect(registered.status).toBe(201);
+    const path = await receiver.register(app, ['thread-message-added']);
     const messageId = await newThread(app);
     const [event] = await receiver.waitFor((received) => received.path === path && (received.body as { messageID?: string })?.messageID === messageId);
     expect(event.verified).toBe(true);

@@ -7,6 +7,7 @@ import { until } from '@collab/shared/devkit';
 import type { TestApplication } from './client.js';
 import { uniqueId } from './client.js';
 import type { TestSystem } from './system.js';
+import { serverToken } from './tokens.js';
 
 export const paragraph = (text: string) => [{ type: 'p', children: [{ text }] }];
 export const mention = (userId: string) => ({ type: 'mention', user: { id: userId }, children: [{ text: `@${userId}` }] });
@@ -37,6 +38,21 @@ export async function newThread(app: TestApplication, extra: Record<string, unkn
     ...extra,
   });
   return { threadId, messageId, name };
+}
+
+/** Uploads a small text file owned by `ownerId` as the application (multipart); returns its id. */
+export async function uploadFile(app: TestApplication, ownerId: string, name = 'note.txt', text = 'hello'): Promise<string> {
+  const form = new FormData();
+  form.set('ownerID', ownerId);
+  form.set('file', new Blob([Buffer.from(text)], { type: 'text/plain' }), name);
+  const response = await fetch(`${app.client.system.url}/v1/files`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await serverToken(app.id, app.secret)}` },
+    body: form,
+  });
+  const body = (await response.json()) as { fileID: string };
+  expect(response.status, JSON.stringify(body)).toBe(200);
+  return body.fileID;
 }
 
 /** PUTs to a path; anything but 200 fails the test. */

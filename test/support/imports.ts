@@ -7,7 +7,7 @@ import { createIdentityDataSource } from '../../services/identity/src/data-sourc
 import { blobsInDirectory } from '../../services/identity/src/domain/imports/dump-store.js';
 import { findImport, startImport, type ImportView } from '../../services/identity/src/domain/imports/imports.js';
 import { waitForBackgroundWork } from './queues.js';
-import type { TestSystem } from './system.js';
+import { systemForFile, type FileSystemOptions, type TestSystem } from './system.js';
 
 export const FIXTURE_DIR = new URL('../../../shared/fixtures/cord-dump/', import.meta.url);
 export const FIXTURE_DUMP = new URL('customer-dump.sql', FIXTURE_DIR);
@@ -25,6 +25,27 @@ export interface Importer {
   run(dump: URL | string, options?: ImportOptions): Promise<ImportView>;
   find(importId: string): Promise<ImportView | null>;
   close(): Promise<void>;
+}
+
+/**
+ * A test file's system (as systemForFile) and an importer into it; the importer closes before the
+ * system stops.
+ */
+export function systemWithImporter(started: (ready: { system: TestSystem; importer: Importer }) => unknown, options: FileSystemOptions = {}): void {
+  let importer: Importer | undefined;
+  systemForFile(
+    async (system) => {
+      importer = await importerFor(system);
+      await started({ system, importer });
+    },
+    {
+      ...options,
+      beforeStop: async () => {
+        await options.beforeStop?.();
+        await importer?.close();
+      },
+    },
+  );
 }
 
 export async function importerFor(system: TestSystem): Promise<Importer> {

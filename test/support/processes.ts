@@ -43,6 +43,22 @@ export function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTE
   return exited;
 }
 
+/**
+ * Runs a file of this repository (`script`, from its root) with node to its end, its environment
+ * only PATH and `env`, and answers its exit code and output.
+ */
+export function runScript(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, script), ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 /** SIGKILLs every process spawnServiceProcess started that may still run (for afterAll). */
 export function killAll(): void {
   for (const child of spawned.splice(0)) child.kill('SIGKILL');

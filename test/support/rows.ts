@@ -6,6 +6,11 @@ export async function count(system: TestSystem, sql: string, params: unknown[]):
   return (await system.sql.query(sql, params)).rows[0].n;
 }
 
+/** Stored users of an application with this external id (0 or 1). */
+export function storedUsers(system: TestSystem, applicationId: string, userId: string): Promise<number> {
+  return count(system, 'SELECT count(*)::int AS n FROM identity.users WHERE application_id = $1 AND external_id = $2', [applicationId, userId]);
+}
+
 /** Messages of one thread of an application. */
 export function threadMessages(system: TestSystem, applicationId: string, threadId: string): Promise<number> {
   return count(

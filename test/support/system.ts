@@ -19,6 +19,7 @@ import {
 } from '@collab/shared';
 import { ensureDatabase, migrateServiceSchema } from '@collab/shared/storage';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { deleteRedisPrefix, dropDatabase } from '@collab/shared/devkit';
 import { loadConversationWorkerConfig } from '../../services/conversation/src/config.js';
 import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
@@ -41,6 +42,7 @@ import { createWebhooksDataSource } from '../../services/webhooks/src/data-sourc
 import { guardedPoster } from '../../services/webhooks/src/domain/deliveries/poster.js';
 import { deliveryJobs } from '../../services/webhooks/src/jobs/delivery.jobs.js';
 import { createWebhooksService } from '../../services/webhooks/src/service.js';
+import { createApplication, type TestApplication } from './client.js';
 
 export interface TestSystem {
   /** The gateway's base URL, e.g. http://127.0.0.1:40123 */
@@ -186,6 +188,40 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     await deleteRedisPrefix(env.REDIS_URL, env.REDIS_PREFIX).catch(() => undefined);
     throw error;
   }
+}
+
+export type FileSystemOptions = SystemOptions & {
+  /** Runs first when the file's tests are over, e.g. to kill the processes they spawned. */
+  beforeStop?: () => void | Promise<void>;
+  /** How long the start (and `started`) may take, when it needs more than the usual hook time. */
+  startTimeoutMs?: number;
+};
+
+/**
+ * The system of one test file: started before its tests, stopped after them, also when the start
+ * or `started` failed half-way. `started` receives it, to keep it in the file's own variables and
+ * create the data every test of the file reads.
+ */
+export function systemForFile(started: (system: TestSystem) => unknown, options: FileSystemOptions = {}): void {
+  const { beforeStop, startTimeoutMs, ...systemOptions } = options;
+  let system: TestSystem | undefined;
+  beforeAll(async () => {
+    system = await startSystem(systemOptions);
+    await started(system);
+  }, startTimeoutMs);
+  afterAll(async () => {
+    await beforeStop?.();
+    await system?.stop();
+  });
+}
+
+/** A test file's system (as systemForFile) with one application in it, created as a customer does. */
+export function systemWithApplication(
+  name: string,
+  started: (ready: { system: TestSystem; app: TestApplication }) => unknown,
+  options: FileSystemOptions = {},
+): void {
+  systemForFile(async (system) => started({ system, app: await createApplication(system, name) }), options);
 }
 
 async function buildSystem(env: Record<string, string>, databaseName: string, options: SystemOptions): Promise<TestSystem> {

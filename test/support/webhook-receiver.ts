@@ -3,9 +3,13 @@
  * raw body, checks it with `validateWebhookSignature` and reads it with `parseWebhookBody`. Each
  * test decides how it answers (a status, a Retry-After, never answering).
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { parseWebhookBody, validateWebhookSignature } from '@cord-sdk/server';
+import { expect } from 'vitest';
+import type { TestApplication } from './client.js';
+import { systemForFile, type FileSystemOptions, type TestSystem } from './system.js';
 
 export interface ReceivedWebhook {
   path: string;
@@ -84,6 +88,17 @@ export class WebhookReceiver {
     this.answer = typeof answer === 'function' ? answer : () => answer;
   }
 
+  /**
+   * Registers `app`'s webhook for `events` at a path of this receiver that is its own, so that a
+   * test tells its requests from those of other tests; answers the path.
+   */
+  async register(app: TestApplication, events: readonly string[]): Promise<string> {
+    const path = `/${randomUUID()}`;
+    const registered = await app.client.post(`/v1/applications/${app.id}/webhooks`, { url: `${this.url}${path}`, events });
+    expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+    return path;
+  }
+
   /** Stops listening and drops every open connection (the receiver is down). */
   async stop(): Promise<void> {
     for (const res of this.hanging) res.destroy();
@@ -105,4 +120,31 @@ export class WebhookReceiver {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }
+}
+
+/**
+ * A test file's system (as systemForFile) that may deliver webhooks to this machine, and a receiver
+ * that checks each request with the secret `secrets` holds for its application (the file records
+ * each application's current one). The receiver stops before the system.
+ */
+export function systemWithReceiver(
+  secrets: ReadonlyMap<string, string>,
+  started: (ready: { system: TestSystem; receiver: WebhookReceiver }) => unknown,
+  options: FileSystemOptions = {},
+): void {
+  let receiver: WebhookReceiver | undefined;
+  systemForFile(
+    async (system) => {
+      receiver = await new WebhookReceiver((id) => secrets.get(id)).start();
+      await started({ system, receiver });
+    },
+    {
+      ...options,
+      env: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8', ...options.env },
+      beforeStop: async () => {
+        await options.beforeStop?.();
+        await receiver?.stop();
+      },
+    },
+  );
 }

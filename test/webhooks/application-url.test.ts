@@ -8,12 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import { createInternalClient, identityInternal, webhooksInternal } from '@collab/shared';
 import { validateWebhookSignature } from '@cord-sdk/server';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '@collab/shared/devkit';
 import { asCustomer, createApplication, type ApiClient, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
-import { startSystem, type TestSystem } from '../support/system.js';
-import { WebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
+import type { TestSystem } from '../support/system.js';
+import { systemWithReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const MORE_INFORMATION = ' For more information see: https://docs.cord.com/reference/events-webhook/events/url-verification';
 const VERIFICATION_MESSAGE = 'Please respond with a HTTP 200 status code.';
@@ -23,15 +23,9 @@ let customer: ApiClient;
 let receiver: WebhookReceiver;
 const secrets = new Map<string, string>();
 
-beforeAll(async () => {
-  system = await startSystem({ env: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8' } });
+systemWithReceiver(secrets, (started) => {
+  ({ system, receiver } = started);
   customer = asCustomer(system);
-  receiver = await new WebhookReceiver((id) => secrets.get(id)).start();
-});
-
-afterAll(async () => {
-  await receiver?.stop();
-  await system?.stop();
 });
 
 afterEach(() => receiver.answerWith({ status: 200 }));

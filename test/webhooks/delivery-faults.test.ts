@@ -4,7 +4,6 @@
  * message's event is recorded and handed over. Every recorded event arrives, with its one
  * X-Cord-Event-ID. Needs the build (`npm test` builds).
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '@collab/shared/devkit';
 import { createApplication, type TestApplication } from '../support/client.js';
@@ -40,9 +39,7 @@ const startWorker = (service: 'webhooks' | 'conversation') =>
 async function appWithWebhook(): Promise<{ app: TestApplication; path: string }> {
   const app = await createApplication(system, 'faults');
   secrets.set(app.id, app.secret);
-  const path = `/${randomUUID()}`;
-  expect((await app.client.post(`/v1/applications/${app.id}/webhooks`, { url: `${receiver.url}${path}`, events: ['thread-message-added'] })).status).toBe(201);
-  return { app, path };
+  return { app, path: await receiver.register(app, ['thread-message-added']) };
 }
 
 async function deliveries(app: TestApplication) {

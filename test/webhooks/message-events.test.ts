@@ -3,30 +3,18 @@
  * (a receiver verifying with the original SDK gets them), the non-triggers none, and a change that
  * rolls back none. Payloads carry this server's REST objects and the users the message notifies.
  */
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { mention, messagePath, messagesPath, paragraph, postMessage } from '../support/activity.js';
 import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
 import { seedTeam, putEach } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
-import { WebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
+import type { TestSystem } from '../support/system.js';
+import { systemWithReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 let system: TestSystem;
 let receiver: WebhookReceiver;
 const secrets = new Map<string, string>();
 
-beforeAll(async () => {
-  system = await startSystem({ env: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8' } });
-  receiver = await new WebhookReceiver((id) => secrets.get(id)).start();
-});
-
-afterAll(async () => {
-  await receiver?.stop();
-  await system?.stop();
-});
-
-const paragraph = (text: string) => [{ type: 'p', children: [{ text }] }];
-const mention = (userId: string) => ({ type: 'mention', user: { id: userId }, children: [{ text: `@${userId}` }] });
-const messagesPath = (threadId: string) => `/v1/threads/${encodeURIComponent(threadId)}/messages`;
+systemWithReceiver(secrets, (started) => ({ system, receiver } = started));
 
 /** An application of its own with ann, bob, carl (team: ann, bob, dora) and a receiver path for its events. */
 async function freshApp(): Promise<{ app: TestApplication; path: string }> {
@@ -35,23 +23,14 @@ async function freshApp(): Promise<{ app: TestApplication; path: string }> {
   await seedTeam(app);
   await putEach(app, '/v1/users', [['erin', { name: 'Erin', shortName: 'E', profilePictureURL: 'https://example.com/e.png', metadata: { role: 'lead' } }]]);
   await putEach(app, '/v1/groups', [['team', { name: 'team', members: ['ann', 'bob', 'dora', 'erin'] }]]);
-  const path = `/${randomUUID()}`;
-  const registered = await app.client.post(`/v1/applications/${app.id}/webhooks`, { url: `${receiver.url}${path}`, events: ['thread-message-added'] });
-  expect(registered.status).toBe(201);
-  return { app, path };
-}
-
-async function post(app: TestApplication, threadId: string, body: Record<string, unknown>) {
-  const response = await app.client.post(messagesPath(threadId), body);
-  expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return response.body.messageID as string;
+  return { app, path: await receiver.register(app, ['thread-message-added']) };
 }
 
 function newThread(app: TestApplication, extra: Record<string, unknown> = {}) {
   const threadId = uniqueId('thread');
   return {
     threadId,
-    messageId: post(app, threadId, {
+    messageId: postMessage(app, threadId, {
       authorID: 'ann',
       content: paragraph('first'),
       createThread: { groupID: 'team', location: { page: threadId }, url: `https://example.com/${threadId}`, name: `Thread ${threadId}` },
@@ -83,7 +62,7 @@ describe('thread-message-added', () => {
     const [event] = await eventsUntil(path, id);
     expect(event.verified).toBe(true);
     const body = event.body as any;
-    const message = (await app.client.get(`${messagesPath(threadId)}/${encodeURIComponent(id)}`)).body;
+    const message = (await app.client.get(messagePath(threadId, id))).body;
     const thread = (await app.client.get(`/v1/threads/${encodeURIComponent(threadId)}`)).body;
     const ann = { id: 'ann', name: 'Ann', shortName: null, displayName: 'Ann', secondaryDisplayName: 'Ann', profilePictureURL: null, metadata: {} };
     expect(body).toMatchObject({
@@ -125,8 +104,8 @@ describe('thread-message-added', () => {
     const { threadId, messageId } = newThread(app);
     await messageId;
     // bob subscribes by replying; ann (the creator) is subscribed already.
-    await post(app, threadId, { authorID: 'bob', content: paragraph('me too') });
-    const reply = await post(app, threadId, { authorID: 'ann', content: paragraph('thanks') });
+    await postMessage(app, threadId, { authorID: 'bob', content: paragraph('me too') });
+    const reply = await postMessage(app, threadId, { authorID: 'ann', content: paragraph('thanks') });
     const events = await eventsUntil(path, reply);
     const last = events.find((request) => (request.body as any).messageID === reply)!.body as any;
     expect(last.usersToNotify.map((user: { id: string; replyActions: string[] }) => [user.id, user.replyActions])).toEqual([['bob', []]]);
@@ -136,9 +115,9 @@ describe('thread-message-added', () => {
     const { app, path } = await freshApp();
     const { threadId, messageId } = newThread(app);
     const first = await messageId;
-    await post(app, threadId, { authorID: 'bob', content: paragraph('subscribed') });
+    await postMessage(app, threadId, { authorID: 'bob', content: paragraph('subscribed') });
     expect((await app.client.put(`/v1/threads/${encodeURIComponent(threadId)}`, { resolved: true })).status).toBe(200);
-    const reply = await post(app, threadId, { authorID: 'ann', content: paragraph('reopening') });
+    const reply = await postMessage(app, threadId, { authorID: 'ann', content: paragraph('reopening') });
     const events = await eventsUntil(path, reply);
     const bodies = events.map((request) => request.body as any).sort((a, b) => a.message.createdTimestamp.localeCompare(b.message.createdTimestamp));
     expect(bodies.map((body) => body.messageType)).toEqual(['user_message', 'user_message', 'action_message', 'user_message']);
@@ -164,10 +143,10 @@ describe('thread-message-added', () => {
     // message whose own event was sent: a message deleted before its event is built has none).
     const firstId = await messageId;
     await eventsUntil(path, firstId);
-    expect((await app.client.put(`${messagesPath(threadId)}/${encodeURIComponent(firstId)}`, { content: paragraph('edited') })).status).toBe(200);
+    expect((await app.client.put(messagePath(threadId, firstId), { content: paragraph('edited') })).status).toBe(200);
     expect((await app.client.post('/v1/threads', { id: uniqueId('empty'), groupID: 'team', location: { page: 'x' }, url: 'https://example.com/x', name: 'x' })).status).toBe(200);
-    expect((await app.client.delete(`${messagesPath(threadId)}/${encodeURIComponent(firstId)}`)).status).toBe(200);
-    const last = await post(app, threadId, { authorID: 'ann', content: paragraph('last') });
+    expect((await app.client.delete(messagePath(threadId, firstId))).status).toBe(200);
+    const last = await postMessage(app, threadId, { authorID: 'ann', content: paragraph('last') });
     const events = await eventsUntil(path, last);
     // Deliveries go out concurrently: ordered by the messages' creation.
     const bodies = events.map((request) => request.body as any).sort((a, b) => a.message.createdTimestamp.localeCompare(b.message.createdTimestamp));
@@ -199,7 +178,7 @@ describe('thread-message-added', () => {
     } finally {
       await system.sql.query(`DROP TRIGGER fail_doomed ON conversation.messages; DROP FUNCTION conversation.fail_doomed()`);
     }
-    const marker = await post(app, threadId, { authorID: 'ann', content: paragraph('after') });
+    const marker = await postMessage(app, threadId, { authorID: 'ann', content: paragraph('after') });
     const events = await eventsUntil(path, marker);
     expect(messageIdsOf(events)).not.toContain(doomed);
     expect(events).toHaveLength(2);

@@ -5,8 +5,7 @@
  * `thread-message-added` names the users its notifications went to. The non-triggers create
  * nothing.
  */
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   mentioning,
   messagePath,
@@ -22,22 +21,14 @@ import {
 } from '../support/activity.js';
 import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
 import { putEach, seedTeam } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
-import { WebhookReceiver } from '../support/webhook-receiver.js';
+import type { TestSystem } from '../support/system.js';
+import { systemWithReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 let system: TestSystem;
 let receiver: WebhookReceiver;
 const secrets = new Map<string, string>();
 
-beforeAll(async () => {
-  system = await startSystem({ env: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8' } });
-  receiver = await new WebhookReceiver((id) => secrets.get(id)).start();
-});
-
-afterAll(async () => {
-  await receiver?.stop();
-  await system?.stop();
-});
+systemWithReceiver(secrets, (started) => ({ system, receiver } = started));
 
 /** An application of its own (team: ann, bob, dora, erin; carl outside) with a receiver path for both event types. */
 async function freshApp(): Promise<{ app: TestApplication; path: string }> {
@@ -46,13 +37,7 @@ async function freshApp(): Promise<{ app: TestApplication; path: string }> {
   await seedTeam(app);
   await putEach(app, '/v1/users', [['erin', { name: 'Erin', shortName: 'E' }]]);
   await putEach(app, '/v1/groups', [['team', { name: 'team', members: ['ann', 'bob', 'dora', 'erin'] }]]);
-  const path = `/${randomUUID()}`;
-  const registered = await app.client.post(`/v1/applications/${app.id}/webhooks`, {
-    url: `${receiver.url}${path}`,
-    events: ['thread-message-added', 'notification-created'],
-  });
-  expect(registered.status).toBe(201);
-  return { app, path };
+  return { app, path: await receiver.register(app, ['thread-message-added', 'notification-created']) };
 }
 
 const rowsOf = (rows: StoredNotification[]) =>

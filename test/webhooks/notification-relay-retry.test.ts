@@ -3,70 +3,40 @@
  * notifications and its event wait (the notifications come first), and once the service is back
  * the notifications are created once and each event is sent once.
  */
-import { randomUUID } from 'node:crypto';
-import { createLogger, workerVars } from '@collab/shared';
-import type { OutboxRelay } from '@collab/shared/storage';
-import type { DataSource } from 'typeorm';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { until } from '@collab/shared/devkit';
-import { loadConversationWorkerConfig } from '../../services/conversation/src/config.js';
-import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
-import { conversationContext, conversationEvents } from '../../services/conversation/src/service.js';
-import { loadNotificationWorkerConfig } from '../../services/notification/src/config.js';
-import { createNotificationDataSource } from '../../services/notification/src/data-source.js';
-import { notificationContext, notificationEvents } from '../../services/notification/src/service.js';
 import { mentioning, newThread, recordedEvents, settled, storedNotifications } from '../support/activity.js';
 import { createApplication } from '../support/client.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
+import { startOutboxRelays, type OutboxRelays } from '../support/outbox-relays.js';
 import { seedTeam } from '../support/seed.js';
-import { startSystem, type TestSystem } from '../support/system.js';
-import { WebhookReceiver } from '../support/webhook-receiver.js';
+import type { TestSystem } from '../support/system.js';
+import { systemWithReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 let system: TestSystem;
 let receiver: WebhookReceiver;
 let notificationLink: FaultProxy;
-const databases: DataSource[] = [];
-let relays: OutboxRelay[] = [];
+let relays: OutboxRelays | undefined;
 const secrets = new Map<string, string>();
 
-beforeAll(async () => {
-  // The relays run here: the conversation worker's reaches notification through a fault proxy.
-  system = await startSystem({ outboxRelay: false, env: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8' } });
-  receiver = await new WebhookReceiver((id) => secrets.get(id)).start();
+// The relays run here: the conversation worker's reaches notification through a fault proxy.
+systemWithReceiver(secrets, async (started) => {
+  ({ system, receiver } = started);
   notificationLink = await startFaultProxy({ port: Number(new URL(system.serviceUrls.notification).port) });
-  const logger = createLogger('test', 'silent');
-  const conversationConfig = loadConversationWorkerConfig({ ...system.env, NOTIFICATION_URL: `http://127.0.0.1:${notificationLink.port}` });
-  const notificationConfig = loadNotificationWorkerConfig(system.env);
-  const conversationDb = createConversationDataSource(system.env.DATABASE_URL, 2);
-  const notificationDb = createNotificationDataSource(system.env.DATABASE_URL, 2);
-  for (const db of [conversationDb, notificationDb]) {
-    await db.initialize();
-    databases.push(db);
-  }
-  relays = [
-    conversationEvents(conversationContext(conversationDb, conversationConfig, logger), conversationConfig, logger),
-    notificationEvents(notificationContext(notificationDb, notificationConfig), notificationConfig, logger),
-  ].map((outbox) => outbox.startRelay({ pollMs: workerVars.OUTBOX_POLL_MS.default! }));
-});
-
-afterAll(async () => {
-  await Promise.all(relays.map((relay) => relay.stop()));
-  for (const db of databases) await db.destroy();
-  notificationLink?.close();
-  await receiver?.stop();
-  await system?.stop();
+  relays = await startOutboxRelays(system, { NOTIFICATION_URL: `http://127.0.0.1:${notificationLink.port}` });
+}, {
+  outboxRelay: false,
+  beforeStop: async () => {
+    await relays?.stop();
+    notificationLink?.close();
+  },
 });
 
 it('creates the notifications once and sends each event once after the notification service was down', async () => {
   const app = await createApplication(system, 'relay retry');
   secrets.set(app.id, app.secret);
   await seedTeam(app);
-  const path = `/${randomUUID()}`;
-  const registered = await app.client.post(`/v1/applications/${app.id}/webhooks`, {
-    url: `${receiver.url}${path}`,
-    events: ['thread-message-added', 'notification-created'],
-  });
-  expect(registered.status).toBe(201);
+  const path = await receiver.register(app, ['thread-message-added', 'notification-created']);
 
   notificationLink.down();
   const { messageId } = await newThread(app, { content: mentioning('hi', 'bob') });

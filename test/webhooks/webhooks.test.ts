@@ -7,11 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { createInternalClient, webhooksInternal } from '@collab/shared';
 import { validateWebhookSignature } from '@cord-sdk/server';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { asCustomer, createApplication, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
-import { startSystem, type TestSystem } from '../support/system.js';
-import { WebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
+import type { TestSystem } from '../support/system.js';
+import { systemWithReceiver, WebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
 
 let system: TestSystem;
 let appA: TestApplication;
@@ -19,17 +19,11 @@ let appB: TestApplication;
 let receiver: WebhookReceiver;
 const secrets = new Map<string, string>();
 
-beforeAll(async () => {
-  system = await startSystem({ env: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8' } });
+systemWithReceiver(secrets, async (started) => {
+  ({ system, receiver } = started);
   appA = await createApplication(system, 'A');
   appB = await createApplication(system, 'B');
   for (const app of [appA, appB]) secrets.set(app.id, app.secret);
-  receiver = await new WebhookReceiver((id) => secrets.get(id)).start();
-});
-
-afterAll(async () => {
-  await receiver?.stop();
-  await system?.stop();
 });
 
 afterEach(() => receiver.answerWith({ status: 200 }));

@@ -1,50 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import { errorOf } from '../../../test/support/error-of.js';
-import { defineRoute, param, parseParams, type RouteDef } from './route.js';
+import { defineRoute, param, parseParams, type PathParam, type RouteDef } from './route.js';
 
 
 const base = { service: 'identity', auth: 'app', summary: 's', tag: 't', response: {} } as const;
 
 const upsertUser = defineRoute({ ...base, id: 'users.upsert', method: 'PUT', path: '/v1/users/:userID', params: { userID: param.identifier('userID') } });
-const getUser = defineRoute({
-  ...base,
-  id: 'users.get',
-  method: 'GET',
-  path: '/v1/users/:userID',
-  params: { userID: param.identifier('userID', 'invalid_request') },
+/** A read route of the identity service: only its id, path and path parameters (and token kind) differ. */
+const readRoute = <const P extends Record<string, PathParam>>(id: string, path: string, params: P, auth: RouteDef['auth'] = 'app') =>
+  defineRoute({ ...base, auth, id, method: 'GET', path, params });
+
+const getUser = readRoute('users.get', '/v1/users/:userID', { userID: param.identifier('userID', 'invalid_request') });
+const getThreadMessages = readRoute('threads.messages', '/v1/threads/:threadID/messages', {
+  threadID: param.identifierOrServerId('threadID', 'invalid_request', 'thread ID is invalid'),
 });
-const getThreadMessages = defineRoute({
-  ...base,
-  id: 'threads.messages',
-  method: 'GET',
-  path: '/v1/threads/:threadID/messages',
-  params: { threadID: param.identifierOrServerId('threadID', 'invalid_request', 'thread ID is invalid') },
+const getMessage = readRoute('messages.get', '/v1/threads/:threadID/messages/:messageID', {
+  threadID: param.identifierOrServerId('threadID', 'invalid_field'),
+  messageID: param.identifier('messageID', 'invalid_field'),
 });
-const getMessage = defineRoute({
-  ...base,
-  id: 'messages.get',
-  method: 'GET',
-  path: '/v1/threads/:threadID/messages/:messageID',
-  params: {
-    threadID: param.identifierOrServerId('threadID', 'invalid_field'),
-    messageID: param.identifier('messageID', 'invalid_field'),
-  },
-});
-const getApplication = defineRoute({
-  ...base,
-  auth: 'customer',
-  id: 'applications.get',
-  method: 'GET',
-  path: '/v1/applications/:applicationID',
-  params: { applicationID: param.uuid('applicationID', 'invalid_request', 'Application ID is invalid') },
-});
-const getJob = defineRoute({
-  ...base,
-  id: 'batch.get',
-  method: 'GET',
-  path: '/v1/batch/:jobID',
-  params: { jobID: param.uuid('jobID', 'not_found') },
-});
+const getApplication = readRoute(
+  'applications.get',
+  '/v1/applications/:applicationID',
+  { applicationID: param.uuid('applicationID', 'invalid_request', 'Application ID is invalid') },
+  'customer',
+);
+const getJob = readRoute('batch.get', '/v1/batch/:jobID', { jobID: param.uuid('jobID', 'not_found') });
 
 const UUID = '123e4567-e89b-12d3-a456-426614174000';
 
