@@ -122,9 +122,9 @@ let machine: [string, string][];
 try {
   // Idle memory: the processes as started, before any load.
   await new Promise((resolve) => setTimeout(resolve, 2000));
-  memory.loadStarts();
   for (const scenario of SCENARIOS.filter((s) => selected.includes(s.key))) {
     log(`scenario ${scenario.key}`);
+    memory.scenarioStarts(scenario.key);
     try {
       sections.push(...[await scenario.run(harness)].flat());
     } catch (error) {

@@ -19,10 +19,17 @@ export function residentBytes(pid: number): number | null {
   }
 }
 
+/** A process's largest sample, and the scenario running then (none while idle). */
+interface Peak {
+  bytes: number;
+  scenario: string | null;
+}
+
 export class MemorySampler {
-  private readonly peaks = { idle: new Map<string, number>(), load: new Map<string, number>() };
+  private readonly peaks = { idle: new Map<string, Peak>(), load: new Map<string, Peak>() };
   private readonly http = new Map<string, boolean>();
   private phase: 'idle' | 'load' = 'idle';
+  private scenario: string | null = null;
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly processes: () => BenchProcess[]) {
@@ -36,14 +43,15 @@ export class MemorySampler {
       if (bytes === null) continue;
       this.http.set(name, http);
       const peaks = this.peaks[this.phase];
-      peaks.set(name, Math.max(bytes, peaks.get(name) ?? 0));
+      if (bytes > (peaks.get(name)?.bytes ?? 0)) peaks.set(name, { bytes, scenario: this.scenario });
     }
   }
 
-  /** From now on, samples count as "under load". */
-  loadStarts(): void {
+  /** From now on, samples count as "under load" of this scenario, which the report names beside a peak. */
+  scenarioStarts(scenario: string): void {
     this.sample();
     this.phase = 'load';
+    this.scenario = scenario;
   }
 
   stop(): void {
@@ -56,14 +64,16 @@ export class MemorySampler {
       title: '5. Memory',
       method:
         `Resident memory (VmRSS) of each process, sampled every ${INTERVAL_MS} ms: the largest value while idle after the start, ` +
-        `and the largest under the load of the scenarios (including the scale-out run's extra processes).`,
+        `and the largest under the load of the scenarios (including the scale-out run's extra processes), with the scenario ` +
+        `that was running then.`,
       rows: names.map((name) => {
-        const idle = this.peaks.idle.get(name);
-        const load = this.peaks.load.get(name) ?? idle ?? 0;
+        const idle = this.peaks.idle.get(name)?.bytes;
+        const peak = this.peaks.load.get(name);
+        const load = peak?.bytes ?? idle ?? 0;
         const http = this.http.get(name)!;
         return {
           figure: `${name}${http ? '' : ' (no HTTP API)'}`,
-          value: `${fmt.mb(load)} under load`,
+          value: `${fmt.mb(load)} under load${peak?.scenario ? ` (${peak.scenario})` : ''}`,
           baseline: idle === undefined ? 'not running when idle' : `${fmt.mb(idle)} idle`,
           ratio: idle === undefined ? '—' : fmt.ratio(load / idle),
           target: http ? `< ${fmt.mb(TARGET_BYTES)}` : '—',
