@@ -4,8 +4,8 @@
  * never changes.
  */
 import type { ConversationViews, MessageStates } from '@collab/shared';
-import { messageViewsRepository } from '../../repositories/message-views.repository.js';
 import { messagesRepository } from '../../repositories/messages.repository.js';
+import { reactionsRepository } from '../../repositories/reactions.repository.js';
 import { threadsRepository } from '../../repositories/threads.repository.js';
 import type { ConversationContext } from '../context.js';
 import { messageViews } from '../messages/message-views.js';
@@ -15,20 +15,27 @@ import { threadViews } from '../threads/thread-views.js';
 const REF = /^[1-9]\d{0,17}$/;
 const validRefs = (refs: readonly string[]) => refs.filter((ref) => REF.test(ref));
 
-/** The messages that exist (with their thread), whether each is soft-deleted, and their reactions. */
+/**
+ * The messages that exist (with their thread), whether each is soft-deleted, and their reactions.
+ * The notification service asks this about every message a user's notifications name, on every
+ * list: it reads only the state, never the messages' content.
+ */
 export async function messageStates(ctx: ConversationContext, applicationId: string, messageRefs: readonly string[]): Promise<MessageStates> {
-  const messages = await messagesRepository.findByInternalIds(ctx.db, applicationId, validRefs(messageRefs));
-  const { reactions } = await messageViewsRepository.detailsOf(
+  const messages = await messagesRepository.states(ctx.db, applicationId, validRefs(messageRefs));
+  const reactions = await reactionsRepository.ofMessages(
     ctx.db,
     messages.map((message) => message.internalId),
-    [],
   );
+  const reactionsByMessage = new Map<string, { userID: string; reaction: string }[]>();
+  for (const { messageRef, userId, reaction } of reactions) {
+    const list = reactionsByMessage.get(messageRef) ?? [];
+    if (list.length === 0) reactionsByMessage.set(messageRef, list);
+    list.push({ userID: userId, reaction });
+  }
   return messages.map((message) => ({
     ref: message.internalId,
-    deleted: message.deletedAt !== null,
-    reactions: reactions
-      .filter((reaction) => reaction.messageRef === message.internalId)
-      .map((reaction) => ({ userID: reaction.userId, reaction: reaction.reaction })),
+    deleted: message.deleted,
+    reactions: reactionsByMessage.get(message.internalId) ?? [],
   }));
 }
 
