@@ -8,7 +8,7 @@ import { messagesRepository } from '../../repositories/messages.repository.js';
 import { reactionsRepository } from '../../repositories/reactions.repository.js';
 import { threadsRepository } from '../../repositories/threads.repository.js';
 import type { ConversationContext } from '../context.js';
-import { messageViews } from '../messages/message-views.js';
+import { groupBy, messageViews } from '../messages/message-views.js';
 import { threadViews } from '../threads/thread-views.js';
 
 /** An internal reference as this service writes them (a bigint); anything else names nothing. */
@@ -22,20 +22,12 @@ const validRefs = (refs: readonly string[]) => refs.filter((ref) => REF.test(ref
  */
 export async function messageStates(ctx: ConversationContext, applicationId: string, messageRefs: readonly string[]): Promise<MessageStates> {
   const messages = await messagesRepository.states(ctx.db, applicationId, validRefs(messageRefs));
-  const reactions = await reactionsRepository.ofMessages(
-    ctx.db,
-    messages.map((message) => message.internalId),
-  );
-  const reactionsByMessage = new Map<string, { userID: string; reaction: string }[]>();
-  for (const { messageRef, userId, reaction } of reactions) {
-    const list = reactionsByMessage.get(messageRef) ?? [];
-    if (list.length === 0) reactionsByMessage.set(messageRef, list);
-    list.push({ userID: userId, reaction });
-  }
+  const reactions = await reactionsRepository.ofMessages(ctx.db, messages.map((message) => message.internalId));
+  const reactionsByMessage = groupBy(reactions, (reaction) => reaction.messageRef);
   return messages.map((message) => ({
     ref: message.internalId,
     deleted: message.deleted,
-    reactions: reactionsByMessage.get(message.internalId) ?? [],
+    reactions: (reactionsByMessage.get(message.internalId) ?? []).map(({ userId, reaction }) => ({ userID: userId, reaction })),
   }));
 }
 
