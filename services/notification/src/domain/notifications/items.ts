@@ -17,8 +17,8 @@ export interface ItemsContext {
  * Which of the messages these notifications point at still show them: asked of the conversation
  * service, so that a notification disappears with its message or thread (deleted, or purged with
  * a group, user or application), a reply or reaction while its message is soft-deleted, and a
- * reaction's with the reaction. `messageRefs` must name every message of the notifications this
- * visibility is applied to: one it does not name counts as still there.
+ * reaction's with the reaction. A message `messageRefs` does not name counts as still there, so
+ * it names the messages of every notification whose visibility the caller decides with it.
  */
 export async function visibilityOf(ctx: ItemsContext, applicationId: string, messageRefs: readonly string[], requestId: string): Promise<Visibility> {
   const states = await ctx.conversation.messageStates(applicationId, messageRefs, requestId);
