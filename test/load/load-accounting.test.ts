@@ -15,6 +15,7 @@
  * outcome is asserted (no errors, exact accounting, no process restarted), never a figure.
  */
 import { loadavg } from 'node:os';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, uniqueId, type ApiResponse, type TestApplication } from '../support/client.js';
 import { startSampling } from '../support/process-sampler.js';
@@ -78,6 +79,48 @@ beforeAll(async () => {
 afterAll(() => system?.stop());
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)];
+
+/** autovacuum's default naptime: how often it would look at each database. */
+const VACUUM_EVERY_MS = 60_000;
+
+/**
+ * What autovacuum would do, done by the load when the server runs without it (a CI server may turn
+ * it off): every deployment runs PostgreSQL with autovacuum, and without it the run measures a
+ * database that is never analyzed (plans made for empty tables) and never vacuumed (every message
+ * leaves a dead version of its thread's row behind), not the system. On a connection of its own,
+ * taken at the start, so that a busy server cannot refuse it later. Returns null when the server
+ * vacuums by itself; stop() waits for a VACUUM in progress and says what ran, for the report: a
+ * failed VACUUM is reported there rather than failing the run, as autovacuum's would be logged.
+ */
+async function vacuumInPlaceOfAutovacuum(databaseUrl: string): Promise<{ stop(): Promise<string> } | null> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const { rows } = await client.query('SHOW autovacuum');
+  if (rows[0].autovacuum === 'on') {
+    await client.end();
+    return null;
+  }
+  let runs = 0;
+  const failures: string[] = [];
+  let running = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(() =>
+      client.query('VACUUM (ANALYZE)').then(
+        () => void runs++,
+        (error: Error) => void failures.push(error.message),
+      ),
+    );
+  }, VACUUM_EVERY_MS);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+      await client.end();
+      const failed = failures.length > 0 ? `; ${failures.length} failed: ${[...new Set(failures)].join('; ')}` : '';
+      return `off on this server, so the load ran VACUUM (ANALYZE) every ${VACUUM_EVERY_MS / 1000} s in its place (${runs} times${failed})`;
+    },
+  };
+}
 
 /** One virtual client: a closed loop of weighted operations until the deadline. */
 async function runClient(app: TestApplication, ledger: Ledger, tally: Tally, deadline: number): Promise<void> {
@@ -227,6 +270,7 @@ describe(`${SECONDS} s of mixed traffic (${SYSTEM})`, () => {
     const sampler = processSystem
       ? startSampling(processSystem, SAMPLE_MS, () => ({ requests: tally.requests, errors: tally.errors.length, latencies: tally.latenciesMs.length }))
       : null;
+    const vacuum = await vacuumInPlaceOfAutovacuum(system.env.DATABASE_URL);
     const startedAt = new Date();
     const started = startedAt.getTime();
     const deadline = started + SECONDS * 1000;
@@ -237,6 +281,7 @@ describe(`${SECONDS} s of mixed traffic (${SYSTEM})`, () => {
     );
     const elapsedS = (Date.now() - started) / 1000;
     const samples = await sampler?.stop();
+    const vacuumed = await vacuum?.stop();
     await waitForQueuesIdle(system, ['conversation-purge', 'notification-purge', 'identity-batch'], 60_000);
 
     const sorted = [...tally.latenciesMs].sort((a, b) => a - b);
@@ -270,6 +315,7 @@ describe(`${SECONDS} s of mixed traffic (${SYSTEM})`, () => {
       const settings = Object.fromEntries(
         ['DB_POOL_SIZE', 'NODE_OPTIONS', 'LOAD_CLIENTS'].flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
       );
+      if (vacuumed) settings.autovacuum = vacuumed;
       const report = soakReport({ startedAt, loadAverageAtStart, figures, accounting, samples, sampleIntervalMs: SAMPLE_MS, latenciesMs: tally.latenciesMs, exits, settings });
       console.log(`soak report:\n${report}`);
       if (REPORT) writeBetweenMarkers(REPORT, report);

@@ -106,6 +106,21 @@ export const messagesRepository = {
     );
   },
 
+  /**
+   * Of these messages, those that exist within the application with their thread (neither being
+   * purged), and whether each is soft-deleted: only the two columns, since a caller may ask about
+   * every message a user was ever notified of.
+   */
+  async states(db: Db, applicationId: string, internalIds: readonly string[]): Promise<{ internalId: MessageRef; deleted: boolean }[]> {
+    if (internalIds.length === 0) return [];
+    return db.query(
+      `SELECT m.internal_id AS "internalId", m.deleted_at IS NOT NULL AS deleted
+       FROM conversation.messages m JOIN conversation.threads t ON t.internal_id = m.thread_id
+       WHERE m.application_id = $1 AND m.internal_id = ANY($2::bigint[]) AND m.purging_at IS NULL AND t.purging_at IS NULL`,
+      [applicationId, [...new Set(internalIds)]],
+    );
+  },
+
   /** Whether the thread has any message yet (a new message is then the one that starts it). */
   async exists(db: Db, applicationId: string, externalId: string): Promise<boolean> {
     const rows: unknown[] = await db.query(`SELECT 1 FROM conversation.messages WHERE application_id = $1 AND external_id = $2`, [

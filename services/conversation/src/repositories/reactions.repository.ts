@@ -11,6 +11,16 @@ export const reactionsRepository = {
     return db.query(`SELECT user_id AS "userId", reaction FROM conversation.message_reactions WHERE message_id = $1`, [message]);
   },
 
+  /** The reactions of these messages, oldest first (ties by user, then reaction). */
+  async ofMessages(db: Db, messages: readonly MessageRef[]): Promise<{ messageRef: MessageRef; userId: string; reaction: string }[]> {
+    if (messages.length === 0) return [];
+    return db.query(
+      `SELECT message_id::text AS "messageRef", user_id AS "userId", reaction FROM conversation.message_reactions
+       WHERE message_id = ANY($1::bigint[]) ORDER BY reacted_at, user_id, reaction`,
+      [[...new Set(messages)]],
+    );
+  },
+
   /** Adds reactions; an existing one keeps its time unless a timestamp was given. */
   async add(
     db: Db,

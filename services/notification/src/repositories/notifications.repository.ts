@@ -17,10 +17,13 @@ export interface NotificationCursor {
  * What the conversation service says of the messages notifications point at: a thread action is
  * shown while its action message exists; a reply while its message exists and is not
  * soft-deleted; a reaction while, besides, the message still has that reaction by its sender.
+ * Told as the exceptions (the messages asked about that are gone, those soft-deleted) because a
+ * recipient's every message is asked about and nearly all of them are shown: the statements then
+ * carry a few references rather than all of them.
  */
 export interface Visibility {
-  existingMessages: string[];
-  undeletedMessages: string[];
+  goneMessages: string[];
+  deletedMessages: string[];
   reactions: { messageRef: string; userId: string; reaction: string }[];
 }
 
@@ -40,8 +43,8 @@ function itemsCte(params: unknown[], visibility: Visibility): string {
     params.push(value);
     return `$${params.length}`;
   };
-  const existing = param(visibility.existingMessages);
-  const undeleted = param(visibility.undeletedMessages);
+  const gone = param(visibility.goneMessages);
+  const hidden = param([...visibility.goneMessages, ...visibility.deletedMessages]);
   const [reactionMessages, reactionUsers, reactions] = [
     param(visibility.reactions.map((reaction) => reaction.messageRef)),
     param(visibility.reactions.map((reaction) => reaction.userId)),
@@ -51,8 +54,8 @@ function itemsCte(params: unknown[], visibility: Visibility): string {
       SELECT ${COLUMNS} FROM notification.notifications n
       WHERE n.application_id = $1 AND n.recipient_id = $2 AND n.purging_at IS NULL AND (
         n.kind = 'external'
-        OR (n.kind = 'thread_action' AND n.message_ref = ANY(${existing}::text[]))
-        OR (n.kind = 'reply' AND n.message_ref = ANY(${undeleted}::text[]))
+        OR (n.kind = 'thread_action' AND n.message_ref <> ALL(${gone}::text[]))
+        OR (n.kind = 'reply' AND n.message_ref <> ALL(${hidden}::text[]))
         OR (n.kind = 'reaction' AND (n.message_ref, n.actor_id, n.reaction) IN (
           SELECT * FROM unnest(${reactionMessages}::text[], ${reactionUsers}::text[], ${reactions}::text[]))))
     ),

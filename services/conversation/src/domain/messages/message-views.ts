@@ -14,7 +14,7 @@ export interface ViewOptions {
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 /** Items by key, each group in the items' order. */
-function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
   const map = new Map<string, T[]>();
   for (const item of items) {
     const group = map.get(key(item));

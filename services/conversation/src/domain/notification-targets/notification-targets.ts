@@ -4,31 +4,30 @@
  * never changes.
  */
 import type { ConversationViews, MessageStates } from '@collab/shared';
-import { messageViewsRepository } from '../../repositories/message-views.repository.js';
 import { messagesRepository } from '../../repositories/messages.repository.js';
+import { reactionsRepository } from '../../repositories/reactions.repository.js';
 import { threadsRepository } from '../../repositories/threads.repository.js';
 import type { ConversationContext } from '../context.js';
-import { messageViews } from '../messages/message-views.js';
+import { groupBy, messageViews } from '../messages/message-views.js';
 import { threadViews } from '../threads/thread-views.js';
 
 /** An internal reference as this service writes them (a bigint); anything else names nothing. */
 const REF = /^[1-9]\d{0,17}$/;
 const validRefs = (refs: readonly string[]) => refs.filter((ref) => REF.test(ref));
 
-/** The messages that exist (with their thread), whether each is soft-deleted, and their reactions. */
+/**
+ * The messages that exist (with their thread), whether each is soft-deleted, and their reactions.
+ * The notification service asks this about every message a user's notifications name, on every
+ * list: it reads only the state, never the messages' content.
+ */
 export async function messageStates(ctx: ConversationContext, applicationId: string, messageRefs: readonly string[]): Promise<MessageStates> {
-  const messages = await messagesRepository.findByInternalIds(ctx.db, applicationId, validRefs(messageRefs));
-  const { reactions } = await messageViewsRepository.detailsOf(
-    ctx.db,
-    messages.map((message) => message.internalId),
-    [],
-  );
+  const messages = await messagesRepository.states(ctx.db, applicationId, validRefs(messageRefs));
+  const reactions = await reactionsRepository.ofMessages(ctx.db, messages.map((message) => message.internalId));
+  const reactionsByMessage = groupBy(reactions, (reaction) => reaction.messageRef);
   return messages.map((message) => ({
     ref: message.internalId,
-    deleted: message.deletedAt !== null,
-    reactions: reactions
-      .filter((reaction) => reaction.messageRef === message.internalId)
-      .map((reaction) => ({ userID: reaction.userId, reaction: reaction.reaction })),
+    deleted: message.deleted,
+    reactions: (reactionsByMessage.get(message.internalId) ?? []).map(({ userId, reaction }) => ({ userID: userId, reaction })),
   }));
 }
 

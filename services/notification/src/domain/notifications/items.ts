@@ -17,14 +17,16 @@ export interface ItemsContext {
  * Which of the messages these notifications point at still show them: asked of the conversation
  * service, so that a notification disappears with its message or thread (deleted, or purged with
  * a group, user or application), a reply or reaction while its message is soft-deleted, and a
- * reaction's with the reaction.
+ * reaction's with the reaction. A message `messageRefs` does not name counts as still there, so
+ * it names the messages of every notification whose visibility the caller decides with it.
  */
 export async function visibilityOf(ctx: ItemsContext, applicationId: string, messageRefs: readonly string[], requestId: string): Promise<Visibility> {
   const states = await ctx.conversation.messageStates(applicationId, messageRefs, requestId);
+  const existing = new Set(states.map((state) => state.ref));
   const undeleted = states.filter((state) => !state.deleted);
   return {
-    existingMessages: states.map((state) => state.ref),
-    undeletedMessages: undeleted.map((state) => state.ref),
+    goneMessages: [...new Set(messageRefs)].filter((ref) => !existing.has(ref)),
+    deletedMessages: states.filter((state) => state.deleted).map((state) => state.ref),
     reactions: undeleted.flatMap((state) =>
       state.reactions.map((reaction) => ({ messageRef: state.ref, userId: reaction.userID, reaction: reaction.reaction })),
     ),

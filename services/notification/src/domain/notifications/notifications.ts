@@ -80,6 +80,8 @@ export async function listNotifications(
 ) {
   const recipient = await ctx.identity.lookup(applicationId, { userIds: [userId] }, requestId);
   if (!recipient.users.has(userId)) throw new ApiError('user_not_found', `Platform user ${userId} not found.`);
+  // A notification recorded after this read counts as shown; rendering still leaves it out if its
+  // message or thread is gone.
   const messageRefs = await notificationsRepository.messageRefsOf(ctx.db, applicationId, userId);
   const visibility = await visibilityOf(ctx, applicationId, messageRefs, requestId);
   const after = page.token ? { createdAtMicros: page.token.createdAtWithMicros, externalId: page.token.externalID } : null;
