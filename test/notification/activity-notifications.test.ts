@@ -292,30 +292,85 @@ describe('the internal API behind them', () => {
   const internal = (service: 'notification' | 'conversation') =>
     createInternalClient({ baseUrl: system.serviceUrls[service], internalToken: system.env.INTERNAL_TOKEN, service });
 
-  it('creating notifications again for the same outbox entry creates nothing more', async () => {
+  /** A message of a new thread of a fresh application, and what an outbox entry about it names. */
+  async function activityTarget() {
     const app = await freshApp();
     const { messageId } = await newThread(app);
     await settled(system, app.id);
-    const ref = await messageRefOf(system, app.id, messageId);
-    const { rows } = await system.sql.query(`SELECT thread_id::text AS ref FROM conversation.messages WHERE internal_id = $1`, [ref]);
-    const body = { sourceId: randomUUID(), linkBase: system.url, senderId: 'ann', messageRef: ref, threadRef: rows[0].ref, replies: [{ recipientId: 'bob', replyActions: [] }] };
+    const messageRef = await messageRefOf(system, app.id, messageId);
+    const { rows } = await system.sql.query(`SELECT thread_id::text AS ref FROM conversation.messages WHERE internal_id = $1`, [messageRef]);
+    const activity = (recipientIds: string[]) => ({
+      sourceId: randomUUID(),
+      requestId: randomUUID(),
+      linkBase: system.url,
+      senderId: 'ann',
+      messageRef,
+      threadRef: rows[0].ref as string,
+      replies: recipientIds.map((recipientId) => ({ recipientId, replyActions: [] })),
+    });
     const contract = notificationInternal.createActivity;
-    const call = () => internal('notification').call(contract.method, contract.path, { applicationId: app.id, requestId: randomUUID(), body });
-    expect(contract.response.parse(await call())).toEqual({ created: 1 });
-    expect(contract.response.parse(await call())).toEqual({ created: 0 });
+    const create = async (activities: ReturnType<typeof activity>[]) =>
+      contract.response.parse(
+        await internal('notification').call(contract.method, contract.path, { applicationId: app.id, requestId: randomUUID(), body: { activities } }),
+      ).created;
+    return { app, activity, create };
+  }
+
+  it('creating notifications again for the same outbox entry creates nothing more', async () => {
+    const { app, activity, create } = await activityTarget();
+    const entry = activity(['bob']);
+    expect(await create([entry])).toBe(1);
+    expect(await create([entry])).toBe(0);
     await settled(system, app.id);
     expect((await storedNotifications(system, app.id)).map((row) => row.recipient)).toEqual(['bob']);
     expect((await list(app, 'bob')).pagination.total).toBe(1);
   });
 
+  it('creates the notifications of a batch of entries in one call, each entry once', async () => {
+    const { app, activity, create } = await activityTarget();
+    const first = activity(['bob', 'fay']);
+    const second = activity(['bob']);
+    expect(await create([first])).toBe(2);
+    // The relay retries a batch whose answer was lost together with entries it had not sent yet.
+    expect(await create([first, second])).toBe(1);
+    const { rows } = await system.sql.query(
+      `SELECT source_id::text AS "sourceId", array_agg(recipient_id ORDER BY recipient_id) AS recipients
+       FROM notification.notifications WHERE application_id = $1 GROUP BY source_id`,
+      [app.id],
+    );
+    expect(new Map(rows.map((row) => [row.sourceId, row.recipients]))).toEqual(
+      new Map([
+        [first.sourceId, ['bob', 'fay']],
+        [second.sourceId, ['bob']],
+      ]),
+    );
+  });
+
+  // 5,000 rows of 16 values are more parameters than PostgreSQL takes in one statement (65,535):
+  // a batch of 100 messages to a group of 50 is as many.
+  it('stores a batch larger than one statement takes (5,000 notifications)', async () => {
+    const { app, activity, create } = await activityTarget();
+    const recipients = Array.from({ length: 2500 }, (_, i) => `member-${i}`);
+    expect(await create([activity(recipients), activity(recipients)])).toBe(5000);
+    const { rows } = await system.sql.query(`SELECT count(*)::int AS n FROM notification.notifications WHERE application_id = $1`, [app.id]);
+    expect(rows[0].n).toBe(5000);
+  });
+
   it('refuses a body outside the contract with 400', async () => {
     const app = await freshApp();
-    const response = await request(system.serviceUrls.notification, 'POST', notificationInternal.createActivity.path, {
-      body: { sourceId: 'not-a-uuid', linkBase: '', senderId: 'ann', messageRef: '1', threadRef: '1' },
-      headers: { 'x-collab-internal-token': system.env.INTERNAL_TOKEN, 'x-collab-application-id': app.id },
-    });
-    expect(response.status).toBe(400);
-    expect(response.body.error).toBe('invalid_field');
+    const headers = { 'x-collab-internal-token': system.env.INTERNAL_TOKEN, 'x-collab-application-id': app.id };
+    const invalid = { sourceId: 'not-a-uuid', requestId: 'r', linkBase: '', senderId: 'ann', messageRef: '1', threadRef: '1' };
+    const cases: [unknown, string][] = [
+      [{ activities: [invalid] }, 'invalid_field'],
+      [{ activities: [] }, 'invalid_field'],
+      // One entry's body, as the endpoint took before it took batches.
+      [invalid, 'missing_field'],
+    ];
+    for (const [body, error] of cases) {
+      const response = await request(system.serviceUrls.notification, 'POST', notificationInternal.createActivity.path, { body, headers });
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body.error, JSON.stringify(body)).toBe(error);
+    }
   });
 });
 

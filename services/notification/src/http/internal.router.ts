@@ -21,8 +21,8 @@ export function internalRouter(
     async (req, res) => {
       const applicationId = req.ctx.applicationId;
       if (!applicationId) throw new ApiError('invalid_request', 'The application header is required.');
-      const request = notificationInternal.createActivity.request.parse(req.body);
-      res.json({ created: await createActivityNotifications(ctx, applicationId, request, req.ctx.requestId) });
+      const { activities } = notificationInternal.createActivity.request.parse(req.body);
+      res.json({ created: await createActivityNotifications(ctx, applicationId, activities) });
     },
   );
   // Its part of a customer dump's import and export.

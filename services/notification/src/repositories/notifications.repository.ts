@@ -70,11 +70,11 @@ const SENDERS = `CASE WHEN i."aggregationKey" IS NULL THEN ARRAY[i."actorId"] EL
     SELECT s."actorId" FROM visible s WHERE s."aggregationKey" = i."aggregationKey"
     GROUP BY s."actorId" ORDER BY max(s."createdAt") DESC, s."actorId") END AS senders`;
 
-type NewRow = Pick<NotificationRow, 'externalId' | 'kind' | 'recipientId' | 'actorId'> &
+export type NewNotification = Pick<NotificationRow, 'externalId' | 'kind' | 'recipientId' | 'actorId'> &
   Partial<Omit<NotificationRow, 'internalId' | 'applicationId' | 'readStatus' | 'createdAt' | 'purgingAt'>>;
 
 /** Insertable columns, in the order of the INSERT statement. */
-const INSERT_COLUMNS: [keyof NewRow, string][] = [
+const INSERT_COLUMNS: [keyof NewNotification, string][] = [
   ['externalId', 'external_id'],
   ['kind', 'kind'],
   ['recipientId', 'recipient_id'],
@@ -92,31 +92,39 @@ const INSERT_COLUMNS: [keyof NewRow, string][] = [
   ['extraClassnames', 'extra_classnames'],
   ['metadata', 'metadata'],
 ];
-const JSON_COLUMNS = new Set<keyof NewRow>(['replyActions', 'metadata']);
+const JSON_COLUMNS = new Set<keyof NewNotification>(['replyActions', 'metadata']);
+
+/** Rows per INSERT: 16 parameters each, well under PostgreSQL's 65,535 per statement. */
+const INSERT_CHUNK_ROWS = 1000;
 
 /**
- * Inserts the rows (at most a few hundred: one per recipient of a message); a row whose source
- * and recipient are taken already is skipped. Returns the internal ids of the rows inserted.
+ * Inserts the rows (one per recipient of each message of a relayed batch, possibly thousands, in
+ * statements of INSERT_CHUNK_ROWS); a row whose source and recipient are taken already is skipped.
+ * Returns the rows inserted: their internal ids and the entries that caused them.
  */
-async function insertRows(db: Db, applicationId: string, rows: readonly NewRow[]): Promise<string[]> {
-  if (rows.length === 0) return [];
-  const params: unknown[] = [applicationId];
-  const values = rows.map((row) => {
-    const placeholders = INSERT_COLUMNS.map(([key]) => {
-      const value = row[key] ?? (key === 'metadata' ? {} : null);
-      params.push(JSON_COLUMNS.has(key) && value !== null ? JSON.stringify(value) : value);
-      return `$${params.length}`;
+async function insertRows(db: Db, applicationId: string, rows: readonly NewNotification[]): Promise<{ internalId: string; sourceId: string | null }[]> {
+  const inserted: { internalId: string; sourceId: string | null }[] = [];
+  for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
+    const params: unknown[] = [applicationId];
+    const values = rows.slice(start, start + INSERT_CHUNK_ROWS).map((row) => {
+      const placeholders = INSERT_COLUMNS.map(([key]) => {
+        const value = row[key] ?? (key === 'metadata' ? {} : null);
+        params.push(JSON_COLUMNS.has(key) && value !== null ? JSON.stringify(value) : value);
+        return `$${params.length}`;
+      });
+      return `($1, ${placeholders.join(', ')})`;
     });
-    return `($1, ${placeholders.join(', ')})`;
-  });
-  const inserted: { internalId: string }[] = await db.query(
-    `INSERT INTO notification.notifications (application_id, ${INSERT_COLUMNS.map(([, column]) => column).join(', ')})
-     VALUES ${values.join(', ')}
-     ON CONFLICT (application_id, source_id, recipient_id) DO NOTHING
-     RETURNING internal_id AS "internalId"`,
-    params,
-  );
-  return inserted.map((row) => row.internalId);
+    inserted.push(
+      ...(await db.query(
+        `INSERT INTO notification.notifications (application_id, ${INSERT_COLUMNS.map(([, column]) => column).join(', ')})
+         VALUES ${values.join(', ')}
+         ON CONFLICT (application_id, source_id, recipient_id) DO NOTHING
+         RETURNING internal_id AS "internalId", source_id AS "sourceId"`,
+        params,
+      )),
+    );
+  }
+  return inserted;
 }
 
 export const notificationsRepository = {

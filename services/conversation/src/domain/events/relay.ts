@@ -30,7 +30,8 @@ export interface EventClients {
   notification: InternalClient;
 }
 
-type Notifications = Omit<ActivityNotifications, 'sourceId' | 'linkBase' | 'senderId' | 'messageRef' | 'threadRef'>;
+type Notifications = Pick<ActivityNotifications, 'replies' | 'threadAction' | 'reaction'>;
+type Entry = { id: string; applicationId: string; requestId: string; payload: { linkBase: string } };
 
 /** A new message notifies its recipients with replies, an action message with thread actions. */
 function addedNotifications(message: MessageRow, recipients: readonly Recipient[]): Notifications {
@@ -63,33 +64,30 @@ export function eventHandlers(ctx: ConversationContext, clients: EventClients): 
    */
   const messageOf = (applicationId: string, messageId: string) => messagesRepository.findByInternalId(ctx.db, applicationId, messageId);
 
-  /** Has the notification service create the notifications of this entry, from the message's author unless told otherwise. */
-  async function notify(
-    entry: { id: string; applicationId: string; requestId: string; payload: { linkBase: string } },
-    message: MessageRow,
-    notifications: Notifications,
-    senderId = message.authorId,
-  ): Promise<void> {
-    if (!notifications.replies && !notifications.threadAction && !notifications.reaction) return;
-    await createActivityNotifications(
-      clients.notification,
-      entry.applicationId,
-      {
-        sourceId: entry.id,
-        linkBase: entry.payload.linkBase,
-        senderId,
-        messageRef: message.internalId,
-        threadRef: message.threadRef,
-        ...notifications,
-      },
-      entry.requestId,
-    );
+  /** What the notification service is asked to create for this entry, from the message's author unless told otherwise; null for nothing. */
+  function activityOf(entry: Entry, message: MessageRow, notifications: Notifications, senderId = message.authorId): ActivityNotifications | null {
+    if (!notifications.replies && !notifications.threadAction && !notifications.reaction) return null;
+    return {
+      sourceId: entry.id,
+      requestId: entry.requestId,
+      linkBase: entry.payload.linkBase,
+      senderId,
+      messageRef: message.internalId,
+      threadRef: message.threadRef,
+      ...notifications,
+    };
+  }
+
+  /** Has the notification service create the notifications of one entry. */
+  async function notify(entry: Entry, message: MessageRow, notifications: Notifications, senderId?: string): Promise<void> {
+    const activity = activityOf(entry, message, notifications, senderId);
+    if (activity) await createActivityNotifications(clients.notification, entry.applicationId, [activity], entry.requestId);
   }
 
   /**
-   * New messages, in their order: first the notifications each causes (the events' usersToNotify
-   * name them, so they exist when an event arrives), then the events, built together and handed
-   * over in one call per application and link base, and last the preview jobs of the messages
+   * New messages, in their order: first the notifications they cause, in one call per application
+   * and link base (the events' usersToNotify name them, so they exist when an event arrives), then
+   * the events, built together and handed over in one call per application and link base, and last the preview jobs of the messages
    * with URLs, all queued at once (a Redis outage then delays no notification or event). Entries
    * are ids of their own, so a retry creates and records nothing twice.
    */
@@ -109,12 +107,15 @@ export function eventHandlers(ctx: ConversationContext, clients: EventClients): 
       );
       // Keyed by the payload's plain id: only the rows found within the application are in it.
       const messageById = new Map<string, MessageRow>(messages.map((message) => [message.internalId, message]));
+      const activities: ActivityNotifications[] = [];
       for (const entry of group) {
         const message = messageById.get(entry.payload.messageId);
         if (!message) continue;
         read.push({ message, applicationId, requestId: entry.requestId });
-        await notify(entry, message, addedNotifications(message, entry.payload.recipients));
+        const activity = activityOf(entry, message, addedNotifications(message, entry.payload.recipients));
+        if (activity) activities.push(activity);
       }
+      await createActivityNotifications(clients.notification, applicationId, activities, requestId);
       // Building payloads is most of the work: none for an application nobody receives events of.
       if (messageById.size === 0 || !(await hasWebhookTargets(clients.webhooks, applicationId, 'thread-message-added', requestId))) continue;
       const view = { linkBase: payload.linkBase, fileUrlSecret: ctx.files.urlSecret };

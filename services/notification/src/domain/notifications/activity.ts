@@ -1,21 +1,16 @@
 /**
- * Notifications that activity in conversations causes: the conversation
- * worker's relay asks for them, one call per outbox entry of its own, and may ask again after a
- * lost answer; a recipient already notified for that entry gets nothing more.
+ * Notifications that activity in conversations causes: the conversation worker's relay asks for
+ * those of a batch of its outbox entries at once, and may ask again after a lost answer; a
+ * recipient already notified for an entry gets nothing more.
  */
 import { randomUUID } from 'node:crypto';
 import type { ActivityNotifications } from '@collab/shared';
-import { notificationsRepository } from '../../repositories/notifications.repository.js';
+import { notificationsRepository, type NewNotification } from '../../repositories/notifications.repository.js';
 import { createdEntries, eventsOutbox } from '../events/outbox.js';
 import type { NotificationContext } from './notifications.js';
 
-/** Stores the notifications and, in the same transaction, their events; returns how many were new. */
-export async function createActivityNotifications(
-  ctx: Pick<NotificationContext, 'db'>,
-  applicationId: string,
-  request: ActivityNotifications,
-  requestId: string,
-): Promise<number> {
+/** The rows one entry causes: one per recipient, the first named wins. */
+function rowsOf(request: ActivityNotifications): NewNotification[] {
   const { sourceId, senderId, messageRef, threadRef } = request;
   const common = { actorId: senderId, messageRef, threadRef, sourceId };
   const rows = [
@@ -31,16 +26,30 @@ export async function createActivityNotifications(
       ? [{ ...common, kind: 'reaction' as const, recipientId: request.reaction.recipientId, reaction: request.reaction.reaction, aggregationKey: messageRef }]
       : []),
   ];
-  // One notification per recipient of an entry: the first named wins.
   const named = new Set<string>();
-  const unique = rows.filter((row) => !named.has(row.recipientId) && named.add(row.recipientId));
+  return rows
+    .filter((row) => !named.has(row.recipientId) && named.add(row.recipientId))
+    .map((row) => ({ ...row, externalId: `cord:${randomUUID()}` }));
+}
+
+/**
+ * Stores the notifications of every entry and, in the same transaction, their events (each with
+ * its entry's request id and link base); returns how many were new.
+ */
+export async function createActivityNotifications(
+  ctx: Pick<NotificationContext, 'db'>,
+  applicationId: string,
+  activities: readonly ActivityNotifications[],
+): Promise<number> {
+  const bySource = new Map(activities.map((activity) => [activity.sourceId, activity]));
   return ctx.db.transaction(async (tx) => {
-    const inserted = await notificationsRepository.insert(
-      tx,
-      applicationId,
-      unique.map((row) => ({ ...row, externalId: `cord:${randomUUID()}` })),
-    );
-    await eventsOutbox.record(tx, createdEntries(applicationId, requestId, inserted, request.linkBase));
+    const inserted = await notificationsRepository.insert(tx, applicationId, activities.flatMap(rowsOf));
+    const events = inserted.flatMap(({ internalId, sourceId }) => {
+      // Every row inserted here carries the source id of the activity that named it.
+      const { requestId, linkBase } = bySource.get(sourceId!)!;
+      return createdEntries(applicationId, requestId, [internalId], linkBase);
+    });
+    await eventsOutbox.record(tx, events);
     return inserted.length;
   });
 }

@@ -59,7 +59,7 @@ export async function createNotification(
         metadata: input.metadata ?? {},
       },
     ]);
-    await eventsOutbox.record(tx, createdEntries(applicationId, requestId, inserted, linkBase));
+    await eventsOutbox.record(tx, createdEntries(applicationId, requestId, inserted.map((row) => row.internalId), linkBase));
     // The request's answer, stored with the notification (Idempotency-Key).
     await options.recordWrite(tx, id);
   });
