@@ -25,10 +25,17 @@ interface Peak {
   scenario: string | null;
 }
 
+/**
+ * Scenarios judged by a memory target of their own, in their section: the import's processes
+ * hold a dump's batches (< 250 MB). Their peaks are listed here but not held to 150 MB, which is
+ * the target under the API's load.
+ */
+const OWN_TARGET = new Set(['import']);
+
 export class MemorySampler {
-  private readonly peaks = { idle: new Map<string, Peak>(), load: new Map<string, Peak>() };
+  private readonly peaks = { idle: new Map<string, Peak>(), load: new Map<string, Peak>(), ownTarget: new Map<string, Peak>() };
   private readonly http = new Map<string, boolean>();
-  private phase: 'idle' | 'load' = 'idle';
+  private phase: 'idle' | 'load' | 'ownTarget' = 'idle';
   private scenario: string | null = null;
   private readonly timer: NodeJS.Timeout;
 
@@ -50,7 +57,7 @@ export class MemorySampler {
   /** From now on, samples count as "under load" of this scenario, which the report names beside a peak. */
   scenarioStarts(scenario: string): void {
     this.sample();
-    this.phase = 'load';
+    this.phase = OWN_TARGET.has(scenario) ? 'ownTarget' : 'load';
     this.scenario = scenario;
   }
 
@@ -65,7 +72,8 @@ export class MemorySampler {
       method:
         `Resident memory (VmRSS) of each process, sampled every ${INTERVAL_MS} ms: the largest value while idle after the start, ` +
         `and the largest under the load of the scenarios (including the scale-out run's extra processes), with the scenario ` +
-        `that was running then.`,
+        `that was running then. Scenarios with a memory target of their own (${[...OWN_TARGET].join(', ')}) are listed in the ` +
+        `notes, not held to this one.`,
       rows: names.map((name) => {
         const idle = this.peaks.idle.get(name)?.bytes;
         const peak = this.peaks.load.get(name);
@@ -80,7 +88,10 @@ export class MemorySampler {
           met: http ? load < TARGET_BYTES : null,
         };
       }),
-      notes: names.length === 0 ? ['Not measured: a running system (BENCH_URL) runs its processes elsewhere.'] : [],
+      notes:
+        names.length === 0
+          ? ['Not measured: a running system (BENCH_URL) runs its processes elsewhere.']
+          : [...this.peaks.ownTarget].map(([name, peak]) => `${name}: ${fmt.mb(peak.bytes)} during ${peak.scenario} (its own target, in its section).`),
     };
   }
 }
