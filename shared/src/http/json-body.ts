@@ -56,6 +56,8 @@ const DECOMPRESSORS: Record<string, () => Transform> = {
   br: zlib.createBrotliDecompress,
 };
 
+const NO_BODY = Buffer.alloc(0);
+
 /**
  * Reads the raw body (at most 10 MB, once decompressed) into `req.body` as a Buffer. It is parsed
  * when the handler asks for it (`routeBody`), so that checks the API orders before the body (path
@@ -65,6 +67,13 @@ const DECOMPRESSORS: Record<string, () => Transform> = {
  */
 export const rawJsonBody: RequestHandler = (req, _res, next) => {
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  // Without a Content-Length or Transfer-Encoding a request has no body (HTTP/1.1): nothing to
+  // wait for, the case of every GET and DELETE.
+  if (encoding === 'identity' && req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+    req.body = NO_BODY;
+    next();
+    return;
+  }
   const decompress = encoding === 'identity' ? null : DECOMPRESSORS[encoding];
   if (decompress === undefined) {
     next(new ApiError('invalid_request', `Unsupported Content-Encoding "${encoding}".`));

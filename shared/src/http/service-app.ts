@@ -102,9 +102,9 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.use((req, res, next) => {
     const requestId = header(req, INTERNAL_HEADERS.requestId) ?? randomUUID();
     const presented = header(req, INTERNAL_HEADERS.internalToken);
-    req.log = logger.child({ requestId });
     res.setHeader('X-Request-Id', requestId);
     if (!presented || !safeEqual(presented, internalToken)) {
+      req.log = logger.child({ requestId });
       next(new ApiError('not_found', 'Not found.'));
       return;
     }
@@ -113,7 +113,8 @@ export function createServiceApp(options: ServiceAppOptions): Express {
       applicationId: header(req, INTERNAL_HEADERS.applicationId),
       customerId: header(req, INTERNAL_HEADERS.customerId),
     };
-    if (req.ctx.applicationId) req.log = req.log.child({ applicationId: req.ctx.applicationId });
+    // One child logger per request (each costs its bindings' serialisation).
+    req.log = logger.child(req.ctx.applicationId ? { requestId, applicationId: req.ctx.applicationId } : { requestId });
     logRequest(req, res);
     next();
   });
