@@ -1,7 +1,7 @@
 /**
  * The soak's figures as markdown for RELIABILITY.md: the run, its accounting, and per interval
- * the load's requests/s, errors and latency and each process's resident memory and event-loop
- * lag. Written between the `<!-- soak:begin -->` and `<!-- soak:end -->` markers, so the rest of
+ * the load's requests/s, errors and latency, the outboxes' backlog, and each process's resident
+ * memory and event-loop lag. Written between the `<!-- soak:begin -->` and `<!-- soak:end -->` markers, so the rest of
  * the file stays as it is.
  */
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -89,6 +89,17 @@ function intervals(samples: Sample[], sampleIntervalMs: number): { from: Sample;
   return groups;
 }
 
+/**
+ * Entries waiting in each outbox when the sample was taken, by schema: what the relays still had
+ * to hand over (a backlog that keeps growing means a relay slower than the load).
+ */
+function outboxBacklog(sample: Sample): string {
+  const bySchema = new Map<string, number>();
+  for (const { outboxBacklog } of sample.processes)
+    for (const [schema, entries] of Object.entries(outboxBacklog)) bySchema.set(schema, Math.max(entries, bySchema.get(schema) ?? 0));
+  return bySchema.size === 0 ? '–' : [...bySchema].map(([schema, entries]) => `${schema} ${entries}`).join(', ');
+}
+
 export function soakReport(run: SoakRun): string {
   const { figures, samples } = run;
   const names = samples[samples.length - 1].processes.map((process) => process.name);
@@ -124,10 +135,10 @@ export function soakReport(run: SoakRun): string {
     '',
   );
 
-  lines.push('Load per interval:', '');
+  lines.push("Load per interval, and the entries waiting in each outbox at the interval's end:", '');
   lines.push(
     table(
-      ['Until', 'req/s', 'errors', 'p50 ms', 'p99 ms'],
+      ['Until', 'req/s', 'errors', 'p50 ms', 'p99 ms', 'outbox backlog'],
       groups.map(({ from, samples: group }) => {
         const to = group[group.length - 1];
         const seconds = (to.atMs - from.atMs) / 1000;
@@ -138,6 +149,7 @@ export function soakReport(run: SoakRun): string {
           String(to.counters.errors - from.counters.errors),
           ms(percentile(latencies, 50)),
           ms(percentile(latencies, 99)),
+          outboxBacklog(to),
         ];
       }),
     ),

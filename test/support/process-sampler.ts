@@ -1,8 +1,8 @@
 /**
  * Figures over time of a system of real processes under load: every few seconds, each supervised
- * process's resident memory (VmRSS) and event-loop lag (p99 and max of prom-client's default
- * metrics, scraped from its /metrics), the test process's own (it generates the load), and the
- * load generator's counters. Recorded only, never asserted: the machine may be shared.
+ * process's resident memory (VmRSS), event-loop lag (p99 and max of prom-client's default
+ * metrics, scraped from its /metrics) and the backlog of the outboxes it relays, the test
+ * process's own (it generates the load), and the load generator's counters. Recorded only, never asserted: the machine may be shared.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { residentBytes } from './proc.js';
@@ -19,6 +19,8 @@ export interface ProcessSample {
   /** Event-loop lag since the previous sample; null when /metrics did not answer. */
   lagP99Seconds: number | null;
   lagMaxSeconds: number | null;
+  /** Entries waiting in each outbox the process relays, by schema (none: it relays none). */
+  outboxBacklog: Record<string, number>;
 }
 
 export interface Sample {
@@ -42,20 +44,36 @@ function gauge(text: string, name: string): number | null {
   return value === undefined ? null : Number(value);
 }
 
+/** `outbox_entries_pending` by its `schema` label. */
+function outboxBacklog(text: string): Record<string, number> {
+  const backlog: Record<string, number> = {};
+  for (const [, schema, value] of text.matchAll(/^outbox_entries_pending\{schema="([^"]+)"\} (\S+)$/gm)) backlog[schema] = Number(value);
+  return backlog;
+}
+
+interface Scraped {
+  lag: { p99: number | null; max: number | null };
+  outboxBacklog: Record<string, number>;
+}
+
 /**
  * The lag gauges since the previous scrape: prom-client's collect reads its event-loop delay
  * histogram and resets it, so each scrape covers the time since the one before (only this
- * sampler scrapes a test system's /metrics ports).
+ * sampler scrapes a test system's /metrics ports). The outbox backlog is read at scrape time.
  */
-async function scrapeLag(metricsUrl: string | null): Promise<{ p99: number | null; max: number | null }> {
-  if (!metricsUrl) return { p99: null, max: null };
+async function scrape(metricsUrl: string | null): Promise<Scraped> {
+  const nothing: Scraped = { lag: { p99: null, max: null }, outboxBacklog: {} };
+  if (!metricsUrl) return nothing;
   try {
     const response = await fetch(metricsUrl, { signal: AbortSignal.timeout(5000) });
     const text = await response.text();
-    if (response.status !== 200) return { p99: null, max: null };
-    return { p99: gauge(text, 'nodejs_eventloop_lag_p99_seconds'), max: gauge(text, 'nodejs_eventloop_lag_max_seconds') };
+    if (response.status !== 200) return nothing;
+    return {
+      lag: { p99: gauge(text, 'nodejs_eventloop_lag_p99_seconds'), max: gauge(text, 'nodejs_eventloop_lag_max_seconds') },
+      outboxBacklog: outboxBacklog(text),
+    };
   } catch {
-    return { p99: null, max: null };
+    return nothing;
   }
 }
 
@@ -80,9 +98,16 @@ export function startSampling(system: ProcessSystem, intervalMs: number, counter
     const processes = await Promise.all(
       names.map(async (name): Promise<ProcessSample> => {
         const found = running.find((entry) => entry.name === name);
-        if (!found) return { name, pid: null, rssBytes: null, lagP99Seconds: null, lagMaxSeconds: null };
-        const lag = await scrapeLag(found.metricsUrl);
-        return { name, pid: found.pid, rssBytes: residentBytes(found.pid), lagP99Seconds: lag.p99, lagMaxSeconds: lag.max };
+        if (!found) return { name, pid: null, rssBytes: null, lagP99Seconds: null, lagMaxSeconds: null, outboxBacklog: {} };
+        const scraped = await scrape(found.metricsUrl);
+        return {
+          name,
+          pid: found.pid,
+          rssBytes: residentBytes(found.pid),
+          lagP99Seconds: scraped.lag.p99,
+          lagMaxSeconds: scraped.lag.max,
+          outboxBacklog: scraped.outboxBacklog,
+        };
       }),
     );
     processes.push({
@@ -91,6 +116,7 @@ export function startSampling(system: ProcessSystem, intervalMs: number, counter
       rssBytes: process.memoryUsage.rss(),
       lagP99Seconds: ownLag.percentile(99) / 1e9,
       lagMaxSeconds: ownLag.max / 1e9,
+      outboxBacklog: {},
     });
     ownLag.reset();
     samples.push({ atMs, counters: load, processes });
