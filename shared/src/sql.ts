@@ -9,6 +9,16 @@ export interface Queryable {
 }
 
 /**
+ * `items` in slices of at most `size`, in order: multi-row statements are cut so that their bind
+ * parameters stay under PostgreSQL's 65,535 per statement.
+ */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
+  return out;
+}
+
+/**
  * Rows an INSERT/UPDATE/DELETE touched, counted in SQL: TypeORM answers UPDATE/DELETE … RETURNING
  * with `[rows, rowCount]`, which is easy to misread.
  */

@@ -7,7 +7,7 @@
  * PostgreSQL's 65,535 bind parameters. The batch itself is recorded in identity.batches (its
  * state and outcome), written by the request and by the job.
  */
-import { columnValue, deleteBatch, type ColumnMap, type ErrorBody } from '@collab/shared';
+import { chunks, columnValue, deleteBatch, type ColumnMap, type ErrorBody } from '@collab/shared';
 import type { BatchRow, BatchState } from '../entities/index.js';
 import type { Db } from './db.js';
 import { groupsTable, type GroupFields } from './groups.repository.js';
@@ -17,12 +17,6 @@ import { usersTable, type UserFields } from './users.repository.js';
 export const UPSERT_CHUNK_ROWS = 1000;
 /** Memberships per statement (they travel as two array parameters). */
 export const MEMBERSHIP_CHUNK = 10_000;
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
-  return out;
-}
 
 /**
  * Sets exactly the provided fields of each row (the rows exist: `insertMissing…` created the new

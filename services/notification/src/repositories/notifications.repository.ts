@@ -1,5 +1,5 @@
 /** All SQL about notifications. Every method takes the application id first. */
-import { countAffected, type Queryable as Db } from '@collab/shared';
+import { chunks, countAffected, type Queryable as Db } from '@collab/shared';
 import type { NotificationRow } from '../entities/index.js';
 
 const COLUMNS = `n.internal_id AS "internalId", n.application_id AS "applicationId", n.external_id AS "externalId", n.kind,
@@ -104,9 +104,9 @@ const INSERT_CHUNK_ROWS = 1000;
  */
 async function insertRows(db: Db, applicationId: string, rows: readonly NewNotification[]): Promise<{ internalId: string; sourceId: string | null }[]> {
   const inserted: { internalId: string; sourceId: string | null }[] = [];
-  for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
+  for (const chunk of chunks(rows, INSERT_CHUNK_ROWS)) {
     const params: unknown[] = [applicationId];
-    const values = rows.slice(start, start + INSERT_CHUNK_ROWS).map((row) => {
+    const values = chunk.map((row) => {
       const placeholders = INSERT_COLUMNS.map(([key]) => {
         const value = row[key] ?? (key === 'metadata' ? {} : null);
         params.push(JSON_COLUMNS.has(key) && value !== null ? JSON.stringify(value) : value);
