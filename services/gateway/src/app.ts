@@ -145,10 +145,10 @@ function plainPath(url: string): string | null {
  */
 function forwarding(options: GatewayAppOptions) {
   const { logger } = options;
-  const fail = (req: IncomingMessage, res: ServerResponse, record: RequestRecord) => (error: unknown) =>
-    sendError(req, res, error, logger.child({ ...record }));
   return (req: IncomingMessage, res: ServerResponse, match: RouteMatch<RouteDef>, record: RequestRecord): void => {
-    res.setHeader('Access-Control-Allow-Origin', '*');
+    // The request's logger is made only for an error: the one line of a request needs none.
+    const fail = (error: unknown) => sendError(req, res, error, logger.child({ ...record }));
+    allowAnyOrigin(res);
     const { route, undecodableParam } = match;
     const check = async () => {
       refuseOversizedBody(route, req.headers);
@@ -164,9 +164,9 @@ function forwarding(options: GatewayAppOptions) {
         record.applicationId = caller.applicationId;
       }
       if (caller.customerId) req.headers[INTERNAL_HEADERS.customerId] = caller.customerId;
-      options.proxies[route.service](req, res, fail(req, res, record));
+      options.proxies[route.service](req, res, fail);
     };
-    check().catch(fail(req, res, record));
+    check().catch(fail);
   };
 }
 
@@ -252,9 +252,14 @@ function beginRequest(req: IncomingMessage, res: ServerResponse, logger: Logger)
   return record;
 }
 
-/** Any origin may call the API; a preflight is answered here. */
-const cors: RequestHandler = (req, res, next) => {
+/** Any origin may call the API. */
+function allowAnyOrigin(res: ServerResponse): void {
   res.setHeader('Access-Control-Allow-Origin', '*');
+}
+
+/** CORS on the API's paths; a preflight is answered here. */
+const cors: RequestHandler = (req, res, next) => {
+  allowAnyOrigin(res);
   if (req.method === 'OPTIONS') {
     res.setHeader('Access-Control-Allow-Methods', 'GET, PUT, POST, DELETE, OPTIONS');
     res.setHeader('Access-Control-Allow-Headers', req.headers['access-control-request-headers'] ?? 'Authorization, Content-Type');

@@ -3,7 +3,7 @@
  * A dead service answers 503, a garbled answer 502, a slow one 504, always in the error envelope.
  */
 import http from 'node:http';
-import { ApiError, type Logger, type ServiceName } from '@collab/shared';
+import { ApiError, writeApiError, type Logger, type ServiceName } from '@collab/shared';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import type { Forward } from './app.js';
 import type { GatewayMetrics, UpstreamFailure } from './metrics.js';
@@ -66,8 +66,7 @@ export function createServiceProxies(options: {
             response.destroy();
             return;
           }
-          response.writeHead(apiError.status, { 'content-type': 'application/json', ...apiError.headers });
-          response.end(JSON.stringify(apiError.toBody()));
+          writeApiError(response, apiError);
         },
       },
     });

@@ -38,15 +38,14 @@ export function sendError(req: IncomingMessage, res: ServerResponse, error: unkn
     res.destroy();
     return;
   }
-  whenBodyRead(req, res, rendered.code === 'payload_too_large', () => {
-    const body = JSON.stringify(rendered.toBody());
-    res.writeHead(rendered.status, {
-      ...rendered.headers,
-      'Content-Type': 'application/json; charset=utf-8',
-      'Content-Length': Buffer.byteLength(body),
-    });
-    res.end(body);
-  });
+  whenBodyRead(req, res, rendered.code === 'payload_too_large', () => writeApiError(res, rendered));
+}
+
+/** Answers with the error: its status and headers, and `{error, message}` as JSON. */
+export function writeApiError(res: ServerResponse, error: ApiError): void {
+  const body = JSON.stringify(error.toBody());
+  res.writeHead(error.status, { ...error.headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
 }
 
 /**

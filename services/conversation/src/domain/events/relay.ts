@@ -87,9 +87,10 @@ export function eventHandlers(ctx: ConversationContext, clients: EventClients): 
   /**
    * New messages, in their order: first the notifications they cause, in one call per application
    * and link base (the events' usersToNotify name them, so they exist when an event arrives), then
-   * the events, built together and handed over in one call per application and link base, and last the preview jobs of the messages
-   * with URLs, all queued at once (a Redis outage then delays no notification or event). Entries
-   * are ids of their own, so a retry creates and records nothing twice.
+   * the events, built together and handed over in one call per application and link base, and
+   * last the preview jobs of the messages with URLs, all queued at once (a Redis outage then delays
+   * no notification or event). Entries are ids of their own, so a retry creates and records
+   * nothing twice.
    */
   async function messagesAdded(entries: readonly MessageAddedEntry[], log: Logger): Promise<void> {
     const read: NewMessage[] = [];
