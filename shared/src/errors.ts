@@ -33,6 +33,10 @@ export const ERROR_CATALOG = {
   thread_already_exists: { status: 409, message: 'Thread already exists.' },
   message_not_found: { status: 404, message: 'Message not found.' },
   message_already_exists: { status: 409, message: 'Message already exists.' },
+  message_not_appendable: {
+    status: 400,
+    message: 'The request references a message that can not support appending. It must contain a markdown node only.',
+  },
   idempotency_key_in_use: { status: 409, message: 'A request with this Idempotency-Key is still running. Try again.' },
   idempotency_key_reused: { status: 422, message: 'This Idempotency-Key was used for another request.' },
   file_not_found: { status: 404, message: 'File not found.' },

@@ -2,7 +2,8 @@
  * Link previews end to end: messages whose content links to pages served on 127.0.0.1 get
  * `link_preview` attachments once the conversation-link-previews queue has drained; pages that fail
  * give none; edits, hiding and skipLinkPreviews follow the preview rule; a popular page is fetched
- * once. The outbound guard exempts only 127.0.0.1/32, so 127.0.0.2 stands for a blocked address.
+ * once; appends follow the text as edits do. The outbound guard exempts only 127.0.0.1/32, so
+ * 127.0.0.2 stands for a blocked address.
  */
 import { createHash } from 'node:crypto';
 import { createOutboundClient, createRedis, parseCidrList, processMetrics, type RedisClient } from '@collab/shared';
@@ -252,6 +253,45 @@ describe('edits', () => {
     expect(await titlesOf(message)).toEqual(['C']);
     // One more run after the one that was fetching A, reading the latest content: B was never asked for.
     expect(pages.hits('/fast-b')).toBe(0);
+  });
+});
+
+describe('appends', () => {
+  const markdown = (value: string) => [{ type: 'markdown', children: [text(value)] }];
+  async function append(message: { threadID: string; messageID: string }, appended: string) {
+    const response = await app.client.post(`${messagePath(message.threadID, message.messageID)}/append`, { text: appended });
+    expect(response.body).toMatchObject({ success: true });
+  }
+
+  it('follow the text: a URL an append completes gets its preview, one an append changes loses its own at once', async () => {
+    const a = pages.page('/append-a', html('<title>A</title>'));
+    const b = pages.page('/append-b', html('<title>B</title>'));
+    const message = await create(markdown(`see ${a.slice(0, -2)}`));
+    await drained();
+    expect(await titlesOf(message)).toEqual([]);
+
+    await append(message, a.slice(-2));
+    await drained();
+    expect(await titlesOf(message)).toEqual(['A']);
+
+    await append(message, ` and ${b}`);
+    await drained();
+    expect(await titlesOf(message)).toEqual(['A', 'B']);
+
+    // The URL is now b + "-gone", a page that does not exist: B's preview goes with the answer.
+    await append(message, '-gone');
+    expect(await titlesOf(message)).toEqual(['A']);
+    await drained();
+    expect(await titlesOf(message)).toEqual(['A']);
+  });
+
+  it('to a message that skips previews bring none', async () => {
+    const a = pages.page('/append-skip', html('<title>A</title>'));
+    const message = await create(markdown('see '), { skipLinkPreviews: true });
+    await append(message, a);
+    await drained();
+    expect(await rowsOf(message.messageID)).toEqual([]);
+    expect(pages.hits('/append-skip')).toBe(0);
   });
 });
 

@@ -86,6 +86,7 @@ const BODIES: Record<string, (as: TestApplication) => Body | Promise<Body>> = {
       removeAttachments: [{ type: 'file', id: idsOfA.fileID }],
     },
   }),
+  'messages.append': () => ({ json: { text: 'B appends' } }),
   'files.upload': () => ({ form: () => uploadForm('ann', 'B file') }),
   'imports.create': () => ({ form: () => dumpForm() }),
   'notifications.create': () => ({

@@ -219,6 +219,18 @@ export const conversationRoutes = {
     }),
     response: { 200: successView },
   }),
+  appendToMessage: defineRoute({
+    id: 'messages.append',
+    method: 'POST',
+    path: '/v1/threads/:threadID/messages/:messageID/append',
+    service: 'conversation',
+    auth: 'app',
+    tag: 'Messages',
+    summary: "Append text to a message whose content is one markdown node (streaming a bot's answer)",
+    params: messageParams('invalid_field'),
+    body: s.object({ text: s.string() }),
+    response: { 200: successView },
+  }),
   deleteMessage: defineRoute({
     id: 'messages.delete',
     method: 'DELETE',

@@ -154,6 +154,38 @@ export const messagesRepository = {
     await db.query(`UPDATE conversation.messages SET ${set} WHERE application_id = $1 AND internal_id = $2`, params);
   },
 
+  /**
+   * Appends `text` to the one text node of a message whose content is exactly one markdown node
+   * with one text child, in one statement: the row lock the UPDATE takes serialises concurrent
+   * appends, and each reads the text the previous one committed, so none is lost. The text node is
+   * rebuilt (its other properties dropped). Null when the message is not appendable (or gone).
+   */
+  async appendText(
+    db: Db,
+    applicationId: string,
+    internalId: MessageRef,
+    text: string,
+  ): Promise<Pick<MessageRow, 'content' | 'skipLinkPreviews' | 'type'> | null> {
+    // CASE, not AND: SQL does not promise the order of AND, and jsonb_array_length fails on a
+    // non-array. In a WITH: TypeORM answers a bare UPDATE … RETURNING with [rows, rowCount].
+    const rows: Pick<MessageRow, 'content' | 'skipLinkPreviews' | 'type'>[] = await db.query(
+      `WITH appended AS (UPDATE conversation.messages m
+       SET content = jsonb_build_array(jsonb_build_object('type', 'markdown', 'children',
+         jsonb_build_array(jsonb_build_object('text', (m.content #>> '{0,children,0,text}') || $3::text))))
+       WHERE m.application_id = $1 AND m.internal_id = $2 AND m.purging_at IS NULL
+         AND CASE WHEN jsonb_typeof(m.content) = 'array' AND jsonb_typeof(m.content #> '{0,children}') = 'array'
+           THEN jsonb_array_length(m.content) = 1 AND m.content #>> '{0,type}' = 'markdown'
+             AND jsonb_array_length(m.content #> '{0,children}') = 1
+             AND jsonb_typeof(m.content #> '{0,children,0,text}') = 'string'
+             AND NOT jsonb_exists(m.content #> '{0,children,0}', 'type')
+           ELSE false END
+       RETURNING m.content, m.skip_link_previews AS "skipLinkPreviews", m.type)
+       SELECT * FROM appended`,
+      [applicationId, internalId, text],
+    );
+    return rows[0] ?? null;
+  },
+
   async delete(db: Db, applicationId: string, internalId: MessageRef): Promise<void> {
     await db.query(`DELETE FROM conversation.messages WHERE application_id = $1 AND internal_id = $2`, [applicationId, internalId]);
   },

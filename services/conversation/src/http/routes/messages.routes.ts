@@ -1,6 +1,7 @@
 /** Message handlers under /v1/threads/<ID>/messages and /v1/messages. */
 import { applicationOf, conversationRoutes as routes, routeBody, routeParams, routeQuery, type HandlerMap } from '@collab/shared';
 import type { ConversationContext } from '../../domain/context.js';
+import { appendToMessage } from '../../domain/messages/append-message.js';
 import { createMessage } from '../../domain/messages/create-message.js';
 import * as messages from '../../domain/messages/messages.js';
 import { updateMessage } from '../../domain/messages/update-message.js';
@@ -35,6 +36,13 @@ export function messageHandlers(ctx: ConversationContext): HandlerMap {
       const body = routeBody(routes.updateMessage, req);
       const { threadID, messageID } = routeParams(routes.updateMessage, req);
       await updateMessage(ctx, applicationOf(req), threadID, messageID, body, req.ctx.requestId, viewOptions(ctx, req).linkBase);
+      return { success: true, message: `You successfully updated message ${messageID}` };
+    },
+
+    [routes.appendToMessage.id]: async (req) => {
+      const { text } = routeBody(routes.appendToMessage, req);
+      const { threadID, messageID } = routeParams(routes.appendToMessage, req);
+      await appendToMessage(ctx, applicationOf(req), threadID, messageID, text, req.ctx.requestId);
       return { success: true, message: `You successfully updated message ${messageID}` };
     },
 

@@ -1,0 +1,50 @@
+/** Appending text to a message: how a bot streams its answer into a message it posted. */
+import { ApiError, type MessageNode } from '@collab/shared';
+import { messagesRepository } from '../../repositories/messages.repository.js';
+import type { ConversationContext } from '../context.js';
+import { eventsOutbox } from '../events/outbox.js';
+import { previewUrlsOf } from '../link-previews/links.js';
+import { keepPreviewsOf } from '../link-previews/link-previews.js';
+import { requireThread } from '../threads/threads.js';
+import { requireMessageInThread, sameJson } from './checks.js';
+
+/**
+ * POST /v1/threads/<tID>/messages/<mID>/append. Checks in this order, the first failing one
+ * answering: the thread (404), the message in it (404), its content (400 message_not_appendable
+ * unless it is exactly one markdown node with one text child). The append is one UPDATE, so
+ * concurrent appends all land; no timestamp changes, and nothing is notified and no webhook sent.
+ * When the appended text changes the content's URLs, the link-preview rule is applied in the same
+ * transaction and the message's preview job recorded, as for an edit of its content.
+ */
+export async function appendToMessage(
+  ctx: ConversationContext,
+  applicationId: string,
+  threadId: string,
+  messageId: string,
+  text: string,
+  requestId: string,
+): Promise<void> {
+  const thread = await requireThread(ctx.db, applicationId, threadId);
+  const message = await requireMessageInThread(ctx.db, applicationId, thread, messageId);
+  const appended = await ctx.db.transaction(async (tx) => {
+    const after = await messagesRepository.appendText(tx, applicationId, message.internalId, text);
+    if (!after) return false;
+    const before = { ...after, content: contentBefore(after.content as MessageNode[], text) };
+    if (!sameJson(previewUrlsOf(before), previewUrlsOf(after))) {
+      const urls = await keepPreviewsOf(tx, { ...after, internalId: message.internalId });
+      if (urls.length > 0 && ctx.linkPreviews.enabled)
+        await eventsOutbox.record(tx, [{ applicationId, requestId, topic: 'message.links-changed', payload: { messageId: message.internalId } }]);
+    }
+    return true;
+  });
+  if (appended) return;
+  // Not appendable, or deleted meanwhile: then it is not found.
+  await requireMessageInThread(ctx.db, applicationId, thread, messageId);
+  throw new ApiError('message_not_appendable');
+}
+
+/** The appended content as it was before this append: its one text without the appended text. */
+function contentBefore(content: MessageNode[], appended: string): MessageNode[] {
+  const text = content[0].children![0].text as string;
+  return [{ type: 'markdown', children: [{ text: text.slice(0, text.length - appended.length) }] }];
+}
