@@ -10,6 +10,7 @@ import { commonVars, loadConfig, vars } from '@collab/shared';
 import type { Harness, Scenario } from './harness.js';
 import { cpuProfileSummaries } from './profile.js';
 import { machineInfo, renderReport, type Section } from './report.js';
+import { append } from './scenarios/append.js';
 import { batch } from './scenarios/batch.js';
 import { cascade } from './scenarios/cascade.js';
 import { fiveCalls } from './scenarios/five-calls.js';
@@ -20,7 +21,7 @@ import { scaleOut } from './scenarios/scale-out.js';
 import { webhooks } from './scenarios/webhooks.js';
 import { ROOT, startOwnSystem, useRunningSystem, type System } from './system.js';
 
-const SCENARIOS: Scenario[] = [fiveCalls, batch, cascade, scaleOut, webhooks, linkPreviews, importDump];
+const SCENARIOS: Scenario[] = [fiveCalls, batch, cascade, scaleOut, webhooks, linkPreviews, importDump, append];
 /** Processes profiled with BENCH_CPU_PROF: the three the five calls go through. */
 const PROFILED = ['gateway', 'identity', 'conversation'];
 

@@ -70,6 +70,24 @@ export const messagesStatements = {
       params,
     ];
   },
+  /**
+   * Appends $3 to the one text node of message $2 when its content is exactly one markdown node
+   * with one text child; answers its new content, skipLinkPreviews and type, or no row. CASE, not
+   * AND: SQL does not promise the order of AND, and jsonb_array_length fails on a non-array. In a
+   * WITH: TypeORM answers a bare UPDATE … RETURNING with [rows, rowCount].
+   */
+  appendText: `WITH appended AS (UPDATE conversation.messages m
+     SET content = jsonb_build_array(jsonb_build_object('type', 'markdown', 'children',
+       jsonb_build_array(jsonb_build_object('text', (m.content #>> '{0,children,0,text}') || $3::text))))
+     WHERE m.application_id = $1 AND m.internal_id = $2 AND m.purging_at IS NULL
+       AND CASE WHEN jsonb_typeof(m.content) = 'array' AND jsonb_typeof(m.content #> '{0,children}') = 'array'
+         THEN jsonb_array_length(m.content) = 1 AND m.content #>> '{0,type}' = 'markdown'
+           AND jsonb_array_length(m.content #> '{0,children}') = 1
+           AND jsonb_typeof(m.content #> '{0,children,0,text}') = 'string'
+           AND NOT jsonb_exists(m.content #> '{0,children,0}', 'type')
+         ELSE false END
+     RETURNING m.content, m.skip_link_previews AS "skipLinkPreviews", m.type)
+   SELECT * FROM appended`,
   /** The messages of thread $2, oldest or newest first. */
   inThread: (direction: 'ascending' | 'descending') => {
     const order = direction === 'ascending' ? 'ASC' : 'DESC';
@@ -166,23 +184,7 @@ export const messagesRepository = {
     internalId: MessageRef,
     text: string,
   ): Promise<Pick<MessageRow, 'content' | 'skipLinkPreviews' | 'type'> | null> {
-    // CASE, not AND: SQL does not promise the order of AND, and jsonb_array_length fails on a
-    // non-array. In a WITH: TypeORM answers a bare UPDATE … RETURNING with [rows, rowCount].
-    const rows: Pick<MessageRow, 'content' | 'skipLinkPreviews' | 'type'>[] = await db.query(
-      `WITH appended AS (UPDATE conversation.messages m
-       SET content = jsonb_build_array(jsonb_build_object('type', 'markdown', 'children',
-         jsonb_build_array(jsonb_build_object('text', (m.content #>> '{0,children,0,text}') || $3::text))))
-       WHERE m.application_id = $1 AND m.internal_id = $2 AND m.purging_at IS NULL
-         AND CASE WHEN jsonb_typeof(m.content) = 'array' AND jsonb_typeof(m.content #> '{0,children}') = 'array'
-           THEN jsonb_array_length(m.content) = 1 AND m.content #>> '{0,type}' = 'markdown'
-             AND jsonb_array_length(m.content #> '{0,children}') = 1
-             AND jsonb_typeof(m.content #> '{0,children,0,text}') = 'string'
-             AND NOT jsonb_exists(m.content #> '{0,children,0}', 'type')
-           ELSE false END
-       RETURNING m.content, m.skip_link_previews AS "skipLinkPreviews", m.type)
-       SELECT * FROM appended`,
-      [applicationId, internalId, text],
-    );
+    const rows: Pick<MessageRow, 'content' | 'skipLinkPreviews' | 'type'>[] = await db.query(messagesStatements.appendText, [applicationId, internalId, text]);
     return rows[0] ?? null;
   },
 
