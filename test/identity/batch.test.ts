@@ -225,7 +225,7 @@ describe('groups in a batch', () => {
     const [id] = ids('same-batch-group', 1);
     const response = await batch({ users: [{ id: n1, name: 'N1' }, { id: n2 }], groups: [{ id, name: 'Fresh', members: [n2, n1, n2] }] });
     expectApplied(response, 2, 1);
-    expect(await getGroup(id)).toEqual({ id, name: 'Fresh', status: 'active', members: [n2, n1], connectedToChat: false, metadata: {} });
+    expect(await getGroup(id)).toEqual({ id, name: 'Fresh', status: 'active', members: [n2, n1], connectedToChat: false, connectedToSlack: false, metadata: {} });
     expect((await getUser(n1)).groups).toEqual([id]);
   });
 

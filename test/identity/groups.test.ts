@@ -87,6 +87,7 @@ describe('PUT /v1/groups/<ID>', () => {
       status: 'active',
       members: [],
       connectedToChat: false,
+      connectedToSlack: false,
       metadata: {},
     });
   });
@@ -111,6 +112,7 @@ describe('PUT /v1/groups/<ID>', () => {
       status: 'deleted',
       members: [bob, alice],
       connectedToChat: false,
+      connectedToSlack: false,
       metadata: { tier: 'gold', seats: 5, paid: true },
     });
   });
@@ -129,6 +131,7 @@ describe('PUT /v1/groups/<ID>', () => {
       status: 'deleted',
       members: [member],
       connectedToChat: false,
+      connectedToSlack: false,
       metadata: { keep: 'me' },
     });
 
@@ -581,14 +584,14 @@ describe('GET /v1/groups/<ID>', () => {
     expectError(await app.client.get(groupPath(id)), 404, 'group_not_found');
   });
 
-  it('answers exactly id, name, status, members, connectedToChat (false) and metadata, in that order', async () => {
+  it('answers exactly id, name, status, members, connectedToChat and connectedToSlack (both false) and metadata, in that order', async () => {
     const id = uniqueId('g-keys');
     const [a, b] = userIds('u-keys', 2);
     await createUsers(app.client, [a, b]);
     await createGroup(app.client, id, { name: 'Keys', metadata: { k: 'v' }, members: [b, a] });
     const read = await app.client.get(groupPath(id));
-    expect(Object.keys(read.body)).toEqual(['id', 'name', 'status', 'members', 'connectedToChat', 'metadata']);
-    expect(read.body).toEqual({ id, name: 'Keys', status: 'active', members: [b, a], connectedToChat: false, metadata: { k: 'v' } });
+    expect(Object.keys(read.body)).toEqual(['id', 'name', 'status', 'members', 'connectedToChat', 'connectedToSlack', 'metadata']);
+    expect(read.body).toEqual({ id, name: 'Keys', status: 'active', members: [b, a], connectedToChat: false, connectedToSlack: false, metadata: { k: 'v' } });
   });
 
   it('lists members of every user status', async () => {
@@ -620,9 +623,9 @@ describe('GET /v1/groups', () => {
     const list = await other.client.get('/v1/groups');
     expect(list.status).toBe(200);
     expect(list.body).toEqual([
-      { id: 'zeta', name: 'Zeta renamed', status: 'active', connectedToChat: false, metadata: {} },
-      { id: 'alpha', name: 'Alpha', status: 'deleted', connectedToChat: false, metadata: { x: 1 } },
-      { id: 'mid', name: 'Mid', status: 'active', connectedToChat: false, metadata: {} },
+      { id: 'zeta', name: 'Zeta renamed', status: 'active', connectedToChat: false, connectedToSlack: false, metadata: {} },
+      { id: 'alpha', name: 'Alpha', status: 'deleted', connectedToChat: false, connectedToSlack: false, metadata: { x: 1 } },
+      { id: 'mid', name: 'Mid', status: 'active', connectedToChat: false, connectedToSlack: false, metadata: {} },
     ]);
   });
 
@@ -845,6 +848,7 @@ describe('DELETE /v1/groups/<ID>', () => {
       status: 'active',
       members: [],
       connectedToChat: false,
+      connectedToSlack: false,
       metadata: {},
     });
   });
@@ -877,6 +881,7 @@ describe('tenant isolation', () => {
       status: 'active',
       members: ['alice'],
       connectedToChat: false,
+      connectedToSlack: false,
       metadata: { owner: 'A' },
     });
     expect((await b.client.get(groupPath('g1'))).body).toMatchObject({ id: 'g1', name: 'B group', members: ['bob'], metadata: {} });

@@ -117,6 +117,7 @@ describe('PUT /v1/organizations/<ID>', () => {
       status: 'active',
       members: [member.id],
       connectedToChat: false,
+      connectedToSlack: false,
       metadata: { plan: 'pro' },
     });
     const user = await app.client.get(`/v1/users/${enc(member.id)}`);

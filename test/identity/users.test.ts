@@ -108,6 +108,7 @@ describe('PUT /v1/users/<ID>: create and update', () => {
       groups: [],
       organizations: [],
       groupIDsWithLinkedChatProfile: [],
+      groupIDsWithLinkedSlackProfile: [],
     });
     expect(createdTimestamp).toMatch(ISO_WITH_MILLIS);
   });
@@ -612,6 +613,7 @@ describe('GET /v1/users/<ID>', () => {
       groups: [],
       organizations: [],
       groupIDsWithLinkedChatProfile: [],
+      groupIDsWithLinkedSlackProfile: [],
     });
     expect(createdTimestamp).toMatch(ISO_WITH_MILLIS);
     const stored = await system.sql.query(
@@ -631,6 +633,8 @@ describe('GET /v1/users/<ID>', () => {
     expect(read.body.groups).toEqual([first, second]);
     expect(read.body.organizations).toEqual([first, second]);
     expect(read.body.groupIDsWithLinkedChatProfile).toEqual([]);
+    // The original's name for the same list, so that its clients read it unchanged.
+    expect(read.body.groupIDsWithLinkedSlackProfile).toEqual([]);
   });
 
   it('drops a group from the list when its status becomes deleted and shows it again when active', async () => {

@@ -85,10 +85,6 @@ const RULES: { decision: string; matches(read: ExpectedRead, d: JsonDifference):
     matches: (_, d) => sameInstant(d.expected, d.actual),
   },
   {
-    decision: 'output supersets (reference keys about Slack that this server has no use for)',
-    matches: (_, d) => ['connectedToSlack', 'groupIDsWithLinkedSlackProfile'].includes(last(d.path)) && d.actual === '(absent)',
-  },
-  {
     decision: 'output supersets (keys this server adds)',
     matches: (read, d) =>
       d.expected === '(absent)' &&

@@ -24,6 +24,7 @@ const user = {
   groups: ['g1'],
   organizations: ['g1'],
   groupIDsWithLinkedChatProfile: [],
+  groupIDsWithLinkedSlackProfile: [],
 };
 
 const getUser = (body: unknown, overrides: Partial<ReceivedAnswer> = {}): ReceivedAnswer => ({

@@ -90,13 +90,26 @@ export const userListItemView = view('User', s.object({
   createdTimestamp: timestamp(),
 }));
 
+/**
+ * Chat workspaces cannot be connected or linked here: a group's flag is always false and a user's
+ * list always empty. Each is answered under the API document's name and, beside it, the original's
+ * (connectedToSlack, groupIDsWithLinkedSlackProfile), so that clients of the original read them.
+ */
+const chatConnection = {
+  connectedToChat: s.boolean(),
+  connectedToSlack: s.boolean().describe('The same as connectedToChat, under the original service\'s name.'),
+};
+const linkedChatProfiles = {
+  groupIDsWithLinkedChatProfile: ids(),
+  groupIDsWithLinkedSlackProfile: ids().describe('The same as groupIDsWithLinkedChatProfile, under the original service\'s name.'),
+};
+
 /** GET /v1/users/<ID>: the list fields and the user's active groups (`organizations` is their alias). */
 export const userDetailsView = view('UserDetails', s.object({
   ...userListItemView.shape,
   groups: ids(),
   organizations: ids(),
-  // No chat workspace can be linked here: always empty.
-  groupIDsWithLinkedChatProfile: ids(),
+  ...linkedChatProfiles,
 }));
 
 /** A user as the earlier generation lists it. */
@@ -124,7 +137,7 @@ export const groupListItemView = view('Group', s.object({
   id: s.string(),
   name: s.string(),
   status: status(),
-  connectedToChat: s.boolean(),
+  ...chatConnection,
   metadata: s.flatObject(),
 }));
 
@@ -133,7 +146,7 @@ export const groupDetailsView = view('GroupDetails', s.object({
   name: s.string(),
   status: status(),
   members: ids(),
-  connectedToChat: s.boolean(),
+  ...chatConnection,
   metadata: s.flatObject(),
 }));
 

@@ -1,12 +1,15 @@
 /** The group objects of the API; chat workspaces do not exist here. */
 import type { GroupRow } from '../../entities/index.js';
 
+/** Never connected to a chat workspace, under the API document's name and the original's. */
+const chatConnection = () => ({ connectedToChat: false, connectedToSlack: false });
+
 export function groupListItem(group: GroupRow) {
   return {
     id: group.externalId,
     name: group.name,
     status: group.status,
-    connectedToChat: false,
+    ...chatConnection(),
     metadata: group.metadata,
   };
 }
@@ -17,7 +20,7 @@ export function groupDetails(group: GroupRow, memberIds: string[]) {
     name: group.name,
     status: group.status,
     members: memberIds,
-    connectedToChat: false,
+    ...chatConnection(),
     metadata: group.metadata,
   };
 }

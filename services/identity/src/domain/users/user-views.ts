@@ -19,7 +19,9 @@ export function userDetails(user: UserRow, groupIds: string[]) {
     ...userListItem(user),
     groups: groupIds,
     organizations: groupIds,
+    // No chat profile can be linked here; the original's name beside the API document's.
     groupIDsWithLinkedChatProfile: [] as string[],
+    groupIDsWithLinkedSlackProfile: [] as string[],
   };
 }
 
