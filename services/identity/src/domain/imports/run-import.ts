@@ -84,6 +84,8 @@ export class ImportRun {
   /** Applications in conflict: none of their data is imported. */
   private readonly appsInConflict: Set<string>;
   private readonly pages = new Map<string, unknown>();
+  /** Pages counted in this run (see threads). */
+  private readonly pagesCounted = new Set<string>();
   private readonly cache = new Map<MappingKind, Map<string, Mapping>>();
   private bytesRead = 0;
   /** The mapping rows being saved, one save after the other (see `remember`). */
@@ -137,8 +139,7 @@ export class ImportRun {
       if (reason !== null) {
         if (event.rows > 0) this.skipped[event.table] = { rows: event.rows, reason };
       } else if (event.table === 'pages') {
-        // Read in the first pass; counted once, also when a resumed run reads them again.
-        if (!this.tablesDone.has('pages')) this.count('pages', event.rows, 0);
+        // Read in the first pass and counted with the threads on them (see threads).
       } else if (wanted.has(event.table)) {
         await this.flush(event.table, batch);
         batch = [];
@@ -222,8 +223,9 @@ export class ImportRun {
     let inConflict = 0;
     for (const row of rows) {
       const applicationId = applicationOf(row);
-      if (!applicationId) withoutApp++;
-      else if (this.appsInConflict.has(applicationId)) inConflict++;
+      // The row's own application first: what it refers to is missing because that one is in conflict.
+      if (this.appsInConflict.has(row.platformApplicationID ?? '') || (applicationId && this.appsInConflict.has(applicationId))) inConflict++;
+      else if (!applicationId) withoutApp++;
       else kept.push([applicationId, row]);
     }
     this.skip(table, withoutApp, table === 'users' || table === 'orgs' ? 'Slack data (no application) is not held by this server' : 'what it refers to is not in the dump');
@@ -402,6 +404,18 @@ export class ImportRun {
   private async threads(rows: DumpRow[]) {
     const groups = await this.resolve('group', rows.map((row) => row.orgID));
     const kept = this.ofImportedApps('threads', rows, (row) => (groups.has(row.orgID!) ? row.platformApplicationID : null));
+    // A page is the location of its threads: new when a thread new to this server is on it, else
+    // already there (a thread imported before has its mapping). Counted once, with its first threads.
+    const known = await this.resolve('thread', kept.map(([, row]) => row.id));
+    const pages = new Map<string, boolean>();
+    for (const [, row] of kept) {
+      const page = `${row.orgID}:${row.pageContextHash}`;
+      if (this.pages.has(page) && !this.pagesCounted.has(page)) pages.set(page, (pages.get(page) ?? false) || !known.has(row.id!));
+    }
+    for (const [page, isNew] of pages) {
+      this.pagesCounted.add(page);
+      this.count('pages', isNew ? 1 : 0, isNew ? 0 : 1);
+    }
     const perApp = groupBy(kept, ([, row]) => threadOf(row, groups.get(row.orgID!)!.externalId, this.pages.get(`${row.orgID}:${row.pageContextHash}`)));
     for (const { applicationId, rows: sent, answer } of await this.send('threads', perApp)) {
       this.count('threads', answer.inserted, sent.length - answer.inserted);
