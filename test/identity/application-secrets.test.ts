@@ -189,7 +189,11 @@ describe('npm run app (the operator CLI, on the database)', () => {
     expect(unknown.stderr).toMatch(/^No application /);
     const misused = await runCli(['show', 'not-a-uuid']);
     expect(misused.code).toBe(2);
-    expect(misused.stderr).toContain('usage: npm run app -- list');
+    expect(misused.stderr).toMatch(/^The application ID must be a UUID, not "not-a-uuid"\.$/m);
+    expect(misused.stderr).not.toContain('usage:');
+    const incomplete = await runCli(['show']);
+    expect(incomplete.code).toBe(2);
+    expect(incomplete.stderr).toContain('usage: npm run app -- list');
   });
 
   it('rotate-secret prints a new secret that works at once; the previous one works until end-grace, then fails with invalid_app_token', async () => {

@@ -46,8 +46,7 @@ function previousSecretState(application: ApplicationRow, now = new Date()): str
   return expiresAt > now ? `accepted until ${expiresAt.toISOString()}` : `expired at ${expiresAt.toISOString()}`;
 }
 
-async function findApplication(ctx: IdentityContext, id: string | undefined): Promise<ApplicationRow> {
-  if (!id || !isUuid(id)) usage();
+async function findApplication(ctx: IdentityContext, id: string): Promise<ApplicationRow> {
   const application = await applicationsRepository.findById(ctx.db, id.toLowerCase());
   if (!application) fail(`No application ${id}.`);
   return application;
@@ -90,6 +89,14 @@ runMain('app', async () => {
   const [command, id, ...options] = process.argv.slice(2);
   if (!['list', 'show', 'rotate-secret', 'end-grace', 'delete'].includes(command ?? '')) usage();
   if (command === 'list' ? id !== undefined : command !== 'rotate-secret' && options.length > 0) usage();
+  if (command !== 'list') {
+    if (id === undefined) usage();
+    // Said as it is: the command was right, the ID is not one an application can have.
+    if (!isUuid(id)) {
+      console.error(`The application ID must be a UUID, not ${JSON.stringify(id)}.`);
+      process.exit(2);
+    }
+  }
   const graceHours = command === 'rotate-secret' ? graceHoursOption(options) : undefined;
 
   const config = loadIdentityCliConfig(['REDIS_URL', 'REDIS_PREFIX', 'SECRETS_ENCRYPTION_KEY', 'SECRET_ROTATION_GRACE_HOURS']);
@@ -123,7 +130,7 @@ runMain('app', async () => {
     // The same key as identity's, or nothing is written: a secret sealed with another key would not open.
     await prepareStoredSecrets(ctx);
     if (command === 'list') return list(await applicationsRepository.listAll(ctx.db));
-    const application = await findApplication(ctx, id);
+    const application = await findApplication(ctx, id!);
     switch (command) {
       case 'show':
         return show(application);
