@@ -290,11 +290,14 @@ describe.each(['applications', 'projects'] as const)('/v1/%s', (prefix) => {
   });
 
   describe(`DELETE ${base}/<ID>`, () => {
-    it('with a wrong secret → 401 application_not_found, and the application still exists', async () => {
+    it('with a wrong secret → 401 application_not_found saying the secret was wrong, and the application still exists', async () => {
       const created = await create('survivor', prefix);
-      expectError(await customer.delete(`${base}/${created.id}`, { secret: 'f'.repeat(64) }), 401, 'application_not_found');
+      const wrongSecret = `The secret is not the current secret of application ${created.id}: nothing was deleted.`;
+      expectError(await customer.delete(`${base}/${created.id}`, { secret: 'f'.repeat(64) }), 401, 'application_not_found', wrongSecret);
       const other = await create('other', prefix);
-      expectError(await customer.delete(`${base}/${created.id}`, { secret: other.secret }), 401, 'application_not_found');
+      expectError(await customer.delete(`${base}/${created.id}`, { secret: other.secret }), 401, 'application_not_found', wrongSecret);
+      const unknown = randomUUID();
+      expectError(await customer.delete(`${base}/${unknown}`, { secret: created.secret }), 401, 'application_not_found', `Application ${unknown} not found.`);
       expect((await customer.get(`${base}/${created.id}`)).status).toBe(200);
       expect((await created.client.get('/v1/users')).status).toBe(200);
       expect(await storedApplication(created.id)).not.toBeNull();

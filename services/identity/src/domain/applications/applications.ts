@@ -144,8 +144,11 @@ export async function deleteApplication(
   requestId: string,
 ) {
   const application = await applicationsRepository.find(ctx.db, customerId, applicationId);
-  if (!application || !secretsEqual(secret, openSecret(ctx.secretBox, 'application', application)))
-    throw applicationNotFound(applicationId);
+  if (!application) throw applicationNotFound(applicationId);
+  // The reference's code, with a message that says what was wrong: the customer may see its own
+  // applications, so naming the secret tells nothing to anyone else.
+  if (!secretsEqual(secret, openSecret(ctx.secretBox, 'application', application)))
+    throw new ApiError('application_not_found', `The secret is not the current secret of application ${applicationId}: nothing was deleted.`);
   await removeApplication(ctx, application, requestId);
 }
 
