@@ -86,6 +86,21 @@ describe('appending to a message', () => {
     expect([...text.slice(1)].sort()).toEqual(characters);
   });
 
+  it('appends once when a request is retried with the same Idempotency-Key, and answers the retry the same', async () => {
+    const { threadID, messageID } = await newMessage();
+    const key = { 'Idempotency-Key': uniqueId('append-key') };
+    const body: ServerAppendMessage = { text: ' once' };
+    const first = await app.client.post(appendPath(threadID, messageID), body, key);
+    const retry = await app.client.post(appendPath(threadID, messageID), body, key);
+    expect(first.status).toBe(200);
+    expect({ status: retry.status, body: retry.body }).toEqual({ status: first.status, body: first.body });
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect((await getMessage(threadID, messageID)).plaintext).toBe('Hello once');
+    // Without the key, the same request is another append.
+    expect((await append(threadID, messageID, body)).status).toBe(200);
+    expect((await getMessage(threadID, messageID)).plaintext).toBe('Hello once once');
+  });
+
   it('finds the thread by its generated cord:<uuid> id', async () => {
     const created = await app.client.post('/v1/threads', { groupID: 'team', location: { page: uniqueId('page') }, url: 'https://example.com/t', name: 'T' });
     expect(created.status).toBe(200);

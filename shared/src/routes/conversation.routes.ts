@@ -225,6 +225,8 @@ export const conversationRoutes = {
     path: '/v1/threads/:threadID/messages/:messageID/append',
     service: 'conversation',
     auth: 'app',
+    // A retry after a timeout would append the text twice: the key makes it safe.
+    idempotent: true,
     tag: 'Messages',
     summary: "Append text to a message whose content is one markdown node (streaming a bot's answer)",
     params: messageParams('invalid_field'),

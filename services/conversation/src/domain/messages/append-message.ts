@@ -1,5 +1,5 @@
 /** Appending text to a message: how a bot streams its answer into a message it posted. */
-import { ApiError, type MessageNode } from '@collab/shared';
+import { ApiError, type MessageNode, type RecordWrite } from '@collab/shared';
 import { messagesRepository } from '../../repositories/messages.repository.js';
 import type { ConversationContext } from '../context.js';
 import { eventsOutbox } from '../events/outbox.js';
@@ -14,7 +14,8 @@ import { requireMessageInThread, sameJson } from './checks.js';
  * unless it is exactly one markdown node with one text child). The append is one UPDATE, so
  * concurrent appends all land; no timestamp changes, and nothing is notified and no webhook sent.
  * When the appended text changes the content's URLs, the link-preview rule is applied in the same
- * transaction and the message's preview job recorded, as for an edit of its content.
+ * transaction and the message's preview job recorded, as for an edit of its content. The answer
+ * of a request with an Idempotency-Key is recorded with the append (`recordWrite`).
  */
 export async function appendToMessage(
   ctx: ConversationContext,
@@ -22,13 +23,15 @@ export async function appendToMessage(
   threadId: string,
   messageId: string,
   text: string,
-  requestId: string,
+  request: { requestId: string; recordWrite: RecordWrite<void> },
 ): Promise<void> {
+  const { requestId } = request;
   const thread = await requireThread(ctx.db, applicationId, threadId);
   const message = await requireMessageInThread(ctx.db, applicationId, thread, messageId);
   const appended = await ctx.db.transaction(async (tx) => {
     const after = await messagesRepository.appendText(tx, applicationId, message.internalId, text);
     if (!after) return false;
+    await request.recordWrite(tx);
     const before = { ...after, content: contentBefore(after.content as MessageNode[], text) };
     if (!sameJson(previewUrlsOf(before), previewUrlsOf(after))) {
       const urls = await keepPreviewsOf(tx, { ...after, internalId: message.internalId });

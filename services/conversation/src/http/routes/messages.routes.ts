@@ -42,8 +42,12 @@ export function messageHandlers(ctx: ConversationContext): HandlerMap {
     [routes.appendToMessage.id]: async (req) => {
       const { text } = routeBody(routes.appendToMessage, req);
       const { threadID, messageID } = routeParams(routes.appendToMessage, req);
-      await appendToMessage(ctx, applicationOf(req), threadID, messageID, text, req.ctx.requestId);
-      return { success: true, message: `You successfully updated message ${messageID}` };
+      const appended = { success: true, message: `You successfully updated message ${messageID}` };
+      await appendToMessage(ctx, applicationOf(req), threadID, messageID, text, {
+        requestId: req.ctx.requestId,
+        recordWrite: (tx) => req.idempotency.record(tx, { status: 200, body: appended }),
+      });
+      return appended;
     },
 
     [routes.deleteMessage.id]: async (req) => {
