@@ -182,7 +182,12 @@ describe('secrets at rest', () => {
     const path = `/v1/applications/${app.id}`;
     const sameLength = `${app.secret.slice(0, -1)}${app.secret.endsWith('0') ? '1' : '0'}`;
     for (const wrong of [sameLength, `${app.secret}0`, app.secret.slice(0, 32), 'x', app.secret.toUpperCase()])
-      expectError(await customer.delete(path, { secret: wrong }), 401, 'application_not_found', `Application ${app.id} not found.`);
+      expectError(
+        await customer.delete(path, { secret: wrong }),
+        401,
+        'application_not_found',
+        `The secret is not the current secret of application ${app.id}: nothing was deleted.`,
+      );
     expectError(await customer.delete(path, { secret: '' }), 400, 'invalid_field');
     expectError(await customer.delete(path, {}), 400, 'missing_field', 'Missing required field: secret.');
     expect(await stored(system.sql, 'applications', app.id)).toEqual(before);
