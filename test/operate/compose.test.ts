@@ -28,6 +28,7 @@ import {
   ENTRY_POINTS,
   MIGRATIONS,
   NODE_VARS,
+  OPERATING_GUIDE,
   PROCESS_MEMORY,
   processes,
   ROOT,
@@ -237,7 +238,7 @@ function fixedByCompose(name: string): boolean {
 }
 
 /**
- * Every variable of README's configuration table that a process reads (its config spec) must
+ * Every variable of the configuration table (docs/operating.md) that a process reads (its config spec) must
  * reach it from .env or the environment: set as `${NAME}`, `${NAME:-default}` or `${NAME:?…}`.
  */
 function passThroughProblems(raw: Doc, documented: Set<string>): string[] {
@@ -458,7 +459,7 @@ describe('docker-compose.yml against the code', () => {
 
   it('passes every documented variable a process reads through from .env, so no setting needs an edit of the file', () => {
     const documented = documentedVars();
-    // The README documents what the gateway and the workers read, e.g. the queue dashboard's credentials.
+    // The table documents what the gateway and the workers read, e.g. the queue dashboard's credentials.
     for (const name of ['ADMIN_USERNAME', 'ADMIN_PASSWORD', 'RATE_LIMIT_PER_MINUTE', 'LINK_PREVIEW_CONCURRENCY', 'WEBHOOK_RETRY_HOURS'])
       expect(documented, name).toContain(name);
     expect(passThroughProblems(RAW, documented)).toEqual([]);
@@ -643,11 +644,11 @@ describe('docker-compose.yml health checks', () => {
   });
 });
 
-describe('README', () => {
+describe('the operator\'s guide', () => {
   it('documents `docker compose up` and every variable the compose file requires', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    expect(readme.includes('docker compose up'), 'README mentions `docker compose up`').toBe(true);
-    for (const name of requiredComposeVars(TEXT)) expect(readme, name).toContain(`\`${name}\``);
+    const guide = readFileSync(join(ROOT, OPERATING_GUIDE), 'utf8');
+    expect(guide.includes('docker compose up'), `${OPERATING_GUIDE} mentions \`docker compose up\``).toBe(true);
+    for (const name of requiredComposeVars(TEXT)) expect(guide, name).toContain(`\`${name}\``);
   });
 
   it('documents in the configuration table every variable a process reads', () => {

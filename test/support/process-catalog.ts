@@ -41,14 +41,17 @@ export const { MIGRATIONS, PROCESS_MEMORY, processes } = (await import(join(ROOT
 /** Variables Node itself reads: NODE_OPTIONS carries each process's heap limit. */
 export const NODE_VARS = new Set(['NODE_OPTIONS']);
 
-/** The variables README.md's configuration table documents (every name in its first column). */
+/** The operator's guide, which holds the configuration table. */
+export const OPERATING_GUIDE = 'docs/operating.md';
+
+/** The variables the operator's guide's configuration table documents (every name in its first column). */
 export function documentedVars(): Set<string> {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('\n## Configuration\n');
-  if (start < 0) throw new Error('README.md has no "## Configuration" section');
-  const end = readme.indexOf('\n## ', start + 1);
+  const guide = readFileSync(join(ROOT, OPERATING_GUIDE), 'utf8');
+  const start = guide.indexOf('\n## Configuration\n');
+  if (start < 0) throw new Error(`${OPERATING_GUIDE} has no "## Configuration" section`);
+  const end = guide.indexOf('\n## ', start + 1);
   const names = new Set<string>();
-  for (const line of readme.slice(start, end < 0 ? undefined : end).split('\n'))
+  for (const line of guide.slice(start, end < 0 ? undefined : end).split('\n'))
     if (line.startsWith('| `')) for (const match of line.split('|')[1].matchAll(/`([A-Z][A-Z0-9_]*)`/g)) names.add(match[1]);
   return names;
 }

@@ -1,0 +1,126 @@
+/**
+ * The command blocks of README.md and docs/*.md, checked as a reader uses them: every ```sh block
+ * either runs as printed, or is preceded by `<!-- not runnable here: <reason> -->`. The runnable
+ * blocks of a page run in order in one shell (a reader's terminal: variables carry over) against
+ * a system this file starts; the page's `export BASE_URL=http://localhost:8080` is the one line
+ * pointed elsewhere, at that system. A block fails the test when its shell fails, when an answer
+ * it prints is an API error, or when a one-line answer the page shows (`# {…}`, `…` and `<…>`
+ * standing for anything) is not among what it printed.
+ * Needs `npm run build` first (the pages call `npm run customer` and `npm run token`).
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../support/process-catalog.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
+
+const NOT_RUNNABLE = /^<!-- not runnable here: \S.*-->$/;
+const BASE_URL_LINE = 'export BASE_URL=http://localhost:8080';
+/** Each page's runnable blocks together must finish within this. */
+const PAGE_TIMEOUT_MS = 60_000;
+
+interface Block {
+  page: string;
+  line: number;
+  language: string;
+  code: string;
+  runnable: boolean;
+}
+
+const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+
+/** The fenced blocks of a page, with whether the line before the fence marks them not runnable. */
+export function blocksOf(page: string, text: string): Block[] {
+  const lines = text.split('\n');
+  const blocks: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(\S*)\s*$/.exec(lines[i]);
+    if (!open) continue;
+    const end = lines.findIndex((line, j) => j > i && line.startsWith('```'));
+    if (end < 0) throw new Error(`${page}:${i + 1}: a block that is never closed`);
+    let before = i - 1;
+    while (before >= 0 && lines[before].trim() === '') before--;
+    blocks.push({
+      page,
+      line: i + 1,
+      language: open[1],
+      code: lines.slice(i + 1, end).join('\n'),
+      runnable: !(before >= 0 && NOT_RUNNABLE.test(lines[before].trim())),
+    });
+    i = end;
+  }
+  return blocks;
+}
+
+const BLOCKS = PAGES.flatMap((page) => blocksOf(page, readFileSync(join(ROOT, page), 'utf8')));
+const RUNNABLE = BLOCKS.filter((block) => block.language === 'sh' && block.runnable);
+
+/** The one-line answers a block shows (`# {…}`), as patterns of what it must print. */
+function shownAnswers(code: string): RegExp[] {
+  return code
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith('# {') && line.endsWith('}'))
+    .map((line) => {
+      const parts = line.slice(2).split(/…|<[^>]*>/);
+      return new RegExp(parts.map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*?'));
+    });
+}
+
+const END_OF_BLOCK = '<<end of block>>';
+
+/** Runs a page's blocks in one bash, each followed by a marker line, and splits what each printed. */
+async function runPage(blocks: Block[], env: Record<string, string>): Promise<{ code: number | null; outputs: string[]; stderr: string }> {
+  const script = blocks.map((block) => `${block.code.split('\n').map((line) => (line.trim() === BASE_URL_LINE ? `export BASE_URL=${env.BASE_URL}` : line)).join('\n')}\necho '${END_OF_BLOCK}'`).join('\n');
+  const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), PAGE_TIMEOUT_MS);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  clearTimeout(timer);
+  return { code, outputs: stdout.split(`${END_OF_BLOCK}\n`), stderr };
+}
+
+describe('the command blocks of README.md and docs/', () => {
+  it('are all `sh` blocks (what a reader pastes into a shell), so that none escapes the check', () => {
+    const shells = BLOCKS.filter((block) => ['bash', 'shell', 'console', 'zsh'].includes(block.language));
+    expect(shells.map((block) => `${block.page}:${block.line}`)).toEqual([]);
+  });
+
+  it('mark a block not runnable only with a reason, and only a command block', () => {
+    const marked = BLOCKS.filter((block) => !block.runnable && block.language !== 'sh');
+    expect(marked.map((block) => `${block.page}:${block.line}`)).toEqual([]);
+    expect(RUNNABLE.length).toBeGreaterThan(5);
+  });
+
+  it('recognise the marker and the answers a page shows', () => {
+    const page = ['<!-- not runnable here: needs Docker -->', '```sh', 'docker compose up', '```', '', '```sh', 'curl x', '# {"a":"…","b":"<time>"}', '```'].join('\n');
+    expect(blocksOf('p.md', page).map((block) => block.runnable)).toEqual([false, true]);
+    const [answer] = shownAnswers(blocksOf('p.md', page)[1].code);
+    expect(answer.test('{"a":"x y","b":"2026"}')).toBe(true);
+    expect(answer.test('{"error":"a"}')).toBe(false);
+  });
+});
+
+describe('the runnable command blocks, against a running system', () => {
+  let system: TestSystem;
+  systemForFile((started) => (system = started));
+
+  for (const page of [...new Set(RUNNABLE.map((block) => block.page))]) {
+    it(`${page} runs as printed`, async () => {
+      const blocks = RUNNABLE.filter((block) => block.page === page);
+      const { code, outputs, stderr } = await runPage(blocks, { ...system.env, BASE_URL: system.url });
+      const finished = outputs.length - 1;
+      const at = blocks[Math.min(finished, blocks.length - 1)];
+      expect(code, `${page}:${at.line} failed:\n${outputs[finished]}\n${stderr}`).toBe(0);
+      blocks.forEach((block, index) => {
+        const output = outputs[index];
+        expect(output, `${page}:${block.line} printed an error`).not.toMatch(/"error"\s*:/);
+        for (const answer of shownAnswers(block.code)) expect(output, `${page}:${block.line} shows ${answer.source}`).toMatch(answer);
+      });
+    }, PAGE_TIMEOUT_MS + 10_000);
+  }
+});
