@@ -35,17 +35,21 @@ export function blocksOf(page: string, text: string): Block[] {
   const lines = text.split('\n');
   const blocks: Block[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\S*)\s*$/.exec(lines[i]);
+    // A block may be indented (in a list item); its lines lose that indentation.
+    const open = /^(\s*)```(\S*)\s*$/.exec(lines[i]);
     if (!open) continue;
-    const end = lines.findIndex((line, j) => j > i && line.startsWith('```'));
+    const end = lines.findIndex((line, j) => j > i && line.trim().startsWith('```'));
     if (end < 0) throw new Error(`${page}:${i + 1}: a block that is never closed`);
     let before = i - 1;
     while (before >= 0 && lines[before].trim() === '') before--;
     blocks.push({
       page,
       line: i + 1,
-      language: open[1],
-      code: lines.slice(i + 1, end).join('\n'),
+      language: open[2],
+      code: lines
+        .slice(i + 1, end)
+        .map((line) => (line.startsWith(open[1]) ? line.slice(open[1].length) : line))
+        .join('\n'),
       runnable: !(before >= 0 && NOT_RUNNABLE.test(lines[before].trim())),
     });
     i = end;
@@ -97,8 +101,9 @@ describe('the command blocks of README.md and docs/', () => {
   });
 
   it('recognise the marker and the answers a page shows', () => {
-    const page = ['<!-- not runnable here: needs Docker -->', '```sh', 'docker compose up', '```', '', '```sh', 'curl x', '# {"a":"…","b":"<time>"}', '```'].join('\n');
-    expect(blocksOf('p.md', page).map((block) => block.runnable)).toEqual([false, true]);
+    const page = ['<!-- not runnable here: needs Docker -->', '```sh', 'docker compose up', '```', '', '```sh', 'curl x', '# {"a":"…","b":"<time>"}', '```', '1. In a list:', '   ```sh', '   echo indented', '   ```'].join('\n');
+    expect(blocksOf('p.md', page).map((block) => block.runnable)).toEqual([false, true, true]);
+    expect(blocksOf('p.md', page)[2].code).toBe('echo indented');
     const [answer] = shownAnswers(blocksOf('p.md', page)[1].code);
     expect(answer.test('{"a":"x y","b":"2026"}')).toBe(true);
     expect(answer.test('{"error":"a"}')).toBe(false);

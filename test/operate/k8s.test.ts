@@ -1,6 +1,7 @@
 /**
- * deploy/k8s, checked without a cluster: each overlay (small, production) is rendered as
- * `kubectl kustomize` renders it (test/support/kustomize.ts; compared with kubectl's own output when
+ * deploy/k8s, checked without a cluster: each overlay (small, production) is rendered as the
+ * operator deploys it, through the overlay `npm run k8s-overlay` writes with the operator's inputs
+ * (image, database, Redis, host), as `kubectl kustomize` renders it (test/support/kustomize.ts; compared with kubectl's own output when
  * kubectl is installed), and what it would apply is checked:
  * - every object validates against the Kubernetes OpenAPI schema of its kind (kubernetes-models'
  *   generated validators; the ServiceMonitor against the Prometheus Operator's CRD schema), and
@@ -14,8 +15,9 @@
  *   only the gateway's public port from outside; the example Ingress keeps /admin/ off.
  * Needs `npm run build` first (the commands' scripts are looked up in dist/).
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,7 +35,7 @@ import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
 import { parseAllDocuments } from 'yaml';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createGatewayApp } from '../../services/gateway/src/app.js';
 import { renderKustomization, readKustomization, type RenderedObject } from '../support/kustomize.js';
 import { DIRECT_VARS, ENTRY_POINTS, MIGRATIONS, NODE_VARS, PROCESS_MEMORY, ROOT, sourceEntryPoints, type Spec } from '../support/process-catalog.js';
@@ -77,26 +79,53 @@ function isCredentialVar(name: string, rule: VarSpec<unknown>): boolean {
   return isSecretVar(rule) || isEncryptionKeyVar(rule) || name === 'DATABASE_URL' || name === 'REDIS_URL' || name === 'CUSTOMER_SECRET';
 }
 
-/**
- * The environment once the operator has replaced the Secret's placeholders: an encryption key's
- * placeholder is no key (identity refuses it, so a forgotten one cannot encrypt anything).
- */
-function withKeysReplaced(spec: Spec, env: Record<string, string>): Record<string, string> {
-  const replaced = { ...env };
-  for (const [varName, rule] of Object.entries(spec))
-    if (isEncryptionKeyVar(rule) && /^CHANGE-ME/.test(env[varName] ?? '')) replaced[varName] = 'ab'.repeat(32);
-  return replaced;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Loading and schema validation
 
 const OVERLAYS = ['small', 'production'] as const;
 type Overlay = (typeof OVERLAYS)[number];
 
-/** What `kubectl apply -k deploy/k8s/overlays/<overlay>` would apply. */
+/** What the operator gives `npm run k8s-overlay`. */
+const OPERATOR = {
+  image: 'registry.example.com/collab-backend:1.2.3',
+  databaseUrl: 'postgres://collab:db-password@postgres.example.com:5432/collab',
+  redisUrl: 'rediss://default:redis-password@redis.example.com:6380',
+  host: 'collab.example.org',
+};
+
+/** The overlays this file wrote under deploy/k8s/local/ (git-ignored), removed when it is done. */
+const LOCAL_RUN = `test-${process.pid}-${randomBytes(3).toString('hex')}`;
+const written: string[] = [];
+afterAll(() => {
+  for (const dir of written) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs `npm run k8s-overlay -- <args>` (the script itself) and answers its directory, status and output. */
+function k8sOverlay(name: string, args: string[]): { dir: string; status: number | null; output: string } {
+  const dir = join(K8S_DIR, 'local', `${LOCAL_RUN}-${name}`);
+  written.push(dir);
+  const run = spawnSync(process.execPath, [join(ROOT, 'scripts', 'k8s-overlay.mjs'), ...args, '--name', `${LOCAL_RUN}-${name}`], { cwd: ROOT, encoding: 'utf8' });
+  return { dir, status: run.status, output: `${run.stdout}${run.stderr}` };
+}
+
+/** The operator's overlay of a tracked overlay, as the operator's guide says to write it. */
+function operatorOverlay(overlay: Overlay): string {
+  const { dir, status, output } = k8sOverlay(overlay, [
+    overlay,
+    '--image', OPERATOR.image,
+    '--database-url', OPERATOR.databaseUrl,
+    '--redis-url', OPERATOR.redisUrl,
+    '--host', OPERATOR.host,
+  ]);
+  if (status !== 0) throw new Error(`npm run k8s-overlay -- ${overlay} failed: ${output}`);
+  return dir;
+}
+
+const OPERATOR_OVERLAYS = Object.fromEntries(OVERLAYS.map((overlay) => [overlay, operatorOverlay(overlay)])) as Record<Overlay, string>;
+
+/** What `kubectl apply -k deploy/k8s/local/<overlay>` would apply. */
 function loadManifests(overlay: Overlay): Manifest[] {
-  return renderKustomization(join(K8S_DIR, 'overlays', overlay), K8S_DIR);
+  return renderKustomization(OPERATOR_OVERLAYS[overlay], K8S_DIR);
 }
 
 /** The kinds deploy/k8s uses, each with the model whose validator holds its OpenAPI schema. */
@@ -273,7 +302,7 @@ function containerProblems(manifests: Manifest[]): string[] {
     }
     if (!env.SHUTDOWN_TIMEOUT_MS) problems.push(`${where}: SHUTDOWN_TIMEOUT_MS is not set`);
     try {
-      load(withKeysReplaced(spec, env));
+      load(env);
     } catch (error) {
       problems.push(`${where}: its config does not load: ${(error as Error).message}`);
     }
@@ -387,7 +416,7 @@ function clone<T>(value: T): T {
 
 // ---------------------------------------------------------------------------------------------
 
-describe.each(OVERLAYS)('deploy/k8s/overlays/%s', (overlay) => {
+describe.each(OVERLAYS)('deploy/k8s/overlays/%s, deployed through the operator\'s overlay', (overlay) => {
 const manifests = loadManifests(overlay);
 const kustomization = readKustomization(join(K8S_DIR, 'overlays', overlay));
 const baseNamespace = readKustomization(join(K8S_DIR, 'base')).namespace as string;
@@ -503,28 +532,33 @@ describe('manifests', () => {
     expect(unused).toEqual([]);
   });
 
-  it('ship clearly marked placeholder secrets', () => {
+  it('take the Secret from the operator\'s secrets.env, with random keys, and define it nowhere in the tracked files', () => {
     const secrets = ofKind(manifests, 'Secret');
-    expect(secrets).toHaveLength(1);
+    expect(secrets.map((m) => [m.doc.metadata.name, m.file])).toEqual([['collab-secrets', `local/${LOCAL_RUN}-${overlay}/kustomization.yaml`]]);
     const values = secretData(secrets[0].doc);
     const specs: Spec[] = Object.values(ENTRY_POINTS).map((e) => e.spec);
     const keys = Object.keys(values).filter((key) => specs.some((spec) => spec[key] && (isSecretVar(spec[key]) || isEncryptionKeyVar(spec[key]))));
     expect(keys.sort()).toEqual(['ACCESS_TOKEN_SECRET', 'FILE_URL_SECRET', 'INTERNAL_TOKEN', 'SECRETS_ENCRYPTION_KEY']);
-    for (const key of keys) expect(values[key], key).toMatch(/^CHANGE-ME/);
-    // A forgotten key placeholder stops identity at boot rather than encrypting with a known key.
-    const identity = containersOf(manifests).find((c) => c.script === 'services/identity/dist/main-api.js')!;
-    const { env } = resolveEnv(manifests, identity.container);
-    expect(() => ENTRY_POINTS[identity.script!].load(env)).toThrow(/SECRETS_ENCRYPTION_KEY is invalid: must be a 32-byte key/);
-    expect(values.DATABASE_URL).toMatch(/CHANGE-ME/);
-    // A known customer secret would let anyone mint application-management tokens: unset by default.
-    expect([values.CUSTOMER_ID, values.CUSTOMER_SECRET]).toEqual(['', '']);
+    for (const key of keys) expect(values[key], key).toMatch(/^[0-9a-f]{64}$/);
+    expect(new Set(keys.map((key) => values[key])).size).toBe(keys.length);
+    expect([values.DATABASE_URL, values.REDIS_URL]).toEqual([OPERATOR.databaseUrl, OPERATOR.redisUrl]);
+    // A known customer secret would let anyone mint application-management tokens: none unless the operator adds one.
+    expect([values.CUSTOMER_ID, values.CUSTOMER_SECRET]).toEqual([undefined, undefined]);
+    expect(readFileSync(join(OPERATOR_OVERLAYS[overlay], 'secrets.env'), 'utf8')).toContain(`SECRETS_ENCRYPTION_KEY=${values.SECRETS_ENCRYPTION_KEY}\n`);
+    expect(statSync(join(OPERATOR_OVERLAYS[overlay], 'secrets.env')).mode & 0o077).toBe(0);
   });
 
-  it("use one image, the one the overlay's kustomization.yaml sets, for every container", () => {
-    expect(kustomization.images).toHaveLength(1);
-    const [{ newName, newTag }] = kustomization.images;
+  it("use one image, the one given to `npm run k8s-overlay`, for every container, and nothing the tracked overlay sets", () => {
+    expect(kustomization.images).toBeUndefined();
     const images = new Set(containersOf(manifests).map((c) => c.container.image));
-    expect([...images]).toEqual([`${newName}:${newTag}`]);
+    expect([...images]).toEqual([OPERATOR.image]);
+  });
+
+  it.runIf(overlay === 'production')('serve the operator\'s host, with PUBLIC_URL set to it', () => {
+    const ingress = ofKind(manifests, 'Ingress')[0].doc;
+    expect(ingress.spec.rules.map((rule: Doc) => rule.host)).toEqual([OPERATOR.host]);
+    expect(ingress.spec.tls.flatMap((tls: Doc) => tls.hosts)).toEqual([OPERATOR.host]);
+    expect(byName(manifests, 'ConfigMap', 'collab-config')!.data.PUBLIC_URL).toBe(`https://${OPERATOR.host}`);
   });
 
   it('run every pod as non-root, without privilege escalation or capabilities, without API credentials', () => {
@@ -879,7 +913,8 @@ describe('deploy/k8s layout', () => {
   it('uses every YAML file under deploy/k8s in an overlay, each defining its objects once', () => {
     const used = new Set<string>();
     for (const overlay of OVERLAYS) for (const file of usedFiles(join(K8S_DIR, 'overlays', overlay))) used.add(file);
-    expect(yamlFiles(K8S_DIR).filter((file) => !used.has(file)).map((file) => relative(K8S_DIR, file))).toEqual([]);
+    const tracked = yamlFiles(K8S_DIR).filter((file) => !relative(K8S_DIR, file).startsWith('local/'));
+    expect(tracked.filter((file) => !used.has(file)).map((file) => relative(K8S_DIR, file))).toEqual([]);
     for (const overlay of OVERLAYS) {
       const ids = loadManifests(overlay).map((m) => `${m.doc.kind}/${m.doc.metadata.namespace ?? ''}/${m.doc.metadata.name}`);
       expect(ids.filter((id, i) => ids.indexOf(id) !== i), overlay).toEqual([]);
@@ -914,9 +949,89 @@ describe('deploy/k8s layout', () => {
     const key = (doc: Doc) => `${doc.kind}/${doc.metadata?.namespace ?? ''}/${doc.metadata?.name}`;
     const sorted = (docs: Doc[]) => [...docs].sort((a, b) => key(a).localeCompare(key(b)));
     for (const overlay of OVERLAYS) {
-      const output = execFileSync(kubectl!, ['kustomize', join(K8S_DIR, 'overlays', overlay)], { encoding: 'utf8', timeout: 60_000 });
+      const output = execFileSync(kubectl!, ['kustomize', OPERATOR_OVERLAYS[overlay]], { encoding: 'utf8', timeout: 60_000 });
+      // kubectl wraps a Secret's base64 values into lines; the API server decodes them alike.
       const theirs = parseAllDocuments(output).map((d) => d.toJS() as Doc);
+      for (const doc of theirs)
+        if (doc.kind === 'Secret') for (const key of Object.keys(doc.data ?? {})) doc.data[key] = String(doc.data[key]).replace(/\s/g, '');
       expect(sorted(loadManifests(overlay).map((m) => m.doc)), overlay).toEqual(sorted(theirs));
+    }
+    // The other shape the command writes: an existing Secret, no ServiceMonitor.
+    const variant = k8sOverlay('kubectl', ['production', '--image', OPERATOR.image, '--existing-secret', '--without-service-monitor']);
+    expect(variant.status, variant.output).toBe(0);
+    const output = execFileSync(kubectl!, ['kustomize', variant.dir], { encoding: 'utf8', timeout: 60_000 });
+    const theirs = parseAllDocuments(output).map((d) => d.toJS() as Doc);
+    expect(sorted(renderKustomization(variant.dir, K8S_DIR).map((m) => m.doc))).toEqual(sorted(theirs));
+  });
+});
+
+describe('npm run k8s-overlay', () => {
+  const secretsOf = (dir: string) => readFileSync(join(dir, 'secrets.env'), 'utf8');
+
+  it('writes only git-ignored files, and keeps secrets.env and config.env when run again', () => {
+    const first = k8sOverlay('again', ['small', '--image', 'registry.example.com/collab-backend:1', '--database-url', OPERATOR.databaseUrl, '--redis-url', OPERATOR.redisUrl]);
+    expect(first.status, first.output).toBe(0);
+    const secrets = secretsOf(first.dir);
+    writeFileSync(join(first.dir, 'config.env'), 'LOG_LEVEL=debug\n');
+    // Run again for a new image: the keys that encrypt the stored secrets must not change.
+    const second = k8sOverlay('again', ['small', '--image', 'registry.example.com/collab-backend@sha256:' + 'a'.repeat(64)]);
+    expect(second.status, second.output).toBe(0);
+    expect(second.output).toMatch(/kept deploy\/k8s\/local\/.*secrets\.env/);
+    expect(secretsOf(second.dir)).toBe(secrets);
+    const manifests = renderKustomization(second.dir, K8S_DIR);
+    expect(new Set(containersOf(manifests).map((c) => c.container.image))).toEqual(new Set([`registry.example.com/collab-backend@sha256:${'a'.repeat(64)}`]));
+    expect(byName(manifests, 'ConfigMap', 'collab-config')!.data.LOG_LEVEL).toBe('debug');
+    const files = readdirSync(second.dir).map((file) => join(second.dir, file));
+    expect(files.length).toBe(3);
+    const ignored = execFileSync('git', ['check-ignore', ...files], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n');
+    expect(ignored.length).toBe(files.length);
+  });
+
+  it('with --existing-secret, defines no Secret, so that applying never replaces the one the operator created', () => {
+    const { dir, status, output } = k8sOverlay('existing', ['small', '--image', OPERATOR.image, '--existing-secret']);
+    expect(status, output).toBe(0);
+    expect(existsSync(join(dir, 'secrets.env'))).toBe(false);
+    const manifests = renderKustomization(dir, K8S_DIR);
+    expect(ofKind(manifests, 'Secret')).toEqual([]);
+    // Every process reads the Secret by the name the operator is told to create.
+    const names = containersOf(manifests).flatMap(({ container }) => [
+      ...(container.envFrom ?? []).map((from: Doc) => from.secretRef?.name),
+      ...(container.env ?? []).map((entry: Doc) => entry.valueFrom?.secretKeyRef?.name),
+    ]);
+    expect(new Set(names.filter(Boolean))).toEqual(new Set(['collab-secrets']));
+  });
+
+  it('with --without-service-monitor, leaves the ServiceMonitor out', () => {
+    const args = ['production', '--image', OPERATOR.image, '--existing-secret', '--without-service-monitor'];
+    const { dir, status, output } = k8sOverlay('no-monitor', args);
+    expect(status, output).toBe(0);
+    const manifests = renderKustomization(dir, K8S_DIR);
+    expect(ofKind(manifests, 'ServiceMonitor')).toEqual([]);
+    expect(ofKind(manifests, 'Deployment').length).toBeGreaterThan(0);
+  });
+
+  it('refuses incomplete or malformed inputs, naming what is wrong', () => {
+    const refused = (args: string[]) => {
+      const { status, output } = k8sOverlay('refused', args);
+      expect(status, output).toBe(2);
+      return output;
+    };
+    expect(refused(['small', '--database-url', OPERATOR.databaseUrl, '--redis-url', OPERATOR.redisUrl])).toMatch(/--image is required/);
+    expect(refused(['small', '--image', 'collab-backend'])).toMatch(/--image "collab-backend" is not <registry\/name>:<tag>/);
+    expect(refused(['small', '--image', OPERATOR.image, '--redis-url', OPERATOR.redisUrl])).toMatch(/--database-url is required/);
+    expect(refused(['small', '--image', OPERATOR.image, '--database-url', 'mysql://x', '--redis-url', OPERATOR.redisUrl])).toMatch(/--database-url must be a postgres:\/\/ URL/);
+    expect(refused(['medium', '--image', OPERATOR.image, '--existing-secret'])).toMatch(/no overlay "medium"/);
+    expect(refused(['small', '--image', OPERATOR.image, '--existing-secret', '--without-service-monitor'])).toMatch(/has no ServiceMonitor/);
+    expect(refused(['production', '--image', OPERATOR.image, '--existing-secret', '--host', 'https://x'])).toMatch(/--host "https:\/\/x" is not a DNS name/);
+  });
+
+  it('the renderer refuses generators whose names kustomize would suffix with a hash', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kustomize-'));
+    try {
+      writeFileSync(join(dir, 'kustomization.yaml'), 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nsecretGenerator:\n  - name: s\n    literals:\n      - A=1\n');
+      expect(() => renderKustomization(dir)).toThrow(/disableNameSuffixHash: true/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
