@@ -21,9 +21,9 @@ systemWithApplication('pagination tokens', async (started) => {
   const ok = async (response: Promise<{ status: number; body: unknown }>) => expect((await response).status).toBe(200);
   for (const id of ['alice', 'bob']) await ok(app.client.put(`/v1/users/${id}`, { name: id }));
   await ok(app.client.put('/v1/groups/team', { name: 'Team', members: ['alice', 'bob'] }));
-  // A webhook, so that the messages leave deliveries in the log (to an address the outbound guard
-  // refuses: WEBHOOK_RETRY_HOURS=0 makes each fail once, for good).
-  await expect((await app.client.post(`/v1/applications/${app.id}/webhooks`, { url: 'http://192.0.2.10/hook', events: ['thread-message-added'] })).status).toBe(201);
+  // A webhook, so that the messages leave deliveries in the log (to a name that never resolves,
+  // RFC 6761's .invalid: WEBHOOK_RETRY_HOURS=0 makes each fail once, for good).
+  await expect((await app.client.post(`/v1/applications/${app.id}/webhooks`, { url: 'http://receiver.invalid/hook', events: ['thread-message-added'] })).status).toBe(201);
   for (const thread of ['t1', 't2'])
     await ok(
       app.client.post(`/v1/threads/${thread}/messages`, {

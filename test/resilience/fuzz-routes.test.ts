@@ -554,11 +554,11 @@ async function ensurePagedSeeds(): Promise<void> {
     const answer = await send(system.url, 'POST', path, { token: tokens.app, json: body });
     if (answer.status !== 200) throw new Error(`seeding POST ${path}: ${answer.status} ${answer.text}`);
   };
-  // A webhook, so that the messages below leave deliveries in the log (to an address the
-  // outbound guard refuses: each delivery fails once, for good).
+  // A webhook, so that the messages below leave deliveries in the log (to a name that never
+  // resolves, RFC 6761's .invalid: each delivery fails).
   const registered = await send(system.url, 'POST', '/v1/applications/any/webhooks', {
     token: tokens.app,
-    json: { url: 'http://192.0.2.10/paged', events: ['thread-message-added'] },
+    json: { url: 'http://receiver.invalid/paged', events: ['thread-message-added'] },
   });
   if (registered.status !== 201) throw new Error(`seeding a webhook: ${registered.status} ${registered.text}`);
   const thread = `fuzz-paged-${randomUUID()}`;

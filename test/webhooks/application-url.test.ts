@@ -6,8 +6,10 @@
  * 127.0.0.1 (exempted with OUTBOUND_ALLOWED_CIDRS) that check every request with the original SDK.
  */
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { createInternalClient, identityInternal, webhooksInternal } from '@collab/shared';
 import { validateWebhookSignature } from '@cord-sdk/server';
+import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '@collab/shared/devkit';
 import { asCustomer, createApplication, type ApiClient, type TestApplication } from '../support/client.js';
@@ -15,7 +17,6 @@ import { expectError } from '../support/expect.js';
 import type { TestSystem } from '../support/system.js';
 import { systemWithReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.js';
 
-const MORE_INFORMATION = ' For more information see: https://docs.cord.com/reference/events-webhook/events/url-verification';
 const VERIFICATION_MESSAGE = 'Please respond with a HTTP 200 status code.';
 
 let system: TestSystem;
@@ -23,10 +24,23 @@ let customer: ApiClient;
 let receiver: WebhookReceiver;
 const secrets = new Map<string, string>();
 
-systemWithReceiver(secrets, (started) => {
-  ({ system, receiver } = started);
-  customer = asCustomer(system);
+/** What the system logs at warn and above, one parsed line each (the operator's view of a failed handshake). */
+const logged: Record<string, unknown>[] = [];
+const logStream = new Writable({
+  write(chunk: Buffer, _encoding, done) {
+    for (const line of chunk.toString().split('\n')) if (line.trim() !== '') logged.push(JSON.parse(line) as Record<string, unknown>);
+    done();
+  },
 });
+
+systemWithReceiver(
+  secrets,
+  (started) => {
+    ({ system, receiver } = started);
+    customer = asCustomer(system);
+  },
+  { logger: pino({ level: 'warn' }, logStream) },
+);
 
 afterEach(() => receiver.answerWith({ status: 200 }));
 
@@ -135,7 +149,7 @@ describe('the URL-verification handshake of PUT /v1/applications/<ID>', () => {
       eventWebhookURL: url,
       eventWebhookSubscriptions: ['notification-created'],
     });
-    expectError(response, 400, 'webhook_url_not_verified', `Request to '${url}' failed with status ${status} but status 200 expected.${MORE_INFORMATION}`);
+    expectError(response, 400, 'webhook_url_not_verified', `Request to '${url}' failed with status ${status} but status 200 expected.`);
     expect(receiver.received.filter(at(path))).toHaveLength(1);
     expect(await read(app)).toEqual(before);
   });
@@ -145,33 +159,43 @@ describe('the URL-verification handshake of PUT /v1/applications/<ID>', () => {
     const { path, url } = receiverPath();
     receiver.answerWith('hang');
     const response = await customer.put(appPath(app), { name: 'after', eventWebhookURL: url });
-    expectError(response, 400, 'webhook_url_not_verified', `URL verification aborted: no response from '${url}' within 3 seconds.${MORE_INFORMATION}`);
+    expectError(response, 400, 'webhook_url_not_verified', `URL verification aborted: no response from '${url}' within 3 seconds.`);
     expect(receiver.received.filter(at(path))).toHaveLength(1);
     expect(await read(app)).toMatchObject({ name: 'hooked', eventWebhookURL: null });
   });
 
-  it('a port with nothing listening → "Cannot verify webhook URL", nothing written', async () => {
+  it('a port with nothing listening → "Cannot verify webhook URL" and why, nothing written', async () => {
     const app = await freshApp();
-    const url = `http://127.0.0.1:${await freePort()}/hook`;
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/hook`;
     const response = await customer.put(appPath(app), { name: 'after', eventWebhookURL: url });
-    expectError(response, 400, 'webhook_url_not_verified', `Cannot verify webhook URL '${url}'.${MORE_INFORMATION}`);
+    expectError(response, 400, 'webhook_url_not_verified', `Cannot verify webhook URL '${url}': Request failed: connect ECONNREFUSED 127.0.0.1:${port}.`);
     expect(await read(app)).toMatchObject({ name: 'hooked', eventWebhookURL: null });
   });
 
-  it('a private address that is not exempted → "Cannot verify webhook URL", nothing written', async () => {
+  it('a private address that is not exempted → "Cannot verify webhook URL", the rule and the setting, nothing written', async () => {
     const app = await freshApp();
     const url = 'http://10.1.2.3/x';
     const response = await customer.put(appPath(app), { name: 'after', eventWebhookURL: url });
-    expectError(response, 400, 'webhook_url_not_verified', `Cannot verify webhook URL '${url}'.${MORE_INFORMATION}`);
+    expectError(
+      response,
+      400,
+      'webhook_url_not_verified',
+      `Cannot verify webhook URL '${url}': 10.1.2.3 is a private address, not public; calls reach it only when OUTBOUND_ALLOWED_CIDRS includes its range (e.g. 10.1.2.3/32).`,
+    );
+    // The operator sees it too, with the application and the reason.
+    expect(logged).toContainEqual(
+      expect.objectContaining({ msg: 'eventWebhookURL not verified', applicationID: app.id, url, reason: response.body.message }),
+    );
     expect(await read(app)).toMatchObject({ name: 'hooked', eventWebhookURL: null });
   });
 
-  it('more than 3 redirects → "Cannot verify webhook URL"', async () => {
+  it('more than 3 redirects → "Cannot verify webhook URL" and why', async () => {
     const app = await freshApp();
     const { path, url } = receiverPath();
     receiver.answerWith({ status: 307, headers: { location: path } });
     const response = await customer.put(appPath(app), { eventWebhookURL: url });
-    expectError(response, 400, 'webhook_url_not_verified', `Cannot verify webhook URL '${url}'.${MORE_INFORMATION}`);
+    expectError(response, 400, 'webhook_url_not_verified', `Cannot verify webhook URL '${url}': More than 3 redirects.`);
     // The first request and 3 redirects followed.
     expect(receiver.received.filter(at(path))).toHaveLength(4);
     expect((await read(app)).eventWebhookURL).toBeNull();
@@ -197,6 +221,18 @@ describe('changes of the URL without a handshake', () => {
     expect((await customer.put(appPath(app), { eventWebhookURL: null })).body).toEqual(updated(app));
     expect(receiver.received.filter(at(path))).toHaveLength(1);
     expect((await read(app)).eventWebhookURL).toBeNull();
+  });
+
+  it('POST /v1/applications refuses an address the outbound guard refuses, naming the rule and the setting', async () => {
+    const before = (await customer.get('/v1/applications')).body.length;
+    const response = await customer.post('/v1/applications', { name: 'refused', eventWebhookURL: 'http://169.254.169.254/latest' });
+    expectError(
+      response,
+      400,
+      'invalid_field',
+      "eventWebhookURL 'http://169.254.169.254/latest' is refused: 169.254.169.254 is a link-local address, not public; calls reach it only when OUTBOUND_ALLOWED_CIDRS includes its range (e.g. 169.254.169.254/32).",
+    );
+    expect((await customer.get('/v1/applications')).body).toHaveLength(before);
   });
 
   it('POST /v1/applications stores the URL without a call', async () => {

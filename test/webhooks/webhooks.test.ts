@@ -225,10 +225,30 @@ describe('delivering events', () => {
     expect((await settled(appA, ids[0]))[0]).toMatchObject({ status: 'succeeded', attempts: 2 });
   }, 40_000);
 
-  it('refuses a private address that is not exempted, and logs why', async () => {
+  it('refuses to register an address the outbound guard refuses, naming the rule and the setting', async () => {
     const appA = await freshApp();
     // 10.0.0.0/8 is private and not in this system's OUTBOUND_ALLOWED_CIDRS (127.0.0.0/8).
-    expect((await appA.client.post(registerPath(appA), { url: 'http://10.1.2.3/hook', events: ['notification-created'] })).status).toBe(201);
+    const response = await appA.client.post(registerPath(appA), { url: 'http://10.1.2.3/hook', events: ['notification-created'] });
+    expectError(
+      response,
+      400,
+      'invalid_field',
+      "url 'http://10.1.2.3/hook' is refused: 10.1.2.3 is a private address, not public; calls reach it only when OUTBOUND_ALLOWED_CIDRS includes its range (e.g. 10.1.2.3/32).",
+    );
+    const byName = await appA.client.post(registerPath(appA), { url: 'http://metadata.internal.invalid/hook', events: [] });
+    // A name that does not resolve (yet) is not the guard's rule: accepted, its deliveries say why they fail.
+    expect(byName.status).toBe(201);
+    expect((await appA.client.get(registerPath(appA))).body.map((row: { url: string }) => row.url)).toEqual(['http://metadata.internal.invalid/hook']);
+  });
+
+  it('still refuses at delivery an address stored before the rule (as an imported registration is), and logs why', async () => {
+    const appA = await freshApp();
+    await system.sql.query(`INSERT INTO webhooks.registrations (id, application_id, url, events) VALUES ($1, $2, $3, $4)`, [
+      randomUUID(),
+      appA.id,
+      'http://10.1.2.3/hook',
+      ['notification-created'],
+    ]);
     const { ids } = await recordEvents(appA, [{ type: 'notification-created', payload: {} }]);
     const deadline = Date.now() + 10_000;
     let [logged] = await deliveriesOf(appA, ids[0]);
@@ -236,7 +256,7 @@ describe('delivering events', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       [logged] = await deliveriesOf(appA, ids[0]);
     }
-    expect(logged).toMatchObject({ lastStatusCode: null, lastError: expect.stringContaining('10.1.2.3') });
+    expect(logged).toMatchObject({ lastStatusCode: null, lastError: expect.stringMatching(/10\.1\.2\.3 is a private address.*OUTBOUND_ALLOWED_CIDRS/) });
     expect((await appA.client.delete(`${registerPath(appA)}/${(await appA.client.get(registerPath(appA))).body.find((row: { url: string }) => row.url === 'http://10.1.2.3/hook').id}`)).status).toBe(200);
   });
 });

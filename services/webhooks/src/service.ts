@@ -1,5 +1,5 @@
 /** The webhooks service's dependencies and app, wired once for the API process and for tests. */
-import { createInternalClient, createRedis, CredentialStore, logRedisErrors, type Logger } from '@collab/shared';
+import { createInternalClient, createOutboundClient, createRedis, CredentialStore, logRedisErrors, type Logger } from '@collab/shared';
 import { openServiceStores } from '@collab/shared/storage';
 import { createWebhooksApp } from './app.js';
 import type { WebhooksConfig } from './config.js';
@@ -19,7 +19,13 @@ export async function followApplications(config: WebhooksConfig, logger: Logger)
 export async function createWebhooksService(config: WebhooksConfig, logger: Logger, isDraining?: () => boolean) {
   const stores = await openServiceStores({ dataSource: createWebhooksDataSource(config.DATABASE_URL, config.DB_POOL_SIZE), config, logger });
   const following = await followApplications(config, logger);
-  const ctx: WebhooksContext = { db: stores.db, logger, applications: following.applications, deliveryQueue: stores.producer('webhooks-delivery') };
+  const ctx: WebhooksContext = {
+    db: stores.db,
+    logger,
+    applications: following.applications,
+    deliveryQueue: stores.producer('webhooks-delivery'),
+    outbound: createOutboundClient({ allowedCidrs: config.OUTBOUND_ALLOWED_CIDRS }),
+  };
   const app = createWebhooksApp(ctx, { logger, internalToken: config.INTERNAL_TOKEN, isDraining, readiness: stores.readiness, internal: internalRouter(ctx) });
   return {
     app,

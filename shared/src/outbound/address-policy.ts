@@ -20,6 +20,31 @@ export function isAddressAllowed(address: string, exemptions: readonly Cidr[]): 
   return exemptions.some(([network, bits]) => network.kind() === parsed.kind() && parsed.match(network, bits));
 }
 
+/** ipaddr.js's range names, as a sentence says them. */
+const RANGE_NAMES: Record<string, string> = {
+  loopback: 'a loopback address',
+  private: 'a private address',
+  linkLocal: 'a link-local address',
+  carrierGradeNat: 'a carrier-grade NAT address',
+  multicast: 'a multicast address',
+  broadcast: 'a broadcast address',
+  unspecified: 'the unspecified address',
+  uniqueLocal: 'a unique local address',
+  ipv4Mapped: 'an IPv4-mapped IPv6 address',
+  reserved: 'a reserved address',
+};
+
+/**
+ * Why `address` is refused, naming its range and the setting that would allow it, e.g.
+ * `127.0.0.1 is a loopback address, not public; calls reach it only when OUTBOUND_ALLOWED_CIDRS includes its range (e.g. 127.0.0.0/8)`.
+ */
+export function describeRefusedAddress(address: string, subject: string = address): string {
+  const parsed = ipaddr.parse(address);
+  const range = parsed.range();
+  const example = range === 'loopback' && parsed.kind() === 'ipv4' ? '127.0.0.0/8' : `${parsed.toString()}/${parsed.kind() === 'ipv4' ? 32 : 128}`;
+  return `${subject} is ${RANGE_NAMES[range] ?? `in the ${range} range`}, not public; calls reach it only when OUTBOUND_ALLOWED_CIDRS includes its range (e.g. ${example})`;
+}
+
 /** Parses `10.0.0.0/8, fd00::/8`; a value that is not a CIDR range is an error naming every bad one. */
 export function parseCidrList(raw: string): Cidr[] {
   const items = raw

@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseCidrList } from './address-policy.js';
+import { describeRefusedAddress, parseCidrList } from './address-policy.js';
 import { createOutboundClient, type HostResolver, type OutboundRequest } from './outbound-client.js';
 import { OutboundError, type OutboundErrorKind } from './outbound-error.js';
 
@@ -152,7 +152,7 @@ async function expectFailure(call: Promise<unknown>, kind: OutboundErrorKind, me
   expect({ kind: error.kind, message: message === undefined ? undefined : error.message }).toEqual({ kind, message });
 }
 
-const blockedMessage = (address: string) => `Call to ${address} is blocked.`;
+const blockedMessage = (address: string) => `Call refused: ${describeRefusedAddress(address)}.`;
 
 describe('addresses', () => {
   it.each([
@@ -181,7 +181,7 @@ describe('addresses', () => {
   it('refuses localhost, checked after the system resolver answered', async () => {
     const error = await failure(noExemption.request(get(`http://localhost:${receiver.port}/echo`)));
     expect(error.kind).toBe('blocked_address');
-    expect(error.message).toMatch(/^Call to (127\.0\.0\.1|::1) is blocked\.$/);
+    expect(error.message).toMatch(/^Call refused: (127\.0\.0\.1 is a loopback address, not public; calls reach it only when OUTBOUND_ALLOWED_CIDRS includes its range \(e\.g\. 127\.0\.0\.0\/8\)|::1 is a loopback address, not public; calls reach it only when OUTBOUND_ALLOWED_CIDRS includes its range \(e\.g\. ::1\/128\))\.$/);
   });
 
   it.each([
@@ -388,5 +388,33 @@ describe('content types', () => {
       'unsupported_content_type',
       'The response content type (none) is not one of text/html, application/xhtml+xml.',
     );
+  });
+});
+
+describe('addressRefusal: what registration refuses before any call', () => {
+  const resolving = (addresses: Record<string, string[]>): HostResolver => async (hostname) => {
+    if (!(hostname in addresses)) throw new Error(`getaddrinfo ENOTFOUND ${hostname}`);
+    return addresses[hostname];
+  };
+
+  it('names the address, its range and the setting that would allow it', async () => {
+    expect(await noExemption.addressRefusal('http://127.0.0.1:4000/hook')).toBe(
+      '127.0.0.1 is a loopback address, not public; calls reach it only when OUTBOUND_ALLOWED_CIDRS includes its range (e.g. 127.0.0.0/8)',
+    );
+    expect(await noExemption.addressRefusal('http://[fd00::1]/hook')).toBe(
+      'fd00::1 is a unique local address, not public; calls reach it only when OUTBOUND_ALLOWED_CIDRS includes its range (e.g. fd00::1/128)',
+    );
+    const client = exempting('', resolving({ 'hooks.internal': ['10.1.2.3'] }));
+    expect(await client.addressRefusal('https://hooks.internal/events')).toBe(
+      'hooks.internal (10.1.2.3) is a private address, not public; calls reach it only when OUTBOUND_ALLOWED_CIDRS includes its range (e.g. 10.1.2.3/32)',
+    );
+  });
+
+  it('refuses nothing the guard would let through: exempted ranges, public addresses, a name with one usable address, a name not resolving yet', async () => {
+    expect(await loopbackExempt.addressRefusal('http://127.0.0.1:4000/hook')).toBeNull();
+    expect(await noExemption.addressRefusal('https://93.184.215.14/hook')).toBeNull();
+    const client = exempting('', resolving({ mixed: ['10.0.0.1', '93.184.215.14'] }));
+    expect(await client.addressRefusal('https://mixed/hook')).toBeNull();
+    expect(await client.addressRefusal('https://not-yet.example/hook')).toBeNull();
   });
 });

@@ -12,7 +12,7 @@ import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http'
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { addAbortSignal } from 'node:stream';
-import { isAddressAllowed, type Cidr } from './address-policy.js';
+import { describeRefusedAddress, isAddressAllowed, type Cidr } from './address-policy.js';
 import { OutboundError } from './outbound-error.js';
 
 export interface OutboundRequest {
@@ -50,6 +50,12 @@ export interface OutboundResponse {
 
 export interface OutboundClient {
   request(request: OutboundRequest): Promise<OutboundResponse>;
+  /**
+   * Why a request to `url` would be refused for its address (the URL's IP, or every address its
+   * name resolves to now, is refused), or null. A name that does not resolve yet, or not within
+   * a few seconds, gives null: that is a failure of the call, not the guard's rule.
+   */
+  addressRefusal(url: string): Promise<string | null>;
 }
 
 /** Resolves a host name to its IP addresses. */
@@ -63,6 +69,8 @@ export interface OutboundClientOptions {
 }
 
 const DEFAULT_MAX_REDIRECTS = 3;
+/** How long addressRefusal waits for the resolver. */
+const REFUSAL_LOOKUP_TIMEOUT_MS = 3000;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** The system resolver (hosts file, then DNS), as node's own connections use it. */
@@ -128,7 +136,22 @@ export function createOutboundClient({ allowedCidrs, resolveHost = resolveWithSy
     }
   }
 
+  async function addressRefusal(raw: string): Promise<string | null> {
+    const url = parseUrl(raw);
+    const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    let addresses: string[];
+    if (isIP(literal)) addresses = [literal];
+    else {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<string[]>((resolve) => (timer = setTimeout(() => resolve([]), REFUSAL_LOOKUP_TIMEOUT_MS)));
+      addresses = await Promise.race([resolveHost(url.hostname).catch(() => []), timeout]).finally(() => clearTimeout(timer));
+    }
+    if (addresses.length === 0 || addresses.some(allowed)) return null;
+    return describeRefusedAddress(addresses[0], literal === addresses[0] ? addresses[0] : `${url.hostname} (${addresses[0]})`);
+  }
+
   return {
+    addressRefusal,
     async request(request) {
       const deadline = new AbortController();
       const timer = setTimeout(
@@ -173,7 +196,7 @@ function guardedLookup(resolveHost: HostResolver, allowed: (address: string) => 
 }
 
 function blocked(address: string): OutboundError {
-  return new OutboundError('blocked_address', `Call to ${address} is blocked.`);
+  return new OutboundError('blocked_address', `Call refused: ${describeRefusedAddress(address)}.`);
 }
 
 /** Only http and https leave the system; a relative redirect resolves against the URL that sent it. */

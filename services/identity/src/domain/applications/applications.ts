@@ -1,6 +1,6 @@
 /** Application use cases; every call is scoped to the calling customer. */
 import { randomUUID } from 'node:crypto';
-import { ApiError, requireHttpUrl, type identityRoutes, type RecordWrite, type RouteBody } from '@collab/shared';
+import { ApiError, requireAllowedAddress, requireHttpUrl, type identityRoutes, type RecordWrite, type RouteBody } from '@collab/shared';
 import type { ApplicationRow } from '../../entities/index.js';
 import { applicationsRepository, type ApplicationFields } from '../../repositories/applications.repository.js';
 import { recordDeletion } from '../cascade/deletion-cascade.js';
@@ -54,6 +54,8 @@ export async function createApplication(
   recordWrite: RecordWrite<{ id: string; secret: string }>,
 ) {
   validateInput(input);
+  // Stored without a handshake, so at least not with an address no delivery could reach.
+  if (input.eventWebhookURL) await requireAllowedAddress(ctx.outbound, input.eventWebhookURL, 'eventWebhookURL');
   const id = randomUUID();
   const secret = generateSecret();
   const secretEncrypted = sealSecret(ctx.secretBox, 'application', id, secret);
@@ -93,7 +95,7 @@ export async function updateApplication(
   // that fails it leaves every field as it was. The same URL, or null, is not called.
   const url = input.eventWebhookURL;
   if (url && url !== application.eventWebhookUrl)
-    await verifyWebhookUrl(ctx.outbound, application.id, openSecret(ctx.secretBox, 'application', application), url);
+    await verifyWebhookUrl(ctx.outbound, ctx.logger, application.id, openSecret(ctx.secretBox, 'application', application), url);
   await applicationsRepository.update(ctx.db, customerId, application.id, fieldsFrom(input));
   // The webhooks service caches the URL and its subscriptions with the secret.
   await ctx.publishInvalidation({ kind: 'application', id: application.id });

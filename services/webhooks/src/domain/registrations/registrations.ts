@@ -3,16 +3,18 @@
  * the token, whatever application id the path names (clients send whatever id they hold there).
  */
 import { randomUUID } from 'node:crypto';
-import { ApiError, isUuid, requireHttpUrl } from '@collab/shared';
+import { ApiError, isUuid, requireAllowedAddress, requireHttpUrl } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import { registrationsRepository } from '../../repositories/registrations.repository.js';
+import type { WebhooksContext } from '../context.js';
 
 /** Registrations are named `cord:<uuid>` outside, the form clients already hold webhook ids in. */
 const EXTERNAL_PREFIX = 'cord:';
 
-export async function registerWebhook(db: DataSource, applicationId: string, input: { url: string; events: string[] }) {
+export async function registerWebhook(ctx: Pick<WebhooksContext, 'db' | 'outbound'>, applicationId: string, input: { url: string; events: string[] }) {
   requireHttpUrl(input.url, 'url');
-  const id = await registrationsRepository.upsert(db, applicationId, randomUUID(), input.url, input.events);
+  await requireAllowedAddress(ctx.outbound, input.url, 'url');
+  const id = await registrationsRepository.upsert(ctx.db, applicationId, randomUUID(), input.url, input.events);
   return `${EXTERNAL_PREFIX}${id}`;
 }
 

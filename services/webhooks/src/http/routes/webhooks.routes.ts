@@ -16,7 +16,7 @@ export function webhooksHandlers(ctx: WebhooksContext): HandlerMap {
   const registrationHandlers = ({ create, list, delete: remove }: (typeof webhookRegistrationRoutes)[number]): HandlerMap => {
     return {
       [create.id]: async (req, res) => {
-        const webhookID = await registerWebhook(ctx.db, applicationOf(req), routeBody(create, req));
+        const webhookID = await registerWebhook(ctx, applicationOf(req), routeBody(create, req));
         // 201 on create and on update alike: integrations written for that answer expect it.
         res.status(201);
         return { success: true, message: `Successfully created webhook with id: ${webhookID}`, webhookID };
