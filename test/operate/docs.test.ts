@@ -9,8 +9,8 @@
  * Needs `npm run build` first (the pages call `npm run customer` and `npm run token`).
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/process-catalog.js';
 import { systemForFile, type TestSystem } from '../support/system.js';
@@ -107,6 +107,48 @@ describe('the command blocks of README.md and docs/', () => {
     const [answer] = shownAnswers(blocksOf('p.md', page)[1].code);
     expect(answer.test('{"a":"x y","b":"2026"}')).toBe(true);
     expect(answer.test('{"error":"a"}')).toBe(false);
+  });
+});
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens, repeats numbered. */
+function anchorsOf(text: string): Set<string> {
+  const anchors = new Set<string>();
+  let fenced = false;
+  for (const line of text.split('\n')) {
+    if (line.trim().startsWith('```')) fenced = !fenced;
+    const heading = !fenced && /^#{1,6} (.*)$/.exec(line);
+    if (!heading) continue;
+    const base = heading[1].toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/ /g, '-');
+    let anchor = base;
+    for (let n = 1; anchors.has(anchor); n++) anchor = `${base}-${n}`;
+    anchors.add(anchor);
+  }
+  return anchors;
+}
+
+describe('the links of README.md and docs/', () => {
+  it('point at files that exist and at headings they have', () => {
+    const broken: string[] = [];
+    for (const page of PAGES) {
+      const text = readFileSync(join(ROOT, page), 'utf8').replace(/```[\s\S]*?```/g, '');
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(target)) continue;
+        const [path, anchor] = target.split('#');
+        const file = path === '' ? join(ROOT, page) : join(ROOT, dirname(page), path);
+        if (!existsSync(file)) broken.push(`${page}: ${target} (no such file)`);
+        else if (anchor !== undefined && !anchorsOf(readFileSync(file, 'utf8')).has(anchor)) broken.push(`${page}: ${target} (no such heading)`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('the anchors are GitHub\'s', () => {
+    expect([...anchorsOf('## Safe retries (`Idempotency-Key`)\n## Appending to a message (streaming a bot\'s answer)\n## A\n## A')]).toEqual([
+      'safe-retries-idempotency-key',
+      'appending-to-a-message-streaming-a-bots-answer',
+      'a',
+      'a-1',
+    ]);
   });
 });
 
