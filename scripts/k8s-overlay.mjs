@@ -13,7 +13,7 @@ import { root } from './processes.mjs';
 
 const USAGE = `usage: npm run k8s-overlay -- <overlay> --image <registry/collab-backend:tag>
          (--database-url <postgres://…> --redis-url <redis://…> | --existing-secret)
-         [--host <public host>] [--without-service-monitor] [--name <directory>]
+         [--host <public host>] [--without-service-monitor] [--monitoring-namespace <namespace>] [--name <directory>]
   <overlay>          one of deploy/k8s/overlays/: ${readdirSync(join(root, 'deploy', 'k8s', 'overlays')).join(', ')}
   --image            the image the Dockerfile built, as pushed to your registry (a tag or @sha256: digest)
   --database-url     PostgreSQL, written into secrets.env when it is created
@@ -22,6 +22,8 @@ const USAGE = `usage: npm run k8s-overlay -- <overlay> --image <registry/collab-
   --host             the public host name: the Ingress's host and TLS host (overlays with an Ingress),
                      and PUBLIC_URL=https://<host> in config.env when it is created
   --without-service-monitor  leave out the ServiceMonitor (a cluster without the Prometheus Operator)
+  --monitoring-namespace     the namespace your Prometheus runs in, which may reach the metrics ports
+                             (default: monitoring)
   --name             the directory under deploy/k8s/local/ (default: the overlay's name)`;
 
 /** The generated secrets: 32 random bytes in hex each (also the form SECRETS_ENCRYPTION_KEY takes). */
@@ -43,6 +45,7 @@ try {
       'existing-secret': { type: 'boolean', default: false },
       host: { type: 'string' },
       'without-service-monitor': { type: 'boolean', default: false },
+      'monitoring-namespace': { type: 'string' },
       name: { type: 'string' },
     },
   });
@@ -68,6 +71,8 @@ const hasServiceMonitor = /^\s+- service-monitor\.yaml$/m.test(overlayText);
 const host = values.host;
 if (host !== undefined && !/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/.test(host))
   fail(`--host "${host}" is not a DNS name such as collab.example.com`);
+const monitoring = values['monitoring-namespace'];
+if (monitoring !== undefined && !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(monitoring)) fail(`--monitoring-namespace "${monitoring}" is not a namespace name`);
 if (values['without-service-monitor'] && !hasServiceMonitor) fail(`the overlay "${overlay}" has no ServiceMonitor to leave out`);
 
 const dir = join(root, 'deploy', 'k8s', 'local', name);
@@ -106,6 +111,17 @@ if (host !== undefined && hasIngress)
     '      - op: replace',
     '        path: /spec/tls/0/hosts/0',
     `        value: ${host}`,
+  );
+if (monitoring !== undefined)
+  patchLines.push(
+    '  # The namespace whose Prometheus may reach the metrics ports.',
+    '  - target:',
+    '      kind: NetworkPolicy',
+    '      name: allow-metrics-scrape',
+    '    patch: |-',
+    '      - op: replace',
+    '        path: /spec/ingress/0/from/0/namespaceSelector/matchLabels/kubernetes.io~1metadata.name',
+    `        value: ${monitoring}`,
   );
 if (values['without-service-monitor'])
   patchLines.push(

@@ -956,8 +956,8 @@ describe('deploy/k8s layout', () => {
         if (doc.kind === 'Secret') for (const key of Object.keys(doc.data ?? {})) doc.data[key] = String(doc.data[key]).replace(/\s/g, '');
       expect(sorted(loadManifests(overlay).map((m) => m.doc)), overlay).toEqual(sorted(theirs));
     }
-    // The other shape the command writes: an existing Secret, no ServiceMonitor.
-    const variant = k8sOverlay('kubectl', ['production', '--image', OPERATOR.image, '--existing-secret', '--without-service-monitor']);
+    // The other shape the command writes: an existing Secret, no ServiceMonitor, another monitoring namespace.
+    const variant = k8sOverlay('kubectl', ['production', '--image', OPERATOR.image, '--existing-secret', '--without-service-monitor', '--monitoring-namespace', 'observability']);
     expect(variant.status, variant.output).toBe(0);
     const output = execFileSync(kubectl!, ['kustomize', variant.dir], { encoding: 'utf8', timeout: 60_000 });
     const theirs = parseAllDocuments(output).map((d) => d.toJS() as Doc);
@@ -1001,13 +1001,15 @@ describe('npm run k8s-overlay', () => {
     expect(new Set(names.filter(Boolean))).toEqual(new Set(['collab-secrets']));
   });
 
-  it('with --without-service-monitor, leaves the ServiceMonitor out', () => {
-    const args = ['production', '--image', OPERATOR.image, '--existing-secret', '--without-service-monitor'];
+  it('with --without-service-monitor, leaves the ServiceMonitor out; with --monitoring-namespace, admits that namespace to the metrics ports', () => {
+    const args = ['production', '--image', OPERATOR.image, '--existing-secret', '--without-service-monitor', '--monitoring-namespace', 'observability'];
     const { dir, status, output } = k8sOverlay('no-monitor', args);
     expect(status, output).toBe(0);
     const manifests = renderKustomization(dir, K8S_DIR);
     expect(ofKind(manifests, 'ServiceMonitor')).toEqual([]);
     expect(ofKind(manifests, 'Deployment').length).toBeGreaterThan(0);
+    const scrape = byName(manifests, 'NetworkPolicy', 'allow-metrics-scrape')!;
+    expect(scrape.spec.ingress[0].from).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'observability' } } }]);
   });
 
   it('refuses incomplete or malformed inputs, naming what is wrong', () => {
