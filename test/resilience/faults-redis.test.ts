@@ -45,7 +45,7 @@ let workerLink: FaultProxy;
 let system: TestSystem;
 let app: TestApplication;
 /** A worker process whose Redis is reached through workerLink. */
-const startWorkerProcess = (service: 'identity' | 'conversation' | 'notification') =>
+const startWorkerProcess = (service: 'identity' | 'conversation' | 'notification' | 'webhooks') =>
   spawnServiceProcess(service, 'main-worker', {
     ...system.env,
     REDIS_URL: `redis://127.0.0.1:${workerLink.port}`,
@@ -79,6 +79,7 @@ beforeAll(async () => {
   startWorkerProcess('identity');
   startWorkerProcess('conversation');
   startWorkerProcess('notification');
+  startWorkerProcess('webhooks');
 }, 60_000);
 
 afterAll(async () => {
@@ -181,7 +182,7 @@ describe('Redis restarted empty with work queued', () => {
     const batchAppliedMs = Date.now() - reconnectedAt;
     await until(async () => (await applicationRows(doomed.id)).purgeRequests === 0, 'the queued-again application purges');
     const applicationPurgedMs = Date.now() - reconnectedAt;
-    await waitForQueuesIdle(system, ['conversation-purge', 'notification-purge', 'identity-batch'], 30_000);
+    await waitForQueuesIdle(system, ['conversation-purge', 'notification-purge', 'webhooks-purge', 'identity-batch'], 30_000);
 
     expect(await count(`SELECT count(*)::int AS n FROM conversation.threads WHERE application_id = $1 AND external_id = 'forgotten-thread'`, [app.id])).toBe(0);
     expect(await threadMessages('kept-thread')).toBe(1);

@@ -6,7 +6,7 @@ import type { TestSystem } from './system.js';
 /** `failedIsError: false` lets failed jobs be (a batch its job rejected, a webhook refused for good). */
 export async function waitForQueuesIdle(
   system: TestSystem,
-  names: QueueName[] = ['conversation-purge', 'notification-purge'],
+  names: QueueName[] = ['conversation-purge', 'notification-purge', 'webhooks-purge'],
   timeoutMs = 20_000,
   { failedIsError = true } = {},
 ) {

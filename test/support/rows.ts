@@ -21,14 +21,15 @@ export function threadMessages(system: TestSystem, applicationId: string, thread
   );
 }
 
-/** Rows of an application in conversation and notification, and its recorded deletions (purge requests). */
+/** Rows of an application in conversation and notification, and its pending recorded deletions (purge requests). */
 export async function applicationRows(system: TestSystem, applicationId: string) {
   const { rows } = await system.sql.query(
     `SELECT (SELECT count(*)::int FROM conversation.threads WHERE application_id = $1) AS threads,
             (SELECT count(*)::int FROM conversation.messages WHERE application_id = $1) AS messages,
             (SELECT count(*)::int FROM notification.notifications WHERE application_id = $1) AS notifications,
-            (SELECT count(*)::int FROM conversation.application_purges WHERE application_id = $1)
-              + (SELECT count(*)::int FROM notification.application_purges WHERE application_id = $1) AS "purgeRequests"`,
+            (SELECT count(*)::int FROM conversation.application_purges WHERE application_id = $1 AND completed_at IS NULL)
+              + (SELECT count(*)::int FROM notification.application_purges WHERE application_id = $1 AND completed_at IS NULL)
+              + (SELECT count(*)::int FROM webhooks.application_purges WHERE application_id = $1 AND completed_at IS NULL) AS "purgeRequests"`,
     [applicationId],
   );
   return rows[0] as { threads: number; messages: number; notifications: number; purgeRequests: number };

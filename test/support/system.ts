@@ -41,6 +41,7 @@ import { loadWebhooksConfig } from '../../services/webhooks/src/config.js';
 import { createWebhooksDataSource } from '../../services/webhooks/src/data-source.js';
 import { guardedPoster } from '../../services/webhooks/src/domain/deliveries/poster.js';
 import { deliveryJobs } from '../../services/webhooks/src/jobs/delivery.jobs.js';
+import { purgeJobs as webhooksPurgeJobs } from '../../services/webhooks/src/jobs/purge.jobs.js';
 import { createWebhooksService } from '../../services/webhooks/src/service.js';
 import { createApplication, type TestApplication } from './client.js';
 
@@ -273,6 +274,10 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
     startWorker('notification-purge', notificationPurgeJobs(notification.ctx.db, { batchSize: notificationConfig.PURGE_BATCH_SIZE, rowsPerSecond: notificationConfig.PURGE_ROWS_PER_SECOND }), {
       ...queueConnection,
       logger: logger.child({ service: 'notification-worker' }),
+    }),
+    startWorker('webhooks-purge', webhooksPurgeJobs(webhooks.ctx.db, { batchSize: webhooksConfig.PURGE_BATCH_SIZE, rowsPerSecond: webhooksConfig.PURGE_ROWS_PER_SECOND }), {
+      ...queueConnection,
+      logger: logger.child({ service: 'webhooks-worker' }),
     }),
     startWorker('identity-batch', batchJobs(identity.ctx.db), {
       ...queueConnection,

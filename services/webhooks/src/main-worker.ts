@@ -1,9 +1,10 @@
-/** Webhooks worker: sends deliveries (webhooks-delivery queue). Scaled separately from the API. */
+/** Webhooks worker: sends deliveries (webhooks-delivery queue) and purges deleted applications (webhooks-purge). Scaled separately from the API. */
 import { createLogger, createOutboundClient, createProducer, runWorkerMain } from '@collab/shared';
 import { loadWebhooksConfig } from './config.js';
 import { createWebhooksDataSource } from './data-source.js';
 import { guardedPoster } from './domain/deliveries/poster.js';
 import { deliveryJobs, pendingDeliveries } from './jobs/delivery.jobs.js';
+import { pendingPurges, purgeJobs } from './jobs/purge.jobs.js';
 import { followApplications } from './service.js';
 
 runWorkerMain({
@@ -28,4 +29,13 @@ runWorkerMain({
     });
   },
   pendingJobs: (db, config) => pendingDeliveries(db, config.WEBHOOK_LOG_DAYS),
+  extraQueues: [
+    {
+      queue: 'webhooks-purge',
+      jobs: (db, config) => purgeJobs(db, { batchSize: config.PURGE_BATCH_SIZE, rowsPerSecond: config.PURGE_ROWS_PER_SECOND }),
+      pendingJobs: pendingPurges,
+      // Purges are rare and paced: one at a time beside the deliveries.
+      concurrency: () => 1,
+    },
+  ],
 });

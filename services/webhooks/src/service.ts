@@ -1,9 +1,10 @@
 /** The webhooks service's dependencies and app, wired once for the API process and for tests. */
-import { createInternalClient, createOutboundClient, createRedis, CredentialStore, logRedisErrors, type Logger } from '@collab/shared';
+import { createInternalClient, type CascadeTarget, createOutboundClient, createRedis, CredentialStore, logRedisErrors, type Logger } from '@collab/shared';
 import { openServiceStores } from '@collab/shared/storage';
 import { createWebhooksApp } from './app.js';
 import type { WebhooksConfig } from './config.js';
 import { createWebhooksDataSource } from './data-source.js';
+import { webhooksPurge } from './domain/cascade/cascade.js';
 import type { WebhooksContext } from './domain/context.js';
 import { internalRouter } from './http/internal.router.js';
 
@@ -16,6 +17,17 @@ export async function followApplications(config: WebhooksConfig, logger: Logger)
   return { applications, close: () => subscriber.disconnect() };
 }
 
+/**
+ * The cascade, after dropping a deleted application's cached credentials: an event recorded from
+ * then on finds the application unknown even once its purge finished (admitsEvents).
+ */
+function forgetting(ctx: WebhooksContext, cascade: (applicationId: string, target: CascadeTarget, requestId: string) => Promise<void>) {
+  return async (applicationId: string, target: CascadeTarget, requestId: string) => {
+    if (target.kind === 'application') ctx.applications.invalidate({ kind: 'application', id: applicationId });
+    await cascade(applicationId, target, requestId);
+  };
+}
+
 export async function createWebhooksService(config: WebhooksConfig, logger: Logger, isDraining?: () => boolean) {
   const stores = await openServiceStores({ dataSource: createWebhooksDataSource(config.DATABASE_URL, config.DB_POOL_SIZE), config, logger });
   const following = await followApplications(config, logger);
@@ -26,7 +38,8 @@ export async function createWebhooksService(config: WebhooksConfig, logger: Logg
     deliveryQueue: stores.producer('webhooks-delivery'),
     outbound: createOutboundClient({ allowedCidrs: config.OUTBOUND_ALLOWED_CIDRS }),
   };
-  const app = createWebhooksApp(ctx, { logger, internalToken: config.INTERNAL_TOKEN, isDraining, readiness: stores.readiness, internal: internalRouter(ctx) });
+  const app = createWebhooksApp(ctx, { logger, internalToken: config.INTERNAL_TOKEN, isDraining, readiness: stores.readiness, internal: internalRouter(ctx, forgetting(ctx, stores.receiveCascade(webhooksPurge, 'webhooks-purge'))),
+  });
   return {
     app,
     ctx,

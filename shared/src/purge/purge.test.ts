@@ -34,7 +34,7 @@ describe('a marked.purge job', () => {
   it('paces the rows of all its tables together and gives rows with bytes smaller batches', async () => {
     const messages = table('messages', [500, 500, 0]);
     const files = table('files', [200, 0], 100);
-    const purge = definePurge({ schema: 'test', mark: {}, tables: [messages.table, files.table] });
+    const purge = definePurge({ schema: 'test', mark: { user: async () => undefined }, tables: [messages.table, files.table] });
     // The only statement left to the database here is the purge's lock.
     const db = { query: async () => [] } as unknown as DataSource;
     const log = { info: () => undefined } as unknown as Logger;

@@ -44,7 +44,7 @@ export interface PurgeTable {
 export interface PurgeDefinition {
   /** The service's schema: it holds `application_purges` and names the purge's lock. */
   schema: string;
-  /** Marks what a deleted group or user owns here; a kind left out owns nothing here. */
+  /** Marks what a deleted group or user owns here; a kind left out owns nothing here (none: `{}`). */
   mark: Partial<Record<'group' | 'user', (tx: Queryable, applicationId: string, id: string) => Promise<unknown>>>;
   /** The tables a purge empties, in this order (children first). */
   tables: PurgeTable[];
@@ -56,6 +56,7 @@ export type PurgeResult = Record<string, number>;
 export function definePurge({ schema, mark, tables }: PurgeDefinition) {
   const requests = applicationPurgeRequests(schema);
   const marked = 'application_id = $1 AND purging_at IS NOT NULL';
+  const marksRows = Object.keys(mark).length > 0;
 
   /** Drains every table in order, at one pace over them all; returns the rows removed per table. */
   async function drainTables(
@@ -97,6 +98,18 @@ export function definePurge({ schema, mark, tables }: PurgeDefinition) {
     },
 
     /**
+     * Whether a write of the application's data may land, asked inside the writing transaction
+     * before it writes: work arriving from another service (its outbox's relay) after the
+     * application's deletion reached this service would outlive the purge. The shared lock makes
+     * a purge job wait for this transaction, so what it writes before the deletion was recorded
+     * is purged with the rest.
+     */
+    async admitsWrites(tx: Queryable, applicationId: string): Promise<boolean> {
+      await purgeOrder.whileMarking(tx, schema, applicationId);
+      return !(await requests.deleted(tx, applicationId));
+    },
+
+    /**
      * The handlers of the purge queue. Identity tells the service of a deletion only once it has
      * committed, so what a job purges is gone for good.
      */
@@ -107,6 +120,8 @@ export function definePurge({ schema, mark, tables }: PurgeDefinition) {
       };
       return {
         'marked.purge': async ({ applicationId }, _job, log) => {
+          // A service where users and groups own nothing has no marks to purge (applyCascade queues none).
+          if (!marksRows) return report(log, {});
           await purgeOrder.afterMarkings(db, schema, applicationId);
           return report(
             log,
@@ -126,7 +141,7 @@ export function definePurge({ schema, mark, tables }: PurgeDefinition) {
               deleteBatch(db, table.table, table.key, 'application_id = $1', [applicationId], limit),
             ),
           );
-          if (request) await requests.forget(db, applicationId, request);
+          if (request) await requests.complete(db, applicationId, request);
           return counts;
         },
       };
@@ -139,9 +154,11 @@ export function definePurge({ schema, mark, tables }: PurgeDefinition) {
      */
     async pendingJobs(db: Queryable) {
       const data = (applicationId: string) => ({ applicationId, requestId: 'pending-work' });
-      const markedRows: { applicationId: string }[] = await db.query(
-        tables.map(({ table }) => `SELECT DISTINCT application_id AS "applicationId" FROM ${table} WHERE purging_at IS NOT NULL`).join(' UNION '),
-      );
+      const markedRows: { applicationId: string }[] = marksRows
+        ? await db.query(
+            tables.map(({ table }) => `SELECT DISTINCT application_id AS "applicationId" FROM ${table} WHERE purging_at IS NOT NULL`).join(' UNION '),
+          )
+        : [];
       return [
         ...markedRows.map(({ applicationId }) => ({
           name: 'marked.purge' as const,

@@ -6,14 +6,16 @@
 import { EntitySchema } from 'typeorm';
 
 /**
- * An application deletion that reached the service (the deletion cascade): kept until its purge
- * job removed everything of the application, so that a job lost with Redis is queued again.
- * `requestId` tells a request made again (a retried DELETE) from the one a job read.
+ * An application deletion that reached the service (the deletion cascade): pending until its purge
+ * job removed everything of the application, so that a job lost with Redis is queued again, then
+ * kept as a tombstone (`completedAt` set). `requestId` tells a request made again (a retried
+ * DELETE) from the one a job read.
  */
 export interface ApplicationPurgeRow {
   applicationId: string;
   requestId: string;
   requestedAt: Date;
+  completedAt: Date | null;
 }
 
 /** The entity of `<schema>.application_purges`; list it among the service's entities. */
@@ -26,6 +28,7 @@ export function applicationPurgeEntity(schema: string): EntitySchema<Application
       applicationId: { name: 'application_id', type: 'uuid', primary: true },
       requestId: { name: 'request_id', type: 'text' },
       requestedAt: { name: 'requested_at', type: 'timestamptz', default: () => 'now()' },
+      completedAt: { name: 'completed_at', type: 'timestamptz', nullable: true },
     },
   });
 }
@@ -42,5 +45,14 @@ export function applicationPurgesTableMigration(schema: string): { up: string[];
       `CREATE TABLE ${table} ("application_id" uuid NOT NULL, "request_id" text NOT NULL, "requested_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_47132fb86c48dc3eaca04ee8147" PRIMARY KEY ("application_id"))`,
     ],
     down: [`DROP TABLE ${table}`],
+  };
+}
+
+/** The statements that keep a completed deletion as a tombstone (`completed_at`), added later. */
+export function applicationPurgeTombstonesMigration(schema: string): { up: string[]; down: string[] } {
+  const table = `"${schema}"."application_purges"`;
+  return {
+    up: [`ALTER TABLE ${table} ADD "completed_at" TIMESTAMP WITH TIME ZONE`],
+    down: [`DELETE FROM ${table} WHERE "completed_at" IS NOT NULL`, `ALTER TABLE ${table} DROP COLUMN "completed_at"`],
   };
 }

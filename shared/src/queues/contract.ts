@@ -30,6 +30,10 @@ export const QUEUES = {
     'marked.purge': s.object(tenantJob),
     'application.purge': s.object(tenantJob),
   },
+  'webhooks-purge': {
+    'marked.purge': s.object(tenantJob),
+    'application.purge': s.object(tenantJob),
+  },
   'webhooks-delivery': {
     /** One attempt to send one (event, URL) delivery recorded in webhooks.deliveries. */
     'delivery.send': s.object({ ...tenantJob, deliveryId: s.uuid() }),

@@ -6,6 +6,7 @@ import { RecordEventsInOutbox1795400000001 } from './1795400000001-record-events
 import { StoreLinkPreviews1795500000000 } from './1795500000000-store-link-previews.js';
 import { RecordIdempotencyKeys1795600000000 } from './1795600000000-record-idempotency-keys.js';
 import { RecordUploadStatus1795700000000 } from './1795700000000-record-upload-status.js';
+import { KeepApplicationPurgeTombstones1795856924721 } from './1795856924721-keep-application-purge-tombstones.js';
 
 /** Every conversation migration, oldest first. */
 export const conversationMigrations = [
@@ -17,4 +18,5 @@ export const conversationMigrations = [
   StoreLinkPreviews1795500000000,
   RecordIdempotencyKeys1795600000000,
   RecordUploadStatus1795700000000,
+  KeepApplicationPurgeTombstones1795856924721,
 ];

@@ -4,6 +4,7 @@ import { RecordApplicationPurges1795310442825 } from './1795310442825-record-app
 import { NotificationsFromActivity1795430000000 } from './1795430000000-notifications-from-activity.js';
 import { RecordEventsInOutbox1795430000001 } from './1795430000001-record-events-in-outbox.js';
 import { RecordIdempotencyKeys1795600000000 } from './1795600000000-record-idempotency-keys.js';
+import { KeepApplicationPurgeTombstones1795856925003 } from './1795856925003-keep-application-purge-tombstones.js';
 
 /** Every notification migration, oldest first. */
 export const notificationMigrations = [
@@ -13,4 +14,5 @@ export const notificationMigrations = [
   NotificationsFromActivity1795430000000,
   RecordEventsInOutbox1795430000001,
   RecordIdempotencyKeys1795600000000,
+  KeepApplicationPurgeTombstones1795856925003,
 ];

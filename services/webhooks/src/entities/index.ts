@@ -2,6 +2,7 @@
  * The webhooks schema as TypeORM entities: the webhooks each application registered, the events
  * recorded for delivery, and one delivery per (event, URL) with its attempts (the delivery log).
  */
+import { applicationPurgeEntity } from '@collab/shared/storage';
 import { EntitySchema } from 'typeorm';
 
 export const WEBHOOKS_SCHEMA = 'webhooks';
@@ -101,4 +102,6 @@ export const DeliveryEntity = new EntitySchema<DeliveryRow>({
   foreignKeys: [{ target: 'Event', columnNames: ['eventId'], referencedColumnNames: ['id'], onDelete: 'CASCADE' }],
 });
 
-export const webhooksEntities = [RegistrationEntity, EventEntity, DeliveryEntity];
+export const ApplicationPurgeEntity = applicationPurgeEntity(WEBHOOKS_SCHEMA);
+
+export const webhooksEntities = [RegistrationEntity, EventEntity, DeliveryEntity, ApplicationPurgeEntity];

@@ -1,15 +1,14 @@
 /** The webhooks service's internal API (contracts in @collab/shared `webhooksInternal`) and its side of the deletion cascade. */
-import { ApiError, cascadeRouter, drainBatches, exportRouter, importRouter, isPlainObject, MAX_JSON_BODY_BYTES, webhooksInternal } from '@collab/shared';
+import { ApiError, cascadeRouter, exportRouter, importRouter, isPlainObject, MAX_JSON_BODY_BYTES, webhooksInternal, type CascadeTarget } from '@collab/shared';
 import express, { type Router } from 'express';
 import type { WebhooksContext } from '../domain/context.js';
 import { exportHandlers } from '../domain/import/export.js';
 import { importHandlers } from '../domain/import/import.js';
 import { recordEvents, targetUrls } from '../domain/events/record-events.js';
-import { deliveriesRepository } from '../repositories/deliveries.repository.js';
-
-const DELETE_BATCH = 1000;
-
-export function internalRouter(ctx: WebhooksContext): Router {
+export function internalRouter(
+  ctx: WebhooksContext,
+  cascade: (applicationId: string, target: CascadeTarget, requestId: string) => Promise<void>,
+): Router {
   const router = express.Router();
   router.post(webhooksInternal.recordEvents.path.replace('/internal', ''), express.json({ limit: MAX_JSON_BODY_BYTES }), async (req, res) => {
     const applicationId = req.ctx.applicationId;
@@ -30,12 +29,7 @@ export function internalRouter(ctx: WebhooksContext): Router {
   // Its part of a customer dump's import and export: registered webhooks.
   router.use(importRouter(importHandlers(ctx)));
   router.use(exportRouter(exportHandlers(ctx)));
-  // A deleted application's registrations, queued deliveries and log go with it; users and groups own nothing here.
-  router.use(
-    cascadeRouter(async (applicationId, target) => {
-      if (target.kind !== 'application') return;
-      await drainBatches(() => deliveriesRepository.deleteApplication(ctx.db, applicationId, DELETE_BATCH));
-    }),
-  );
+  // A deleted application's registrations, queued deliveries and log go with it (webhooksPurge).
+  router.use(cascadeRouter(cascade));
   return router;
 }

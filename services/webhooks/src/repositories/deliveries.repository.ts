@@ -177,14 +177,6 @@ export const deliveriesRepository = {
       limit,
     );
   },
-
-  /** Everything of a deleted application: registrations, events and deliveries (queued ones included). */
-  async deleteApplication(db: Queryable, applicationId: string, limit: number): Promise<number> {
-    return (
-      (await countAffected(db, `DELETE FROM webhooks.registrations WHERE application_id = $1`, [applicationId])) +
-      (await deleteBatch(db, 'webhooks.events', 'id', 'application_id = $1', [applicationId], limit))
-    );
-  },
 };
 
 function filterSql(applicationId: string, filter: DeliveryFilter) {

@@ -4,9 +4,10 @@
  * one pending delivery per distinct target URL, then each delivery is queued; recording the same
  * event again (a relay retrying) adds nothing.
  */
-import { ENQUEUE_TIMEOUT_MS, type WebhookEventType } from '@collab/shared';
+import { ENQUEUE_TIMEOUT_MS, type Queryable, type WebhookEventType } from '@collab/shared';
 import { registrationsRepository } from '../../repositories/registrations.repository.js';
 import { deliveriesRepository } from '../../repositories/deliveries.repository.js';
+import { webhooksPurge } from '../cascade/cascade.js';
 import type { WebhooksContext } from '../context.js';
 import { deliveryJobId } from '../deliveries/attempts.js';
 
@@ -25,10 +26,22 @@ export async function targetUrls(ctx: WebhooksContext, applicationId: string, ty
     ctx.applications.application(applicationId, requestId),
     registrationsRepository.urlsFor(ctx.db, applicationId, type),
   ]);
+  // An application identity no longer knows was deleted: its events go nowhere.
+  if (!application) return [];
   const urls = new Set(registered);
-  const own = application?.eventWebhookURL;
+  const own = application.eventWebhookURL;
   if (own && (application.eventWebhookSubscriptions ?? DEFAULT_SUBSCRIPTIONS).includes(type)) urls.add(own);
   return [...urls];
+}
+
+/**
+ * Whether the application may still have events recorded, asked in the recording transaction: a
+ * relay may hand over an event while, or after, the application's deletion reaches this service.
+ * Its deletion recorded here refuses it until the purge finished; after that, identity no longer
+ * knows the application (the cascade dropped its cached credentials first).
+ */
+async function admitsEvents(ctx: WebhooksContext, tx: Queryable, applicationId: string, requestId: string): Promise<boolean> {
+  return (await webhooksPurge.admitsWrites(tx, applicationId)) && (await ctx.applications.application(applicationId, requestId)) !== null;
 }
 
 /** Records the events and queues their deliveries; returns how many deliveries were created. */
@@ -38,7 +51,11 @@ export async function recordEvents(ctx: WebhooksContext, applicationId: string, 
     const urls = await targetUrls(ctx, applicationId, event.type, requestId);
     // No target: nothing to deliver, nothing to keep.
     if (urls.length === 0) continue;
-    queued.push(...(await ctx.db.transaction((tx) => deliveriesRepository.recordEvent(tx, applicationId, event, urls))));
+    queued.push(
+      ...(await ctx.db.transaction(async (tx) =>
+        (await admitsEvents(ctx, tx, applicationId, requestId)) ? deliveriesRepository.recordEvent(tx, applicationId, event, urls) : [],
+      )),
+    );
   }
   for (const delivery of queued) {
     try {
