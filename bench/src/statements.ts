@@ -25,10 +25,8 @@ export const IDENTITY = {
   listUsers: usersStatements.listPage,
   /** usersRepository.count, beside the page ($2 the metadata filter). */
   countUsers: usersStatements.count,
-  /** lookupRepository.users: what conversation asks identity about the author. */
-  lookupUsers: lookupStatements.users,
-  /** lookupRepository.groupWithMembers, beside it. */
-  lookupGroup: lookupStatements.groupWithMembers,
+  /** lookupRepository.lookup: what conversation asks identity about the author and the group, in one statement. */
+  lookup: lookupStatements.lookup,
 };
 
 /** conversation: threadsRepository, messagesRepository, participantsRepository, messageViewsRepository and the outbox. */
