@@ -61,8 +61,11 @@ export const CONVERSATION = {
     }),
   /** participantsRepository.markSeen: the author has seen the thread and is subscribed. */
   markSeen: participantsStatements.markSeen,
-  /** The outbox's record of the message.added event, which notifies the relays ($7, the channel) at commit. */
-  outboxRecord: outboxRecordStatement('conversation'),
+  /**
+   * The outbox's record of the message.added event, which notifies the relays ($7, the channel) at
+   * commit, with markSeen run alongside ($8 thread, $9 users, $10 subscribe), as the create runs them.
+   */
+  outboxRecordWithSeen: outboxRecordStatement('conversation', participantsStatements.markSeen),
   /** messagesRepository.inThread, newest first (the thread read's default order). */
   threadMessages: messagesStatements.inThread('descending'),
   /** messageViewsRepository.detailsOf: reactions, attachments, link previews and participants in one round trip. */

@@ -320,9 +320,11 @@ export const fiveCalls: Scenario = {
         }
         await tx(CONVERSATION.beforeNewMessage, [thread.internalId]);
         const [message] = await tx<{ internalId: string }>(...CONVERSATION.insertMessage(appId, thread.internalId, author, content));
-        await tx(CONVERSATION.markSeen, [thread.internalId, [author], true]);
         const payload = { messageId: message.internalId, linkBase: system.url, recipients: [] };
-        await tx(CONVERSATION.outboxRecord, [randomUUID(), appId, 'message.added', JSON.stringify(payload), randomUUID(), 0, outboxChannel('conversation')]);
+        await tx(CONVERSATION.outboxRecordWithSeen, [
+          ...[randomUUID(), appId, 'message.added', JSON.stringify(payload), randomUUID(), 0, outboxChannel('conversation')],
+          ...[thread.internalId, [author], true],
+        ]);
       });
     };
 

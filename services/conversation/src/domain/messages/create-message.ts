@@ -110,8 +110,6 @@ export async function createMessage(
       await attachmentsRepository.attach(tx, message.internalId, fileIds);
       await mentionsRepository.add(tx, message.internalId, mentioned);
       await participantsRepository.subscribe(tx, thread.internalId, mentioned.filter(lookup.isMember), true);
-      // The author has seen the thread and is subscribed; `subscribeToThread: false` leaves the subscription as it was.
-      await participantsRepository.markSeen(tx, thread.internalId, [input.authorID], input.subscribeToThread !== false);
       events.push(
         added(
           message.internalId,
@@ -119,7 +117,10 @@ export async function createMessage(
         ),
       );
       // The reopen's event first: receivers get a thread's events in the order of its messages.
-      await eventsOutbox.record(tx, events);
+      // With them, in the same round trip: the author has seen the thread and is subscribed
+      // (`subscribeToThread: false` leaves the subscription as it was).
+      const authorSeen = participantsRepository.markSeenWrite(thread.internalId, [input.authorID], input.subscribeToThread !== false);
+      await eventsOutbox.record(tx, events, { alongside: authorSeen });
       // The request's answer, stored with the message (Idempotency-Key).
       await options.recordWrite(tx, messageId);
     });
