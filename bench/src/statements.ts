@@ -39,9 +39,10 @@ export const CONVERSATION = {
   insertThread: threadsStatements.insertIfAbsent,
   /** participantsRepository.subscribe: the new thread's creator. */
   subscribe: participantsStatements.subscribe,
-  /** participantsRepository.beforeNewMessage: who the new message notifies, and whether it starts the thread. */
-  beforeNewMessage: participantsStatements.beforeNewMessage,
-  /** messagesRepository.insertWithActivity of a user message as the create builds it: the statement and its parameters. */
+  /**
+   * messagesRepository.insertWithActivity of a user message as the create builds it: the statement
+   * and its parameters. It also answers the thread's subscribers and whether it had messages.
+   */
   insertMessage: (applicationId: string, thread: string, authorId: string, content: unknown[]): [string, unknown[]] =>
     messagesStatements.insertWithActivity(applicationId, {
       externalId: `cord:${randomUUID()}`,

@@ -318,7 +318,6 @@ export const fiveCalls: Scenario = {
           [thread] = await tx(CONVERSATION.insertThread, [appId, threadId, groupId, name, `https://example.com/${name}`, JSON.stringify({ page: name }), '{}', null]);
           await tx(CONVERSATION.subscribe, [thread.internalId, [author], true]);
         }
-        await tx(CONVERSATION.beforeNewMessage, [thread.internalId]);
         const [message] = await tx<{ internalId: string }>(...CONVERSATION.insertMessage(appId, thread.internalId, author, content));
         const payload = { messageId: message.internalId, linkBase: system.url, recipients: [] };
         await tx(CONVERSATION.outboxRecordWithSeen, [
