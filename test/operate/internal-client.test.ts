@@ -69,6 +69,9 @@ describe('the internal client', () => {
       res.end(JSON.stringify({ error: 'internal_error', message: 'boom' }));
     });
     expect(await failure(client(failing).call('GET', '/internal/x'))).toEqual({ code: 'service_unavailable', status: 503 });
+    // A URL that was never configured, or that node:http cannot take, reaches nothing either.
+    for (const unusable of ['', 'ftp://127.0.0.1:1'])
+      expect(await failure(client(unusable).call('GET', '/internal/x'))).toEqual({ code: 'service_unavailable', status: 503 });
     const silent = await serve(() => undefined);
     expect(await failure(client(silent, 200).call('GET', '/internal/x'))).toEqual({ code: 'service_unavailable', status: 503 });
   });

@@ -32,9 +32,8 @@ export function createInternalClient(config: {
   const timeoutMs = config.timeoutMs ?? 5000;
   // node:http rather than fetch: one write per request (headers and body together) and far less
   // work per call, on the path of every message create; connections are kept and reused.
-  const base = new URL(config.baseUrl);
-  const transport = base.protocol === 'https:' ? https : http;
-  const agent = new transport.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS });
+  // Made at the first call: a process that never calls may be configured without this URL.
+  let connections: { transport: typeof http | typeof https; agent: http.Agent } | null = null;
   return {
     async call<T>(method: string, path: string, options: InternalCallOptions = {}): Promise<T> {
       const headers: Record<string, string> = { [INTERNAL_HEADERS.internalToken]: config.internalToken };
@@ -45,7 +44,17 @@ export function createInternalClient(config: {
         headers['content-type'] = 'application/json';
         headers['content-length'] = String(body.length);
       }
-      const answer = await exchange(transport, agent, new URL(`${config.baseUrl}${path}`), { method, headers, body }, options.timeoutMs ?? timeoutMs);
+      let url: URL;
+      try {
+        url = new URL(`${config.baseUrl}${path}`);
+      } catch {
+        throw unavailable(config.service);
+      }
+      if (!connections) {
+        const transport = url.protocol === 'https:' ? https : http;
+        connections = { transport, agent: new transport.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }) };
+      }
+      const answer = await exchange(connections.transport, connections.agent, url, { method, headers, body }, options.timeoutMs ?? timeoutMs);
       if (answer === 'unreachable') throw unavailable(config.service);
       let payload: unknown;
       try {
@@ -83,20 +92,29 @@ function exchange(
       resolve(value);
     };
     let status: number | null = null;
-    const req = transport.request(url, { method: request.method, headers: request.headers, agent }, (res) => {
+    let req: http.ClientRequest;
+    const timer = setTimeout(() => {
+      req.destroy();
+      settle(status === null ? 'unreachable' : { status, text: null });
+    }, deadlineMs);
+    try {
+      req = transport.request(url, { method: request.method, headers: request.headers, agent }, onResponse);
+    } catch {
+      // A URL node:http cannot take (another protocol): nothing to reach there.
+      settle('unreachable');
+      return;
+    }
+    req.on('error', () => settle(status === null ? 'unreachable' : { status, text: null }));
+    req.end(request.body);
+
+    function onResponse(res: http.IncomingMessage) {
       status = res.statusCode ?? 0;
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => settle({ status: status!, text: Buffer.concat(chunks).toString('utf8') }));
       res.on('error', () => settle({ status: status!, text: null }));
       res.on('aborted', () => settle({ status: status!, text: null }));
-    });
-    const timer = setTimeout(() => {
-      req.destroy();
-      settle(status === null ? 'unreachable' : { status, text: null });
-    }, deadlineMs);
-    req.on('error', () => settle(status === null ? 'unreachable' : { status, text: null }));
-    req.end(request.body);
+    }
   });
 }
 
