@@ -10,7 +10,7 @@ import { until } from '@collab/shared/devkit';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createAuthenticator } from '../../services/gateway/src/auth/authenticate.js';
 import { signedTokenValidUntil, VerifiedTokens, VERIFIED_TOKENS_MAX_TOKEN_LENGTH, type VerifiedToken } from '../../services/gateway/src/auth/verified-tokens.js';
-import { asCustomer, type TestApplication } from '../support/client.js';
+import { asCustomer, createApplication, request, type TestApplication } from '../support/client.js';
 import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 
@@ -102,5 +102,19 @@ describe('the authenticator with its cache', () => {
       10_000,
     );
     expect(verified.get(token)).toBeUndefined();
+  });
+
+  it('caches an access token by its session until its exp', async () => {
+    const { verified, authenticate } = await authenticator();
+    const other = await createApplication(system, 'verified access tokens');
+    const signed = await serverToken(other.id, other.secret);
+    const authorized = await request(system.url, 'POST', '/v1/authorize', { body: { signed_app_token: signed } });
+    expect(authorized.status, JSON.stringify(authorized.body)).toBe(200);
+    const accessToken: string = authorized.body.access_token;
+    expect(await authenticate('app', `Bearer ${accessToken}`, 'r1')).toEqual({ applicationId: other.id });
+    const entry = verified.get(accessToken);
+    expect(entry).toMatchObject({ kind: 'access' });
+    expect(entry!.validUntil).toBeGreaterThan(Date.now());
+    expect(await authenticate('app', `Bearer ${accessToken}`, 'r2')).toEqual({ applicationId: other.id });
   });
 });

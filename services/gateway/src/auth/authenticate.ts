@@ -33,6 +33,19 @@ export function acceptedSecrets(application: ApplicationCredentials, now = Date.
   return [secret, previousSecret];
 }
 
+/**
+ * accessTokenSession refuses an access token from `exp` plus the tolerance on. Without a readable
+ * `exp` the token is not cached (0): it is then verified at every request, as before.
+ */
+function accessTokenValidUntil(token: string): number {
+  try {
+    const { exp } = unverifiedPayload(token, 'invalid_access_token');
+    return typeof exp === 'number' ? (exp + TOKEN_CLOCK_TOLERANCE_SECONDS) * 1000 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 export function createAuthenticator(credentials: CredentialStore, accessTokenSecret: string, verified = new VerifiedTokens()) {
   async function sessionCaller(sessionId: string, requestId: string): Promise<Caller> {
     const session = await credentials.session(sessionId, requestId);
@@ -60,10 +73,7 @@ export function createAuthenticator(credentials: CredentialStore, accessTokenSec
     }
     const sessionId = await accessTokenSession(token, accessTokenSecret);
     if (sessionId) {
-      // accessTokenSession refuses it from `exp` plus the tolerance on; without an `exp` it is not cached.
-      const { exp } = unverifiedPayload(token, 'invalid_access_token');
-      const validUntil = typeof exp === 'number' ? (exp + TOKEN_CLOCK_TOLERANCE_SECONDS) * 1000 : 0;
-      verified.set(token, { kind: 'access', sessionId, validUntil });
+      verified.set(token, { kind: 'access', sessionId, validUntil: accessTokenValidUntil(token) });
       return sessionCaller(sessionId, requestId);
     }
     const claims = unverifiedPayload(token, 'invalid_app_token');
