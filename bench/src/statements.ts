@@ -25,10 +25,8 @@ export const IDENTITY = {
   listUsers: usersStatements.listPage,
   /** usersRepository.count, beside the page ($2 the metadata filter). */
   countUsers: usersStatements.count,
-  /** lookupRepository.users: what conversation asks identity about the author. */
-  lookupUsers: lookupStatements.users,
-  /** lookupRepository.groupWithMembers, beside it. */
-  lookupGroup: lookupStatements.groupWithMembers,
+  /** lookupRepository.lookup: what conversation asks identity about the author and the group, in one statement. */
+  lookup: lookupStatements.lookup,
 };
 
 /** conversation: threadsRepository, messagesRepository, participantsRepository, messageViewsRepository and the outbox. */
@@ -41,9 +39,10 @@ export const CONVERSATION = {
   insertThread: threadsStatements.insertIfAbsent,
   /** participantsRepository.subscribe: the new thread's creator. */
   subscribe: participantsStatements.subscribe,
-  /** participantsRepository.beforeNewMessage: who the new message notifies, and whether it starts the thread. */
-  beforeNewMessage: participantsStatements.beforeNewMessage,
-  /** messagesRepository.insertWithActivity of a user message as the create builds it: the statement and its parameters. */
+  /**
+   * messagesRepository.insertWithActivity of a user message as the create builds it: the statement
+   * and its parameters. It also answers the thread's subscribers and whether it had messages.
+   */
   insertMessage: (applicationId: string, thread: string, authorId: string, content: unknown[]): [string, unknown[]] =>
     messagesStatements.insertWithActivity(applicationId, {
       externalId: `cord:${randomUUID()}`,
@@ -63,8 +62,11 @@ export const CONVERSATION = {
     }),
   /** participantsRepository.markSeen: the author has seen the thread and is subscribed. */
   markSeen: participantsStatements.markSeen,
-  /** The outbox's record of the message.added event, which notifies the relays ($7, the channel) at commit. */
-  outboxRecord: outboxRecordStatement('conversation'),
+  /**
+   * The outbox's record of the message.added event, which notifies the relays ($7, the channel) at
+   * commit, with markSeen run alongside ($8 thread, $9 users, $10 subscribe), as the create runs them.
+   */
+  outboxRecordWithSeen: outboxRecordStatement('conversation', participantsStatements.markSeen),
   /** messagesRepository.inThread, newest first (the thread read's default order). */
   threadMessages: messagesStatements.inThread('descending'),
   /** messageViewsRepository.detailsOf: reactions, attachments, link previews and participants in one round trip. */

@@ -141,6 +141,26 @@ describe('identity internal API (consumer): answers parse with the shared respon
     expect(parsed.group).toEqual({ id: 'lookup-group', status: 'active', memberIds: ['ann'] });
   });
 
+  it('lookup: answers each user whole, only the asked members, and null for a group not asked for or unknown', async () => {
+    const picture = 'https://example.com/bea.png';
+    expect((await app.client.put('/v1/users/bea', { name: 'Bea', shortName: 'B', profilePictureURL: picture, metadata: { n: 1, ok: true } })).status).toBe(200);
+    expect((await app.client.put('/v1/users/cid', { name: 'Cid' })).status).toBe(200);
+    expect((await app.client.put('/v1/groups/lookup-two', { name: 'G2', members: ['bea', 'cid'] })).status).toBe(200);
+    const lookup = async (body: unknown) => {
+      const response = await request(system.serviceUrls.identity, identityLookup.method, identityLookup.path, { headers: internalHeaders(app.id), body });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      return identityLookup.response.parse(response.body);
+    };
+    const bea = { id: 'bea', name: 'Bea', shortName: 'B', status: 'active', profilePictureURL: picture, metadata: { n: 1, ok: true } };
+    expect(await lookup({ userIds: ['bea', 'bea', 'nobody'], groupId: 'lookup-two' })).toEqual({
+      users: [bea],
+      group: { id: 'lookup-two', status: 'active', memberIds: ['bea'] },
+    });
+    expect(await lookup({ userIds: ['bea'] })).toEqual({ users: [bea], group: null });
+    expect(await lookup({ userIds: [], groupId: 'no-such-group' })).toEqual({ users: [], group: null });
+    expect(await lookup({ userIds: [], groupId: 'lookup-two' })).toEqual({ users: [], group: { id: 'lookup-two', status: 'active', memberIds: [] } });
+  });
+
   it('lookup: a body outside the request schema is refused with 400', async () => {
     const body = { userIds: 'ann' };
     expect(() => identityLookup.request.parse(body)).toThrow();

@@ -157,6 +157,30 @@ describe('recording', () => {
     ).rejects.toThrow('invalid thing.happened payload');
     expect(await entriesLeft()).toBe(0);
   });
+
+  it('runs a write alongside the first entry, with its own placeholders, seeing the earlier writes; rolled back with it', async () => {
+    await db.query(`CREATE TABLE "${SCHEMA}".alongside_rows (tag text, n int, seen bigint)`);
+    const alongside = (tag: string) => ({
+      statement: `INSERT INTO "${SCHEMA}".alongside_rows SELECT $1, $2, (SELECT count(*) FROM "${SCHEMA}".alongside_rows WHERE tag = $1)`,
+      params: [tag, 7],
+    });
+    const entries = (n: number) => [1, 2].map((k) => ({ topic: 'thing.happened' as const, applicationId: randomUUID(), requestId: 'r', payload: { n: n + k } }));
+    await db.transaction(async (tx) => {
+      await tx.query(`INSERT INTO "${SCHEMA}".alongside_rows VALUES ('kept', 0, 0)`);
+      await outbox.record(tx, entries(10), { alongside: alongside('kept') });
+    });
+    await expect(
+      db.transaction(async (tx) => {
+        await outbox.record(tx, entries(20), { alongside: alongside('undone') });
+        throw new Error('the change failed');
+      }),
+    ).rejects.toThrow('the change failed');
+    const { rows } = await sql.query(`SELECT tag, n, seen::int AS seen FROM "${SCHEMA}".alongside_rows ORDER BY n`);
+    expect(rows).toEqual([{ tag: 'kept', n: 0, seen: 0 }, { tag: 'kept', n: 7, seen: 1 }]);
+    const payloads = await sql.query(`SELECT payload FROM "${SCHEMA}".outbox ORDER BY created_at, id`);
+    expect(payloads.rows.map((row: { payload: { n: number } }) => row.payload.n).sort()).toEqual([11, 12]);
+    await sql.query(`DELETE FROM "${SCHEMA}".outbox`);
+  });
 });
 
 describe('a relay', () => {

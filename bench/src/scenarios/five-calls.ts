@@ -309,7 +309,7 @@ export const fiveCalls: Scenario = {
 
     /** The create's statements after the thread read, shared by both kinds of create. */
     const createInThread = async (threadId: string, existing: boolean) => {
-      await Promise.all([query(IDENTITY.lookupGroup, [appId, groupId, [author]]), query(IDENTITY.lookupUsers, [appId, [author]])]);
+      await query(IDENTITY.lookup, [appId, [author], groupId]);
       await script.transaction(async (tx) => {
         let thread: { internalId: string };
         if (existing) [thread] = await tx(CONVERSATION.lockThread, [appId, threadId]);
@@ -318,11 +318,12 @@ export const fiveCalls: Scenario = {
           [thread] = await tx(CONVERSATION.insertThread, [appId, threadId, groupId, name, `https://example.com/${name}`, JSON.stringify({ page: name }), '{}', null]);
           await tx(CONVERSATION.subscribe, [thread.internalId, [author], true]);
         }
-        await tx(CONVERSATION.beforeNewMessage, [thread.internalId]);
         const [message] = await tx<{ internalId: string }>(...CONVERSATION.insertMessage(appId, thread.internalId, author, content));
-        await tx(CONVERSATION.markSeen, [thread.internalId, [author], true]);
         const payload = { messageId: message.internalId, linkBase: system.url, recipients: [] };
-        await tx(CONVERSATION.outboxRecord, [randomUUID(), appId, 'message.added', JSON.stringify(payload), randomUUID(), 0, outboxChannel('conversation')]);
+        await tx(CONVERSATION.outboxRecordWithSeen, [
+          ...[randomUUID(), appId, 'message.added', JSON.stringify(payload), randomUUID(), 0, outboxChannel('conversation')],
+          ...[thread.internalId, [author], true],
+        ]);
       });
     };
 
@@ -500,7 +501,7 @@ export const fiveCalls: Scenario = {
       ...(await explain(system.sql, "thread read: the messages' details", CONVERSATION.viewDetails, [readIds, [readInternal.internalId]])),
       ...(await explain(system.sql, 'message create: seen-by (markSeen)', CONVERSATION.markSeen, [writeInternal.internalId, [author], true])),
       ...(await explain(system.sql, 'message create: insert with the thread activity (insertWithActivity)', ...CONVERSATION.insertMessage(appId, writeInternal.internalId, author, content))),
-      ...(await explain(system.sql, "message create: identity's group lookup", IDENTITY.lookupGroup, [appId, groupId, [author]])),
+      ...(await explain(system.sql, "message create: identity's lookup of the author and the group", IDENTITY.lookup, [appId, [author], groupId])),
     );
     return [baselines, gatewayCost];
   },

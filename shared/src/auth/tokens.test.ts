@@ -133,11 +133,11 @@ describe('token checks (fast path against jose)', () => {
       await expect(verifySignedToken(token, SECRET, 'invalid_app_token')).rejects.toMatchObject({ code: 'invalid_app_token', message });
   });
 
-  it('verifySignedTokenWithAny (a rotated secret’s grace): accepts a token signed with any of the secrets, refuses one signed with none', async () => {
+  it('verifySignedTokenWithAny (a rotated secret’s grace): accepts a token signed with any of the secrets and names which, refuses one signed with none', async () => {
     const payload = JSON.stringify({ iat: NOW });
     const [current, previous, stranger] = [SECRET, OTHER_SECRET, 'a-third-secret-0123456789abcdef'];
     for (const secret of [current, previous])
-      await expect(verifySignedTokenWithAny(sign('{"alg":"HS512"}', payload, secret), [current, previous], 'invalid_app_token')).resolves.toBeUndefined();
+      await expect(verifySignedTokenWithAny(sign('{"alg":"HS512"}', payload, secret), [current, previous], 'invalid_app_token')).resolves.toBe(secret);
     await expect(verifySignedTokenWithAny(sign('{"alg":"HS512"}', payload, previous), [current], 'invalid_app_token')).rejects.toMatchObject({
       code: 'invalid_app_token',
       message: 'JsonWebTokenError: invalid signature',

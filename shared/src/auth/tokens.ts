@@ -134,13 +134,14 @@ export async function verifySignedToken(token: string, secret: string, code: Err
  * Verifies a token that may be signed with any of `secrets`: an application's current secret
  * first, then its previous one during the grace period after a rotation. Only a signature that
  * does not match moves on to the next secret; any other failure (expired, bad header) is the
- * answer. When no secret matches, the error is the first secret's.
+ * answer. When no secret matches, the error is the first secret's. Returns the secret that matched.
  */
-export async function verifySignedTokenWithAny(token: string, secrets: readonly string[], code: ErrorCode): Promise<void> {
+export async function verifySignedTokenWithAny(token: string, secrets: readonly string[], code: ErrorCode): Promise<string> {
   let mismatch: unknown;
   for (const secret of secrets) {
     try {
-      return await verifySignedToken(token, secret, code);
+      await verifySignedToken(token, secret, code);
+      return secret;
     } catch (error) {
       if (!(error instanceof ApiError) || error.message !== SIGNATURE_MISMATCH) throw error;
       mismatch ??= error;

@@ -80,10 +80,18 @@ export interface Outbox<T extends OutboxTopics> {
    * commit; returns their ids. Nothing is recorded if the transaction rolls back. With
    * `relayAfterMs`, the relays leave the entries to the caller for that long: it runs them itself
    * after its commit (processNow), and a relay runs them only if it did not (it died meanwhile).
+   * `alongside`: a write of the caller's whose result it does not need, run in the same statement
+   * as the first entry (a round trip fewer); it sees the transaction's earlier writes, as it would
+   * alone. Its placeholders are its own ($1 is its first parameter).
    */
-  record(tx: Queryable, entries: readonly NewOutboxEntry<T>[], options?: { relayAfterMs?: number }): Promise<string[]>;
+  record(tx: Queryable, entries: readonly NewOutboxEntry<T>[], options?: RecordOptions): Promise<string[]>;
   /** What runs this outbox's entries with these handlers (and batch handlers), on this data source. */
   processor(db: DataSource, handlers: OutboxHandlers<T>, logger: Logger, batchHandlers?: OutboxBatchHandlers<T>): OutboxProcessor;
+}
+
+export interface RecordOptions {
+  relayAfterMs?: number;
+  alongside?: { statement: string; params: readonly unknown[] };
 }
 
 /** The first retry waits this long; each further one twice as long as the previous, up to RETRY_MAX_MS. */
@@ -117,8 +125,10 @@ const ENTRY_COLUMNS = `id, application_id AS "applicationId", topic, payload, re
  * $1 id, $2 application, $3 topic, $4 payload, $5 request id, $6 seconds before it is due, $7 the
  * channel. Exported so that the bench's raw-SQL baselines issue the very same text.
  */
-export function outboxRecordStatement(schema: string): string {
-  return `WITH inserted AS (
+export function outboxRecordStatement(schema: string, alongside?: string): string {
+  // A CTE's write runs even when nothing reads it; its parameters follow the entry's seven.
+  const before = alongside ? `alongside AS (${alongside.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + 7}`)}),\n  ` : '';
+  return `WITH ${before}inserted AS (
     INSERT INTO "${schema}"."outbox" (id, application_id, topic, payload, request_id, available_at)
     VALUES ($1, $2, $3, $4, $5, clock_timestamp() + make_interval(secs => $6)) RETURNING 1)
   SELECT pg_notify($7, '') FROM inserted`;
@@ -140,20 +150,21 @@ export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T):
     }
   }
 
-  async function record(tx: Queryable, entries: readonly NewOutboxEntry<T>[], options: { relayAfterMs?: number } = {}): Promise<string[]> {
+  async function record(tx: Queryable, entries: readonly NewOutboxEntry<T>[], options: RecordOptions = {}): Promise<string[]> {
     const ids: string[] = [];
+    const { alongside } = options;
     // One statement per entry, so each gets its own clock_timestamp() and they run in this order.
     // Each also notifies the relays, at commit and never if the transaction rolls back; Postgres
     // delivers the same notification of one transaction once.
-    for (const entry of entries) {
+    for (const [index, entry] of entries.entries()) {
       const payload = parsePayload(entry.topic, entry.payload);
       const id = randomUUID();
-      await tx.query(
-        recordStatement,
-        [id, entry.applicationId, entry.topic, JSON.stringify(payload), entry.requestId, (options.relayAfterMs ?? 0) / 1000, outboxChannel(schema)],
-      );
+      const params = [id, entry.applicationId, entry.topic, JSON.stringify(payload), entry.requestId, (options.relayAfterMs ?? 0) / 1000, outboxChannel(schema)];
+      if (index === 0 && alongside) await tx.query(outboxRecordStatement(schema, alongside.statement), [...params, ...alongside.params]);
+      else await tx.query(recordStatement, params);
       ids.push(id);
     }
+    if (entries.length === 0 && alongside) await tx.query(alongside.statement, [...alongside.params]);
     return ids;
   }
 

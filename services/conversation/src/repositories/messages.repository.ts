@@ -56,7 +56,11 @@ function insertStatement(applicationId: string, message: NewMessage): [string, u
  * they issue the very same text.
  */
 export const messagesStatements = {
-  /** Inserts the message and moves its thread's latest activity, in one statement, with its parameters. */
+  /**
+   * Inserts the message and moves its thread's latest activity, in one statement, with its
+   * parameters; answers the message's internal id, and its thread's subscribers (in the order they
+   * subscribed) and whether it had messages, both as they were before the insert.
+   */
   insertWithActivity(applicationId: string, message: NewMessage): [string, unknown[]] {
     const [insert, params] = insertStatement(applicationId, message);
     return [
@@ -66,7 +70,11 @@ export const messagesStatements = {
            (SELECT max(m.created_at) FROM conversation.messages m WHERE m.thread_id = t.internal_id), inserted."createdAt")
          FROM inserted WHERE t.application_id = $1 AND t.internal_id = inserted."threadRef"
        )
-       SELECT * FROM inserted`,
+       SELECT inserted."internalId",
+         ARRAY(SELECT p.user_id FROM conversation.thread_participants p
+           WHERE p.thread_id = inserted."threadRef" AND p.subscribed ORDER BY p.seq) AS "subscribersBefore",
+         EXISTS (SELECT 1 FROM conversation.messages m WHERE m.thread_id = inserted."threadRef") AS "hadMessages"
+       FROM inserted`,
       params,
     ];
   },
@@ -157,11 +165,17 @@ export const messagesRepository = {
    * Inserts a message and, in the same statement, recomputes its thread's activity as
    * threadsRepository.refreshActivity does (the statement cannot see its own insert, hence the
    * GREATEST with the new message). The caller holds the thread's row lock, so the messages of
-   * concurrent creates are all visible here.
+   * concurrent creates are all visible here. What the new message is decided by comes with it: the
+   * thread's subscribers and whether it had messages, read by the same statement, so before its
+   * insert (a statement does not see its own writes).
    */
-  async insertWithActivity(db: Db, applicationId: string, message: NewMessage): Promise<MessageRow> {
+  async insertWithActivity(
+    db: Db,
+    applicationId: string,
+    message: NewMessage,
+  ): Promise<{ internalId: MessageRef; subscribersBefore: string[]; hadMessages: boolean }> {
     const [statement, params] = messagesStatements.insertWithActivity(applicationId, message);
-    const rows: MessageRow[] = await db.query(statement, params);
+    const rows: { internalId: MessageRef; subscribersBefore: string[]; hadMessages: boolean }[] = await db.query(statement, params);
     return rows[0];
   },
 

@@ -90,10 +90,13 @@ export const participantsRepository = {
    */
   async markSeen(db: Db, thread: ThreadRef, userIds: readonly string[], subscribe: boolean): Promise<void> {
     if (userIds.length === 0) return;
-    await db.query(
-      participantsStatements.markSeen,
-      [thread, [...new Set(userIds)], subscribe],
-    );
+    const { statement, params } = participantsRepository.markSeenWrite(thread, userIds, subscribe);
+    await db.query(statement, [...params]);
+  },
+
+  /** markSeen's statement and parameters, for a caller that runs it along with another (the outbox's record). */
+  markSeenWrite(thread: ThreadRef, userIds: readonly string[], subscribe: boolean): { statement: string; params: readonly unknown[] } {
+    return { statement: participantsStatements.markSeen, params: [thread, [...new Set(userIds)], subscribe] };
   },
 
   async markUnseen(db: Db, thread: ThreadRef, userIds: readonly string[]): Promise<void> {

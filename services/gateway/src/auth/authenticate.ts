@@ -8,6 +8,7 @@ import {
   bearerToken,
   customerTokenCustomerId,
   serverTokenApplicationId,
+  TOKEN_CLOCK_TOLERANCE_SECONDS,
   unverifiedPayload,
   verifySignedToken,
   verifySignedTokenWithAny,
@@ -15,6 +16,7 @@ import {
   type AuthKind,
 } from '@collab/shared';
 import type { CredentialStore } from '@collab/shared';
+import { signedTokenValidUntil, VerifiedTokens } from './verified-tokens.js';
 
 export interface Caller {
   applicationId?: string;
@@ -31,29 +33,72 @@ export function acceptedSecrets(application: ApplicationCredentials, now = Date.
   return [secret, previousSecret];
 }
 
-export function createAuthenticator(credentials: CredentialStore, accessTokenSecret: string) {
-  async function applicationCaller(token: string, requestId: string): Promise<Caller> {
-    const sessionId = await accessTokenSession(token, accessTokenSecret);
-    if (sessionId) {
-      const session = await credentials.session(sessionId, requestId);
-      if (!session) throw new ApiError('invalid_access_token', 'No valid session found.');
-      if (session.expiresAt === null) throw new ApiError('expired_access_token', 'Access token has been revoked.');
-      if (Date.parse(session.expiresAt) <= Date.now())
-        throw new ApiError('expired_access_token', 'Access token has expired.');
-      return { applicationId: session.applicationId };
-    }
-    const applicationId = serverTokenApplicationId(unverifiedPayload(token, 'invalid_app_token'));
+/**
+ * accessTokenSession refuses an access token from `exp` plus the tolerance on. Without a readable
+ * `exp` the token is not cached (0): it is then verified at every request, as before.
+ */
+function accessTokenValidUntil(token: string): number {
+  try {
+    const { exp } = unverifiedPayload(token, 'invalid_access_token');
+    return typeof exp === 'number' ? (exp + TOKEN_CLOCK_TOLERANCE_SECONDS) * 1000 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export function createAuthenticator(credentials: CredentialStore, accessTokenSecret: string, verified = new VerifiedTokens()) {
+  async function sessionCaller(sessionId: string, requestId: string): Promise<Caller> {
+    const session = await credentials.session(sessionId, requestId);
+    if (!session) throw new ApiError('invalid_access_token', 'No valid session found.');
+    if (session.expiresAt === null) throw new ApiError('expired_access_token', 'Access token has been revoked.');
+    if (Date.parse(session.expiresAt) <= Date.now()) throw new ApiError('expired_access_token', 'Access token has expired.');
+    return { applicationId: session.applicationId };
+  }
+
+  /** A cached server token: its application as of now must still accept the secret that signed it. */
+  async function cachedApplicationCaller(token: string, applicationId: string, secret: string, requestId: string) {
     const application = await credentials.application(applicationId, requestId);
     if (!application) throw new ApiError('application_not_found', `Application ${applicationId} not found.`);
-    await verifySignedTokenWithAny(token, acceptedSecrets(application), 'invalid_app_token');
+    if (acceptedSecrets(application).includes(secret)) return { applicationId };
+    verified.delete(token);
+    return undefined;
+  }
+
+  async function applicationCaller(token: string, requestId: string): Promise<Caller> {
+    const hit = verified.get(token);
+    if (hit?.kind === 'access') return sessionCaller(hit.sessionId, requestId);
+    if (hit?.kind === 'app') {
+      const caller = await cachedApplicationCaller(token, hit.applicationId, hit.secret, requestId);
+      if (caller) return caller;
+    }
+    const sessionId = await accessTokenSession(token, accessTokenSecret);
+    if (sessionId) {
+      verified.set(token, { kind: 'access', sessionId, validUntil: accessTokenValidUntil(token) });
+      return sessionCaller(sessionId, requestId);
+    }
+    const claims = unverifiedPayload(token, 'invalid_app_token');
+    const applicationId = serverTokenApplicationId(claims);
+    const application = await credentials.application(applicationId, requestId);
+    if (!application) throw new ApiError('application_not_found', `Application ${applicationId} not found.`);
+    const secret = await verifySignedTokenWithAny(token, acceptedSecrets(application), 'invalid_app_token');
+    verified.set(token, { kind: 'app', applicationId, secret, validUntil: signedTokenValidUntil(claims) });
     return { applicationId };
   }
 
   async function customerCaller(token: string, requestId: string): Promise<Caller> {
-    const customerId = customerTokenCustomerId(unverifiedPayload(token, 'invalid_customer_token'));
+    const hit = verified.get(token);
+    if (hit?.kind === 'customer') {
+      const customer = await credentials.customer(hit.customerId, requestId);
+      if (!customer) throw new ApiError('invalid_customer_token', 'Invalid customer token.');
+      if (customer.secret === hit.secret) return { customerId: hit.customerId };
+      verified.delete(token);
+    }
+    const claims = unverifiedPayload(token, 'invalid_customer_token');
+    const customerId = customerTokenCustomerId(claims);
     const customer = await credentials.customer(customerId, requestId);
     if (!customer) throw new ApiError('invalid_customer_token', 'Invalid customer token.');
     await verifySignedToken(token, customer.secret, 'invalid_customer_token');
+    verified.set(token, { kind: 'customer', customerId, secret: customer.secret, validUntil: signedTokenValidUntil(claims) });
     return { customerId };
   }
 

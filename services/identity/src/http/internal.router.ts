@@ -58,11 +58,7 @@ export function internalRouter(ctx: IdentityContext): Router {
     const applicationId = req.ctx.applicationId;
     if (!applicationId) throw new ApiError('invalid_request', 'The application header is required.');
     const { userIds, groupId } = identityLookup.request.parse(req.body);
-    const [users, group] = await Promise.all([
-      lookupRepository.users(ctx.db, applicationId, userIds),
-      groupId ? lookupRepository.groupWithMembers(ctx.db, applicationId, groupId, userIds) : null,
-    ]);
-    res.json({ users, group });
+    res.type('application/json').send(await lookupRepository.lookup(ctx.db, applicationId, userIds, groupId || null));
   });
 
   return router;

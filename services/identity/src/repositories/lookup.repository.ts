@@ -15,40 +15,34 @@ export interface LookedUpUser {
  * same text.
  */
 export const lookupStatements = {
-  /** The users among $2 (external ids). */
-  users: `SELECT external_id AS id, name, short_name AS "shortName", status, profile_picture_url AS "profilePictureURL", metadata
-       FROM identity.users
-       WHERE application_id = $1 AND external_id = ANY($2::text[])`,
-  /** The group $2, and which of the users $3 are its members. */
-  groupWithMembers: `SELECT g.external_id AS id, g.status,
-              COALESCE(array_agg(u.external_id) FILTER (WHERE u.external_id IS NOT NULL), '{}') AS "memberIds"
-       FROM identity.groups g
-       LEFT JOIN identity.group_members m ON m.group_id = g.internal_id
-       LEFT JOIN identity.users u ON u.internal_id = m.user_id AND u.external_id = ANY($3::text[])
-       WHERE g.application_id = $1 AND g.external_id = $2
-       GROUP BY g.internal_id`,
+  /**
+   * The lookup's whole answer as JSON text, in one statement: the users among $2 (external ids),
+   * and the group $3 (none when null) with which of those users are its members.
+   */
+  lookup: `SELECT json_build_object(
+       'users', (SELECT COALESCE(json_agg(found), '[]'::json) FROM (
+         SELECT external_id AS id, name, short_name AS "shortName", status, profile_picture_url AS "profilePictureURL", metadata
+         FROM identity.users
+         WHERE application_id = $1 AND external_id = ANY($2::text[])) found),
+       'group', (SELECT row_to_json(grouped) FROM (
+         SELECT g.external_id AS id, g.status,
+                COALESCE(array_agg(u.external_id) FILTER (WHERE u.external_id IS NOT NULL), '{}') AS "memberIds"
+         FROM identity.groups g
+         LEFT JOIN identity.group_members m ON m.group_id = g.internal_id
+         LEFT JOIN identity.users u ON u.internal_id = m.user_id AND u.external_id = ANY($2::text[])
+         WHERE g.application_id = $1 AND g.external_id = $3
+         GROUP BY g.internal_id) grouped)
+     )::text AS answer`,
 };
 
 export const lookupRepository = {
-  async users(db: Db, applicationId: string, externalIds: readonly string[]): Promise<LookedUpUser[]> {
-    if (externalIds.length === 0) return [];
-    return db.query(
-      lookupStatements.users,
-      [applicationId, [...new Set(externalIds)]],
-    );
-  },
-
-  /** The group, and which of the given users are its members. */
-  async groupWithMembers(
-    db: Db,
-    applicationId: string,
-    groupExternalId: string,
-    userExternalIds: readonly string[],
-  ): Promise<{ id: string; status: 'active' | 'deleted'; memberIds: string[] } | null> {
-    const rows: { id: string; status: 'active' | 'deleted'; memberIds: string[] }[] = await db.query(
-      lookupStatements.groupWithMembers,
-      [applicationId, groupExternalId, [...new Set(userExternalIds)]],
-    );
-    return rows[0] ?? null;
+  /**
+   * The users and the group (null when not asked for or unknown) as the lookup's JSON text
+   * (`{users: LookedUpUser[], group: {id, status, memberIds} | null}`): built by PostgreSQL and
+   * passed through, never parsed into rows here.
+   */
+  async lookup(db: Db, applicationId: string, userExternalIds: readonly string[], groupExternalId: string | null): Promise<string> {
+    const [row]: { answer: string }[] = await db.query(lookupStatements.lookup, [applicationId, [...new Set(userExternalIds)], groupExternalId]);
+    return row.answer;
   },
 };

@@ -89,9 +89,11 @@ export async function createMessage(
           [...creatorSubscribes, ...subscribers.filter(lookup.isMember)],
         ));
       }
-      // Who the message notifies is decided by the subscribers before it subscribes anyone.
-      const { subscribers: subscribedBefore, hasMessages } = await participantsRepository.beforeNewMessage(tx, thread.internalId);
-      const startsThread = createdThread || !hasMessages;
+      // Who the message notifies is decided by the subscribers before it subscribes anyone, and
+      // whether it starts the thread by the messages before it: the insert's statement reads both,
+      // unless a reopen's action message goes in first (then they are read before that).
+      const reopening = thread.resolvedAt !== null && !createdThread;
+      const beforeReopen = reopening ? await participantsRepository.beforeNewMessage(tx, thread.internalId) : null;
       const events: MessageAdded[] = [];
       const added = (message: MessageRef, recipients: MessageAdded['payload']['recipients']): MessageAdded => ({
         topic: 'message.added',
@@ -100,18 +102,18 @@ export async function createMessage(
         payload: { messageId: message, linkBase, recipients },
       });
       // A new message reopens a resolved thread, with an action message 1 ms before it.
-      if (thread.resolvedAt !== null && !createdThread) {
+      if (beforeReopen) {
         await threadsRepository.update(tx, applicationId, thread.internalId, { resolvedAt: null });
         const action = await insertActionMessage(tx, applicationId, thread.internalId, author, 'reopened', new Date(createdAt.getTime() - 1));
-        events.push(added(action.internalId, threadActionRecipients(input.authorID, subscribedBefore)));
+        events.push(added(action.internalId, threadActionRecipients(input.authorID, beforeReopen.subscribers)));
       }
       const message = await messagesRepository.insertWithActivity(tx, applicationId, newMessageRow(input, messageId, thread.internalId, createdAt));
+      const subscribedBefore = beforeReopen?.subscribers ?? message.subscribersBefore;
+      const startsThread = createdThread || !(beforeReopen?.hasMessages ?? message.hadMessages);
       await reactionsRepository.add(tx, message.internalId, reactionRows(input.addReactions ?? [], now));
       await attachmentsRepository.attach(tx, message.internalId, fileIds);
       await mentionsRepository.add(tx, message.internalId, mentioned);
       await participantsRepository.subscribe(tx, thread.internalId, mentioned.filter(lookup.isMember), true);
-      // The author has seen the thread and is subscribed; `subscribeToThread: false` leaves the subscription as it was.
-      await participantsRepository.markSeen(tx, thread.internalId, [input.authorID], input.subscribeToThread !== false);
       events.push(
         added(
           message.internalId,
@@ -119,7 +121,10 @@ export async function createMessage(
         ),
       );
       // The reopen's event first: receivers get a thread's events in the order of its messages.
-      await eventsOutbox.record(tx, events);
+      // With them, in the same round trip: the author has seen the thread and is subscribed
+      // (`subscribeToThread: false` leaves the subscription as it was).
+      const authorSeen = participantsRepository.markSeenWrite(thread.internalId, [input.authorID], input.subscribeToThread !== false);
+      await eventsOutbox.record(tx, events, { alongside: authorSeen });
       // The request's answer, stored with the message (Idempotency-Key).
       await options.recordWrite(tx, messageId);
     });

@@ -10,8 +10,11 @@ const ANSWERED = (Object.keys(userAnswerFields) as UserKey[]).map((key) => [key,
  * the column it is stored in (null for a key stored nowhere), between the id and the creation time.
  */
 export function userListItem(user: UserRow): { id: string } & Record<UserKey, unknown> & { createdTimestamp: string } {
-  const fields = Object.fromEntries(ANSWERED.map(([key, column]) => [key, column === null ? null : user[column]])) as Record<UserKey, unknown>;
-  return { id: user.externalId, ...fields, createdTimestamp: user.createdAt.toISOString() };
+  // Assigned in place (no entries array, no spread): a page builds 200 of these per request.
+  const item: Record<string, unknown> = { id: user.externalId };
+  for (const [key, column] of ANSWERED) item[key] = column === null ? null : user[column];
+  item.createdTimestamp = user.createdAt.toISOString();
+  return item as { id: string } & Record<UserKey, unknown> & { createdTimestamp: string };
 }
 
 export function userDetails(user: UserRow, groupIds: string[]) {
