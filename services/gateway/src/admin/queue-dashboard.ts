@@ -18,7 +18,7 @@ export interface OperatorCredentials {
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
 /** Both compared in constant time on SHA-256 digests (equal lengths whatever the input). */
-function credentialsMatch(given: OperatorCredentials, expected: OperatorCredentials): boolean {
+export function credentialsMatch(given: OperatorCredentials, expected: OperatorCredentials): boolean {
   const userOk = timingSafeEqual(digest(given.username), digest(expected.username));
   const passwordOk = timingSafeEqual(digest(given.password), digest(expected.password));
   return userOk && passwordOk;
