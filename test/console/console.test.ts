@@ -3,9 +3,16 @@
  * application and copy its secret, change its settings, rotate its secret, delete it; and the
  * operator's page. Every page passes axe-core's check (no serious or critical violation).
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { previewsDrained } from '../previews/drained.js';
+import { html, PageServer } from '../previews/page-server.js';
+import { createApplication, type TestApplication } from '../support/client.js';
+import { seedTeam } from '../support/seed.js';
 import { systemForFile, type TestSystem } from '../support/system.js';
+import { serverToken } from '../support/tokens.js';
 import { expectAccessible, launchBrowser, newContext, screenshot } from './browser.js';
 
 const OPERATOR = { ADMIN_USERNAME: 'ops', ADMIN_PASSWORD: 'a-long-operator-password' };
@@ -14,8 +21,12 @@ let system: TestSystem;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
+let pages: PageServer;
 
-systemForFile((started) => (system = started), { env: OPERATOR });
+systemForFile((started) => (system = started), {
+  env: { ...OPERATOR, LINK_PREVIEWS: 'on', OUTBOUND_ALLOWED_CIDRS: '127.0.0.1/32' },
+  beforeStop: () => pages?.close(),
+});
 
 beforeAll(async () => {
   browser = await launchBrowser();
@@ -112,6 +123,156 @@ describe('a customer', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect((await page.request.get('/console/api/session')).status()).toBe(401);
+  });
+});
+
+/** An application whose thread has every content node type, reactions, a file and a link preview. */
+async function seedData(): Promise<TestApplication> {
+  const app = await createApplication(system, 'Data app');
+  await seedTeam(app);
+  pages = await PageServer.start();
+  const link = pages.page('/guide', html('<title>Guide</title><meta property="og:title" content="The setup guide"><meta property="og:description" content="How to set it up">'));
+  const form = new FormData();
+  form.set('ownerID', 'ann');
+  form.set('file', new Blob([Buffer.from('the report')], { type: 'text/plain' }), 'report.txt');
+  const uploaded = await fetch(`${system.url}/v1/files`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await serverToken(app.id, app.secret)}` },
+    body: form,
+  });
+  const { fileID } = (await uploaded.json()) as { fileID: string };
+  const text = (value: string) => ({ text: value });
+  const created = await app.client.post('/v1/threads/launch/messages', {
+    id: 'm1',
+    authorID: 'ann',
+    content: [
+      { type: 'p', children: [text('Plain, '), { text: 'bold', bold: true }, text(', '), { text: 'italic', italic: true }, text(' and '), { text: 'code', code: true }] },
+      { type: 'p', children: [text('Hello '), { type: 'mention', user: { id: 'bob' }, children: [text('@Bob')] }, text(', read '), { type: 'link', url: link, children: [text('the guide')] }] },
+      { type: 'bullet', children: [{ type: 'p', children: [text('a bullet')] }] },
+      { type: 'number_bullet', bulletNumber: 1, children: [{ type: 'p', children: [text('a numbered item')] }] },
+      { type: 'quote', children: [text('a quote')] },
+      { type: 'code', children: [text('npm start')] },
+      { type: 'todo', todoID: 't1', done: true, children: [text('a done to-do')] },
+      { type: 'assignee', user: { id: 'bob' }, children: [text('+Bob')] },
+      { type: 'markdown', children: [text('**markdown**')] },
+    ],
+    addReactions: [
+      { reaction: '👍', userID: 'bob' },
+      { reaction: '👍', userID: 'ann' },
+    ],
+    addAttachments: [{ type: 'file', id: fileID }],
+    createThread: { groupID: 'team', location: { page: 'launch' }, url: 'https://example.com/launch', name: 'Launch plan' },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  for (const [id, body] of [
+    ['m2', { authorID: 'bob', type: 'action_message', content: [{ type: 'p', children: [text('Bob resolved the thread')] }] }],
+    ['m3', { authorID: 'bob', content: [{ type: 'p', children: [text('first draft')] }] }],
+    ['m4', { authorID: 'ann', content: [{ type: 'p', children: [text('to be removed')] }] }],
+  ] as const)
+    expect((await app.client.post('/v1/threads/launch/messages', { id, ...body })).status).toBe(200);
+  expect((await app.client.put('/v1/threads/launch/messages/m3', { content: [{ type: 'p', children: [text('second draft')] }] })).status).toBe(200);
+  expect((await app.client.put('/v1/threads/launch/messages/m4', { deleted: true })).status).toBe(200);
+  await previewsDrained(system);
+  return app;
+}
+
+/** A webhook receiver on 127.0.0.1 answering events with `status` (verification handshakes with 200). */
+async function startReceiver() {
+  const receiver = { status: 410, url: '', server: http.createServer() };
+  receiver.server.on('request', (req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      if (body.includes('url-verification')) res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      else res.writeHead(receiver.status).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
+  receiver.url = `http://127.0.0.1:${(receiver.server.address() as AddressInfo).port}/events`;
+  return receiver;
+}
+
+describe('inside an application', () => {
+  let app: TestApplication;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  beforeAll(async () => {
+    app = await seedData();
+    receiver = await startReceiver();
+    await signInAsCustomer();
+  }, 60_000);
+  afterAll(() => receiver?.server.close());
+
+  it('shows a thread as its users saw it: every node type, reactions, the file, the link preview, edits and deletions', async () => {
+    await page.goto(`/console/#/apps/${app.id}/threads`);
+    await page.getByRole('link', { name: 'Launch plan' }).click();
+    const first = page.getByRole('article', { name: 'Message m1' });
+    await first.waitFor();
+    for (const shown of ['bold', 'italic', 'a bullet', 'a numbered item', 'a quote', 'npm start', 'a done to-do', '**markdown**'])
+      await first.getByText(shown, { exact: true }).waitFor();
+    expect(await first.locator('mark').allTextContents()).toEqual(['@Bob', '+Bob']);
+    expect(await first.getByRole('link', { name: 'the guide' }).getAttribute('href')).toBe(pages.url('/guide'));
+    expect(await first.getByLabel('Reactions').textContent()).toBe('👍 2');
+    const file = first.getByRole('link', { name: 'report.txt' });
+    const [download] = await Promise.all([page.waitForEvent('download'), file.click()]);
+    expect(download.suggestedFilename()).toBe('report.txt');
+    await first.getByLabel('Link preview').getByText('The setup guide').waitFor();
+    await page.getByRole('article', { name: 'Message m2' }).getByText(/· action/).waitFor();
+    await page.getByRole('article', { name: 'Message m3' }).getByText(/· edited/).waitFor();
+    await page.getByRole('article', { name: 'Message m3' }).getByText('second draft').waitFor();
+    await page.getByRole('article', { name: 'Message m4' }).getByText('This message was deleted.').waitFor();
+    expect(await page.getByText('to be removed').count()).toBe(0);
+    await expectAccessible(page, 'thread');
+    await screenshot(page, 'thread');
+  });
+
+  it('lists users in pages and opens one with their groups, and marks them deleted', async () => {
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('link', { name: 'ann' }).click();
+    await page.getByRole('heading', { name: 'Ann' }).waitFor();
+    await page.getByRole('link', { name: 'team' }).waitFor();
+    await expectAccessible(page, 'user');
+    await page.getByRole('button', { name: 'Mark deleted' }).click();
+    await page.getByRole('button', { name: 'Mark active' }).waitFor();
+    expect((await app.client.get('/v1/users/ann')).body).toMatchObject({ status: 'deleted' });
+    await page.getByRole('button', { name: 'Mark active' }).click();
+    await page.getByRole('button', { name: 'Mark deleted' }).waitFor();
+    await page.getByRole('link', { name: 'All users' }).click();
+    await page.getByText('4 users').waitFor();
+    await expectAccessible(page, 'users');
+    await screenshot(page, 'users');
+  });
+
+  it('registers a webhook, sees a delivery fail, fixes the receiver, replays it and sees it succeed', async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByLabel('Webhook URL').fill(receiver.url);
+    await page.getByRole('button', { name: 'Register webhook' }).click();
+    await page.getByText(receiver.url, { exact: true }).waitFor();
+    expect((await app.client.post('/v1/threads/launch/messages', { id: 'm5', authorID: 'ann', content: [{ type: 'p', children: [{ text: 'ping' }] }] })).status).toBe(200);
+    // The delivery happens in the background: refresh until the log shows it failed.
+    const failedRow = page.getByRole('row', { name: /thread-message-added .* failed 1 410/ });
+    await expect
+      .poll(async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        return failedRow.count();
+      }, { timeout: 20_000 })
+      .toBe(1);
+    await expectAccessible(page, 'webhooks');
+    await screenshot(page, 'webhooks');
+    await failedRow.getByRole('link').click();
+    expect(await page.getByTestId('delivery-status').textContent()).toBe('failed');
+    receiver.status = 200;
+    await page.getByRole('button', { name: 'Replay' }).click();
+    await page.getByRole('status').getByText('Replay queued.').waitFor();
+    await expect
+      .poll(async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        return page.getByTestId('delivery-status').textContent();
+      }, { timeout: 20_000 })
+      .toBe('succeeded');
+    await expectAccessible(page, 'delivery');
+    await screenshot(page, 'delivery');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   });
 });
 

@@ -1,14 +1,24 @@
 import { useCallback, useEffect, useState } from 'react';
 import { customerApi, errorMessage } from '../api/client';
 import type { components } from '../api/schema';
+import { GroupsTab } from './GroupsTab';
 import { SettingsTab } from './SettingsTab';
+import { ThreadsTab } from './ThreadsTab';
+import { UsersTab } from './UsersTab';
+import { WebhooksTab } from './WebhooksTab';
 
 export type Application = components['schemas']['Application'];
 
-const TABS = [['settings', 'Settings']] as const;
+const TABS = [
+  ['settings', 'Settings'],
+  ['users', 'Users'],
+  ['groups', 'Groups'],
+  ['threads', 'Threads'],
+  ['webhooks', 'Webhooks'],
+] as const;
 
 /** One application: its tabs. */
-export function ApplicationPage({ applicationId, tab }: { applicationId: string; tab: string; rest: string[] }) {
+export function ApplicationPage({ applicationId, tab, rest }: { applicationId: string; tab: string; rest: string[] }) {
   const [application, setApplication] = useState<Application | null>(null);
   const [error, setError] = useState('');
 
@@ -48,6 +58,10 @@ export function ApplicationPage({ applicationId, tab }: { applicationId: string;
         </ul>
       </nav>
       {tab === 'settings' && <SettingsTab application={application} onChanged={load} />}
+      {tab === 'users' && <UsersTab applicationId={application.id} userId={rest[0]} />}
+      {tab === 'groups' && <GroupsTab applicationId={application.id} groupId={rest[0]} />}
+      {tab === 'threads' && <ThreadsTab applicationId={application.id} threadId={rest[0]} />}
+      {tab === 'webhooks' && <WebhooksTab applicationId={application.id} deliveryId={rest[0]} />}
     </>
   );
 }
