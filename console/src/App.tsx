@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { consoleCall, setCsrfToken, type SessionView } from './api/client';
 import { ApplicationPage } from './pages/ApplicationPage';
 import { ApplicationsPage } from './pages/ApplicationsPage';
+import { DataPage } from './pages/DataPage';
 import { OperatorPage } from './pages/OperatorPage';
 import { SignInPage } from './pages/SignInPage';
 
@@ -42,6 +43,7 @@ export function App() {
   let page;
   if (session.kind === 'operator') page = <OperatorPage />;
   else if (route[0] === 'apps' && route[1]) page = <ApplicationPage applicationId={route[1]} tab={route[2] ?? 'settings'} rest={route.slice(3)} />;
+  else if (route[0] === 'data') page = <DataPage />;
   else page = <ApplicationsPage />;
 
   return (
@@ -52,6 +54,11 @@ export function App() {
             <li>
               <a href="#/"><strong>collab console</strong></a>
             </li>
+            {session.kind === 'customer' && (
+              <li>
+                <a href="#/data">Import and export</a>
+              </li>
+            )}
           </ul>
         </nav>
         <div className="row">

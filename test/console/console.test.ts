@@ -3,13 +3,16 @@
  * application and copy its secret, change its settings, rotate its secret, delete it; and the
  * operator's page. Every page passes axe-core's check (no serious or critical violation).
  */
+import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { previewsDrained } from '../previews/drained.js';
 import { html, PageServer } from '../previews/page-server.js';
 import { createApplication, type TestApplication } from '../support/client.js';
+import { FIXTURE_DUMP } from '../support/imports.js';
 import { seedTeam } from '../support/seed.js';
 import { systemForFile, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
@@ -242,8 +245,38 @@ describe('inside an application', () => {
     await screenshot(page, 'users');
   });
 
+  it('mints a short-lived server token to paste into curl', async () => {
+    await page.getByRole('link', { name: 'Token' }).click();
+    await page.getByRole('button', { name: 'Mint a server token' }).click();
+    const curl = (await page.getByTestId('curl').textContent())!;
+    const token = /Bearer ([^"]+)"/.exec(curl)![1]!;
+    const users = await fetch(`${system.url}/v1/users`, { headers: { authorization: `Bearer ${token}` } });
+    expect(users.status).toBe(200);
+    await page.getByRole('button', { name: 'Copy command' }).click();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(curl);
+    await expectAccessible(page, 'token');
+  });
+
+  it('imports the fixture dump, following the progress bar to its summary, and exports a dump', async () => {
+    await page.getByRole('link', { name: 'Import and export' }).click();
+    await page.getByLabel(/Dump file/).setInputFiles(fileURLToPath(FIXTURE_DUMP));
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByRole('progressbar').first().waitFor();
+    await page.getByText('Import completed').waitFor({ timeout: 60_000 });
+    expect(await page.getByRole('progressbar').getAttribute('value')).toBe('1');
+    const summary = page.getByRole('table', { name: 'Summary' });
+    expect(await summary.getByRole('row', { name: /^applications 2 0$/ }).count()).toBe(1);
+    expect(await summary.getByRole('row', { name: /^messages 46 0$/ }).count()).toBe(1);
+    await expectAccessible(page, 'import');
+    await screenshot(page, 'import');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download the dump' }).click()]);
+    const exported = await readFile((await download.path())!, 'utf8');
+    expect(exported.trimEnd().endsWith('COMMIT;')).toBe(true);
+    expect(exported).toContain('Data app');
+  });
+
   it('registers a webhook, sees a delivery fail, fixes the receiver, replays it and sees it succeed', async () => {
-    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.goto(`/console/#/apps/${app.id}/webhooks`);
     await page.getByLabel('Webhook URL').fill(receiver.url);
     await page.getByRole('button', { name: 'Register webhook' }).click();
     await page.getByText(receiver.url, { exact: true }).waitFor();

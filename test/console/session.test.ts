@@ -169,6 +169,9 @@ describe('isolation: a customer acts on their own applications only', () => {
       ['PUT', `/customer/v1/applications/${own.id}`, { name: 'taken' }],
       ['POST', `/customer/v1/applications/${own.id}/secret`],
       ['POST', `/applications/${own.id}/delete`, { name: 'own app' }],
+      ['POST', `/applications/${own.id}/token`],
+      ['GET', `/apps/${own.id}/v1/webhooks/deliveries`],
+      ['POST', `/apps/${own.id}/v1/applications/${own.id}/webhooks`, { url: 'https://example.com/x', events: [] }],
     ];
     for (const [method, path, body] of attempts) {
       const response = await call(session, method, path, body);
@@ -185,6 +188,17 @@ describe('isolation: a customer acts on their own applications only', () => {
     expect((await call(session, 'GET', `/apps/${own.id}/v1/applications`)).status).toBe(404);
     expect((await call(session, 'GET', '/customer/v1/users')).status).toBe(404);
     expect((await call(session, 'GET', '/apps/not-a-uuid/v1/users')).status).toBe(404);
+  });
+
+  it('the token helper mints a short-lived server token of the customer\'s own application', async () => {
+    const session = await asCustomer();
+    const minted = await call(session, 'POST', `/applications/${own.id}/token`);
+    expect(minted.status).toBe(200);
+    const { token, expiresAt } = minted.body as { token: string; expiresAt: string };
+    expect(Date.parse(expiresAt) - Date.now()).toBeLessThanOrEqual(15 * 60 * 1000);
+    const users = await fetch(`${system.url}/v1/users`, { headers: { authorization: `Bearer ${token}` } });
+    expect(users.status).toBe(200);
+    expect((await call(session, 'POST', `/applications/${own.id}/token`, undefined, '')).status).toBe(401);
   });
 
   it('deleting an application needs its name typed exactly', async () => {

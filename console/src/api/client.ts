@@ -9,6 +9,7 @@ let csrfToken = '';
 export const setCsrfToken = (token: string) => {
   csrfToken = token;
 };
+export const getCsrfToken = () => csrfToken;
 
 /** Mutations carry the session's CSRF token; the session itself is the HttpOnly cookie. */
 const csrf: Middleware = {

@@ -4,6 +4,7 @@ import type { components } from '../api/schema';
 import { GroupsTab } from './GroupsTab';
 import { SettingsTab } from './SettingsTab';
 import { ThreadsTab } from './ThreadsTab';
+import { TokenTab } from './TokenTab';
 import { UsersTab } from './UsersTab';
 import { WebhooksTab } from './WebhooksTab';
 
@@ -15,6 +16,7 @@ const TABS = [
   ['groups', 'Groups'],
   ['threads', 'Threads'],
   ['webhooks', 'Webhooks'],
+  ['token', 'Token'],
 ] as const;
 
 /** One application: its tabs. */
@@ -61,6 +63,7 @@ export function ApplicationPage({ applicationId, tab, rest }: { applicationId: s
       {tab === 'users' && <UsersTab applicationId={application.id} userId={rest[0]} />}
       {tab === 'groups' && <GroupsTab applicationId={application.id} groupId={rest[0]} />}
       {tab === 'threads' && <ThreadsTab applicationId={application.id} threadId={rest[0]} />}
+      {tab === 'token' && <TokenTab applicationId={application.id} />}
       {tab === 'webhooks' && <WebhooksTab applicationId={application.id} deliveryId={rest[0]} />}
     </>
   );

@@ -227,7 +227,7 @@ function NodeView({ node }: { node: Node }): ReactNode {
       return <blockquote>{children}</blockquote>;
     case 'code':
       return (
-        <pre>
+        <pre tabIndex={0}>
           <code>{children}</code>
         </pre>
       );

@@ -222,7 +222,7 @@ function DeliveryView({ applicationId, deliveryId }: { applicationId: string; de
           {details.body && (
             <details>
               <summary>Body</summary>
-              <pre>
+              <pre tabIndex={0}>
                 <code>{details.body}</code>
               </pre>
             </details>

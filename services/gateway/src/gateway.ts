@@ -23,6 +23,7 @@ import { createRateLimit } from './limits/rate-limit.js';
 import { gatewayMetrics } from './metrics.js';
 import { createServiceProxies } from './proxy.js';
 import { createSessionStore, sameSecret } from './console/sessions.js';
+import { CONSOLE_TOKEN_SECONDS, signServerToken } from './console/server-token.js';
 import { createSignInLimit } from './console/sign-in-limit.js';
 import { operatorStatus } from './console/operator-status.js';
 
@@ -72,6 +73,14 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
       )
     : undefined;
 
+  /** The customer's application, with its secret; 404 for an application of another customer. */
+  const ownedApplication = async (customerId: string, applicationId: string, requestId: string) => {
+    const application = UUID_PATTERN.test(applicationId) ? await credentials.application(applicationId, requestId) : null;
+    if (!application || application.customerId.toLowerCase() !== customerId)
+      throw new ApiError('not_found', `Application ${applicationId} not found.`);
+    return application;
+  };
+
   const app = createGatewayApp({
     logger,
     internalToken: config.INTERNAL_TOKEN,
@@ -91,12 +100,10 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
             return customer !== null && sameSecret(secret, customer.secret);
           },
           deleteApplication: async (customerId, applicationId, name, requestId) => {
-            const application = UUID_PATTERN.test(applicationId) ? await credentials.application(applicationId, requestId) : null;
-            if (!application || application.customerId.toLowerCase() !== customerId)
-              throw new ApiError('not_found', `Application ${applicationId} not found.`);
+            const application = await ownedApplication(customerId, applicationId, requestId);
             if (application.name !== name)
               throw new ApiError('invalid_field', `name is not valid: type the application's name, ${JSON.stringify(application.name)}, to delete it.`);
-            const response = await fetch(`${config.IDENTITY_URL}/v1/applications/${applicationId}`, {
+            const response = await fetch(`${config.IDENTITY_URL}/v1/applications/${application.id}`, {
               method: 'DELETE',
               headers: {
                 'content-type': 'application/json',
@@ -107,6 +114,10 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
               body: JSON.stringify({ secret: application.secret }),
             });
             if (!response.ok) throw new ApiError('bad_gateway', `The identity service refused the delete (${response.status}).`);
+          },
+          mintServerToken: async (customerId, applicationId, requestId) => {
+            const application = await ownedApplication(customerId, applicationId, requestId);
+            return signServerToken(application.id, application.secret, CONSOLE_TOKEN_SECONDS);
           },
           operatorStatus: () => operatorStatus(targets, queues),
         }

@@ -46,6 +46,8 @@ export interface ConsoleDeps {
    * application's secret, which the browser never has: the gateway gives it, from identity.
    */
   deleteApplication: (customerId: string, applicationId: string, name: string, requestId: string) => Promise<void>;
+  /** A short-lived server token of the customer's application (the token helper). */
+  mintServerToken: (customerId: string, applicationId: string, requestId: string) => Promise<{ token: string; expiresAt: string }>;
   /** The operator's view of the processes and queues. */
   operatorStatus: (requestId: string) => Promise<unknown>;
 }
@@ -201,6 +203,11 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
     const { name } = deleteBody.parse(req.body ?? {});
     await deps.deleteApplication(customerId, String(req.params.applicationID).toLowerCase(), name, requestId(res));
     res.json({ success: true });
+  });
+
+  router.post('/api/applications/:applicationID/token', async (req, res) => {
+    const customerId = customerOf(res);
+    res.json(await deps.mintServerToken(customerId, String(req.params.applicationID).toLowerCase(), requestId(res)));
   });
 
   router.get('/api/operator/status', async (_req, res) => {
