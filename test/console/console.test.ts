@@ -320,6 +320,9 @@ describe('the operator', () => {
     for (const service of ['identity', 'conversation', 'notification', 'webhooks'])
       expect(await page.getByRole('row', { name: new RegExp(`^${service} yes`) }).count()).toBe(1);
     expect(await page.getByRole('row', { name: /^webhooks-delivery / }).count()).toBe(1);
+    // The test system runs one in-process worker on each queue.
+    expect(await page.getByRole('row', { name: /^webhooks-delivery 1 / }).count()).toBe(1);
+    await page.getByRole('row', { name: new RegExp(`^${system.customer.id} \\d+ `) }).waitFor();
     await expectAccessible(page, 'operator');
     await screenshot(page, 'operator');
   });

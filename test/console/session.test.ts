@@ -108,6 +108,10 @@ describe('signing in', () => {
       ['webhooks', true],
     ]);
     expect(body.queues.length).toBeGreaterThan(3);
+    const { customers } = status.body as unknown as { customers: { customers: { id: string; applications: number }[]; total: number } };
+    expect(customers.customers).toContainEqual(expect.objectContaining({ id: system.customer.id, applications: 1 }));
+    expect(customers.total).toBe(customers.customers.length);
+    expect(JSON.stringify(status.body)).not.toContain(system.customer.secret);
     // The operator has no customer's applications; a customer has no operator page.
     expect((await call(operator, 'GET', '/customer/v1/applications')).status).toBe(404);
     expect((await call(await asCustomer(), 'GET', '/operator/status')).status).toBe(404);

@@ -4,9 +4,10 @@ import { consoleCall } from '../api/client';
 interface Status {
   services: { name: string; ready: boolean; status: number | null; detail: unknown }[];
   queues: { name: string; workers: number | null; counts: Record<string, number> }[];
+  customers: { customers: { id: string; createdAt: string; applications: number }[]; total: number };
 }
 
-/** The operator's page: each service's readiness, each queue's workers and depths. */
+/** The operator's page: each service's readiness, each queue's worker processes and depths, the customers. */
 export function OperatorPage() {
   const [status, setStatus] = useState<Status | null>(null);
   const [error, setError] = useState('');
@@ -53,7 +54,8 @@ export function OperatorPage() {
           </tbody>
         </table>
       </div>
-      <h2>Queues</h2>
+      <h2>Queues and workers</h2>
+      <p>Workers: the worker processes connected to each queue (none means its worker is not running).</p>
       <p>
         <a href="/admin/queues">Open the queue dashboard</a> (asks for the same operator credentials).
       </p>
@@ -73,11 +75,36 @@ export function OperatorPage() {
             {status.queues.map((queue) => (
               <tr key={queue.name}>
                 <td>{queue.name}</td>
-                <td>{queue.workers ?? '?'}</td>
+                <td>{queue.workers === 0 ? 'NONE' : (queue.workers ?? '?')}</td>
                 <td>{(queue.counts.waiting ?? 0) + (queue.counts.prioritized ?? 0)}</td>
                 <td>{queue.counts.active ?? 0}</td>
                 <td>{queue.counts.delayed ?? 0}</td>
                 <td>{queue.counts.failed ?? 0}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <h2>Customers</h2>
+      <p>
+        {status.customers.total} customers{status.customers.total > status.customers.customers.length && `, the first ${status.customers.customers.length} shown`}. Create one with{' '}
+        <code>npm run customer -- create</code>.
+      </p>
+      <div className="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Customer ID</th>
+              <th scope="col">Applications</th>
+              <th scope="col">Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {status.customers.customers.map((customer) => (
+              <tr key={customer.id}>
+                <td className="secret">{customer.id}</td>
+                <td>{customer.applications}</td>
+                <td>{new Date(customer.createdAt).toLocaleString()}</td>
               </tr>
             ))}
           </tbody>

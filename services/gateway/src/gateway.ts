@@ -119,7 +119,7 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
             const application = await ownedApplication(customerId, applicationId, requestId);
             return signServerToken(application.id, application.secret, CONSOLE_TOKEN_SECONDS);
           },
-          operatorStatus: () => operatorStatus(targets, queues),
+          operatorStatus: (requestId) => operatorStatus(targets, queues, identity, requestId),
         }
       : undefined,
     readiness: [

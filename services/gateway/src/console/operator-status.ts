@@ -1,11 +1,11 @@
 /**
  * The operator's view of a deployment: each service's readiness (its own /readyz answer), the
- * workers BullMQ knows on each queue, and each queue's job counts.
+ * worker processes BullMQ knows on each queue, each queue's job counts, and the customers.
  */
-import type { ServiceName } from '@collab/shared';
+import { identityInternal, type InternalClient, type ServiceName } from '@collab/shared';
 import type { Queue } from 'bullmq';
 
-export async function operatorStatus(targets: Record<ServiceName, string>, queues: Queue[]) {
+export async function operatorStatus(targets: Record<ServiceName, string>, queues: Queue[], identity: InternalClient, requestId: string) {
   const services = await Promise.all(
     (Object.entries(targets) as [ServiceName, string][]).map(async ([name, url]) => {
       try {
@@ -26,5 +26,8 @@ export async function operatorStatus(targets: Record<ServiceName, string>, queue
       return { name: queue.name, workers, counts };
     }),
   );
-  return { gateway: { ready: true }, services: services, queues: queueViews };
+  const customers = identityInternal.customers.response.parse(
+    await identity.call('GET', identityInternal.customers.path, { requestId }),
+  );
+  return { gateway: { ready: true }, services, queues: queueViews, customers };
 }
