@@ -3,7 +3,8 @@
  * mutations need the session's CSRF token, failed sign-ins are limited, a session expires, and a
  * customer acts on their own applications only. Plain HTTP: the pages are test/console/console.test.ts.
  */
-import { createRedis, type RedisClient } from '@collab/shared';
+import { randomUUID } from 'node:crypto';
+import { createRedis, ROUTES, type RedisClient } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_IN_FAILURES } from '../../services/gateway/src/console/sign-in-limit.js';
 import { createApplication, type TestApplication } from '../support/client.js';
@@ -184,6 +185,26 @@ describe('isolation: a customer acts on their own applications only', () => {
     }
     expect((await call(await asCustomer(), 'GET', `/customer/v1/applications/${own.id}`)).body).toMatchObject({ name: 'own app' });
     // Its secret was not rotated: the application's own token still works.
+    expect((await own.client.get('/v1/users')).status).toBe(200);
+  });
+
+  it('every application and customer route of the route table, called through the console on another customer\'s application, is refused', async () => {
+    const stranger = await asCustomer(await system.addCustomer());
+    const pathOf = (route: (typeof ROUTES)[number]) =>
+      route.path.replace(/:(\w+)/g, (_match, name: string) => (name === 'applicationID' ? own.id : randomUUID()));
+    const checked: string[] = [];
+    for (const route of ROUTES) {
+      // Customer routes without an application in their path act on the caller's own data.
+      if (route.auth === 'none' || (route.auth === 'customer' && !route.path.includes(':applicationID'))) continue;
+      const path = route.auth === 'app' ? `/apps/${own.id}${pathOf(route)}` : `/customer${pathOf(route)}`;
+      const response = await call(stranger, route.method, path, route.method === 'GET' ? undefined : {});
+      // The console refuses an application route before the API sees it; a customer route is the API's to refuse.
+      if (route.auth === 'app') expect([route.id, response.status]).toEqual([route.id, 404]);
+      else expect([route.id, response.status >= 400 && response.status < 500]).toEqual([route.id, true]);
+      checked.push(route.id);
+    }
+    expect(checked.length).toBeGreaterThan(40);
+    expect((await call(await asCustomer(), 'GET', `/customer/v1/applications/${own.id}`)).body).toMatchObject({ name: 'own app' });
     expect((await own.client.get('/v1/users')).status).toBe(200);
   });
 
