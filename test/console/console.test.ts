@@ -328,6 +328,30 @@ describe('the operator', () => {
   });
 });
 
+describe('the queue dashboard', () => {
+  it('loads everything, its fonts too, from the gateway, under its Content-Security-Policy', async () => {
+    const dashboard = await browser.newContext({ baseURL: system.url, httpCredentials: { username: OPERATOR.ADMIN_USERNAME, password: OPERATOR.ADMIN_PASSWORD } });
+    try {
+      const tab = await dashboard.newPage();
+      const requested: string[] = [];
+      const refused: string[] = [];
+      tab.on('request', (request) => requested.push(request.url()));
+      tab.on('console', (message) => {
+        if (/Content Security Policy/i.test(message.text())) refused.push(message.text());
+      });
+      const answer = await tab.goto('/admin/queues');
+      expect(answer?.headers()['content-security-policy']).toMatch(/^default-src 'self'/);
+      await tab.getByText('webhooks-delivery').first().waitFor();
+      await expect.poll(() => tab.evaluate("document.fonts.check('16px \"IBM Plex Sans\"')")).toBe(true);
+      expect(requested.filter((url) => !url.startsWith(system.url))).toEqual([]);
+      expect(requested.some((url) => url.includes('/admin/queues/fonts/ibm-plex-sans/'))).toBe(true);
+      expect(refused).toEqual([]);
+    } finally {
+      await dashboard.close();
+    }
+  });
+});
+
 describe('what the console serves', () => {
   it("holds to Content-Security-Policy default-src 'self' and loads nothing from elsewhere", async () => {
     const response = await fetch(`${system.url}/console/`);
