@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { createRedis } from '@collab/shared';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { previewsDrained } from '../previews/drained.js';
@@ -119,6 +120,22 @@ describe('a customer', () => {
     await page.getByLabel(/to delete this application/).fill('Support chat EU');
     await page.getByRole('button', { name: 'Delete application' }).click();
     await page.getByRole('heading', { name: 'Applications' }).waitFor();
+    await page.getByText('No applications yet.').waitFor();
+  });
+
+  it('is sent back to sign-in when the session has ended', async () => {
+    const redis = createRedis(system.env.REDIS_URL!);
+    try {
+      const sessions = await redis.keys(`${system.env.REDIS_PREFIX}console:session:*`);
+      await redis.del(...sessions);
+    } finally {
+      redis.disconnect();
+    }
+    // The next call the page makes is refused, and the page starts over at sign-in.
+    await page.getByLabel('New application name').fill('Too late');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await signInAsCustomer();
     await page.getByText('No applications yet.').waitFor();
   });
 

@@ -4,9 +4,14 @@
  * customer acts on their own applications only. Plain HTTP: the pages are test/console/console.test.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { createRedis, ROUTES, type RedisClient } from '@collab/shared';
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger, createRedis, ROUTES, type RedisClient } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadGatewayConfig } from '../../services/gateway/src/config.js';
 import { SIGN_IN_FAILURES } from '../../services/gateway/src/console/sign-in-limit.js';
+import { createGateway } from '../../services/gateway/src/gateway.js';
 import { createApplication, type TestApplication } from '../support/client.js';
 import { systemForFile, type TestSystem } from '../support/system.js';
 
@@ -237,9 +242,26 @@ describe('isolation: a customer acts on their own applications only', () => {
 });
 
 describe('CONSOLE=off', () => {
-  it('is checked by the gateway config', async () => {
-    const { loadGatewayConfig } = await import('../../services/gateway/src/config.js');
-    expect(loadGatewayConfig({ ...system.env, CONSOLE: 'off' }).CONSOLE).toBe(false);
+  it('leaves no console: its pages and its API answer 404', async () => {
+    const gateway = await createGateway(loadGatewayConfig({ ...system.env, CONSOLE: 'off' }), createLogger('test', 'silent'), () => false);
+    const server = http.createServer(gateway.app);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      expect((await fetch(`${url}/console/`)).status).toBe(404);
+      const signIn = await fetch(`${url}/console/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ customerId: system.customer.id, secret: system.customer.secret }),
+      });
+      expect(signIn.status).toBe(404);
+      expect(signIn.headers.get('set-cookie')).toBeNull();
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await gateway.close();
+    }
     expect(loadGatewayConfig({ ...system.env }).CONSOLE).toBe(true);
   });
 });

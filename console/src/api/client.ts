@@ -17,7 +17,17 @@ const csrf: Middleware = {
     if (request.method !== 'GET') request.headers.set('X-CSRF-Token', csrfToken);
     return request;
   },
+  async onResponse({ response }) {
+    if (response.status === 401 && (await sessionEnded(response.clone()))) window.location.reload();
+    return response;
+  },
 };
+
+/** The console's own refusal of a call whose session expired or ended: the page starts over at sign-in. */
+async function sessionEnded(response: Response): Promise<boolean> {
+  const body = (await response.json().catch(() => null)) as { error?: string } | null;
+  return body?.error === 'invalid_authorization_header';
+}
 
 /** The API's customer routes (applications, imports), as the signed-in customer. */
 export const customerApi = createClient<paths>({ baseUrl: '/console/api/customer' });
