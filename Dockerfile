@@ -12,10 +12,14 @@ COPY services/conversation/package.json services/conversation/
 COPY services/notification/package.json services/notification/
 COPY services/webhooks/package.json services/webhooks/
 COPY services/gateway/package.json services/gateway/
+COPY console/package.json console/
 RUN npm ci --no-audit --no-fund
 COPY shared shared
 COPY services services
-RUN npx tsc -b services/identity services/conversation services/notification services/webhooks services/gateway && npm prune --omit=dev --no-audit --no-fund
+# The console's API types come from the API document: a console the API broke fails here.
+COPY docs/openapi.json docs/
+COPY console console
+RUN npx tsc -b services/identity services/conversation services/notification services/webhooks services/gateway && npm run build -w @collab/console && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
@@ -26,5 +30,6 @@ COPY --from=build --chown=node:node /app/node_modules node_modules
 # from the hoisted one (shared/node_modules/ioredis), and the processes need them.
 COPY --from=build --chown=node:node /app/shared shared
 COPY --from=build --chown=node:node /app/services services
+COPY --from=build --chown=node:node /app/console/dist console/dist
 USER node
 CMD ["node", "services/gateway/dist/main-api.js"]

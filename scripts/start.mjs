@@ -103,4 +103,5 @@ for (const step of MIGRATIONS) {
 if (!stopping) {
   for (const entry of processes(env)) start(entry);
   log(`started ${[...children.keys()].join(', ')}; gateway on port ${env.PORT || 8080}`);
+  if (!/^(off|false)$/i.test(env.CONSOLE ?? '')) log(`console: http://localhost:${env.PORT || 8080}/console (sign in with CUSTOMER_ID and CUSTOMER_SECRET)`);
 }

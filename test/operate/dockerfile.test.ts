@@ -392,6 +392,9 @@ describe('the image the Dockerfile builds (replayed)', () => {
     expect(devOnly.length).toBeGreaterThan(0);
     expect(devOnly.filter((path) => existsSync(join(appRoot, path)))).toEqual([]);
     expect(existsSync(join(appRoot, 'node_modules', '@collab', 'shared', 'dist', 'index.js'))).toBe(true);
+    // The console's build, where the gateway serves it from (CONSOLE_DIST), and its fonts.
+    expect(existsSync(join(appRoot, 'console', 'dist', 'index.html'))).toBe(true);
+    expect(existsSync(join(appRoot, 'node_modules', '@fontsource', 'ibm-plex-sans', '400.css'))).toBe(true);
   });
 
   it('migrates a scratch database with the built migrate scripts, and the identity API answers /readyz with 200', async () => {

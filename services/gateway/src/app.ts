@@ -4,7 +4,7 @@
  * caller's rate limit, then the proxy to the owning service with the verified caller in internal
  * headers. An Express app serves the rest: health and readiness, the API reference
  * (`GET /v1/openapi.json` and the Swagger UI page `GET /docs` with its assets from
- * swagger-ui-dist), the operators' queue dashboard, and the errors for paths no route knows.
+ * swagger-ui-dist), the operators' queue dashboard, the console, and the errors for paths no route knows.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
@@ -31,7 +31,8 @@ import {
 } from '@collab/shared';
 import express, { type Express, type RequestHandler } from 'express';
 import { operatorAuth, QUEUE_DASHBOARD_PATH, type OperatorCredentials } from './admin/queue-dashboard.js';
-import type { Authenticate } from './auth/authenticate.js';
+import type { Authenticate, Caller } from './auth/authenticate.js';
+import { CONSOLE_PATH, createConsoleRouter, type ConsoleDeps } from './console/console.router.js';
 import { refuseOversizedBody } from './limits/body-size.js';
 import type { RateLimit } from './limits/rate-limit.js';
 
@@ -52,6 +53,8 @@ export interface GatewayAppOptions {
   queueDashboard?: { router: RequestHandler; credentials: OperatorCredentials | null };
   /** The per-caller rate limit, applied once the caller is known; none unless given. */
   rateLimit?: RateLimit;
+  /** The console at /console (its sessions, sign-in and status); 404 there unless given. */
+  console?: Omit<ConsoleDeps, 'matcher' | 'forwardAs'>;
 }
 
 /** Hands a request to a service (http-proxy-middleware's handler); `next(error)` when it cannot. */
@@ -145,14 +148,15 @@ function plainPath(url: string): string | null {
  */
 function forwarding(options: GatewayAppOptions) {
   const { logger } = options;
-  return (req: IncomingMessage, res: ServerResponse, match: RouteMatch<RouteDef>, record: RequestRecord): void => {
+  /** `signedIn`: the caller the console's session names, instead of the request's bearer token. */
+  return (req: IncomingMessage, res: ServerResponse, match: RouteMatch<RouteDef>, record: RequestRecord, signedIn?: Caller): void => {
     // The request's logger is made only for an error: the one line of a request needs none.
     const fail = (error: unknown) => sendError(req, res, error, logger.child({ ...record }));
     allowAnyOrigin(res);
     const { route, undecodableParam } = match;
     const check = async () => {
       refuseOversizedBody(route, req.headers);
-      const caller = await options.authenticate(route.auth, req.headers.authorization, record.requestId);
+      const caller = signedIn ?? (await options.authenticate(route.auth, req.headers.authorization, record.requestId));
       await options.rateLimit?.(caller, res);
       // Checked where a service checks its path parameters: after the caller is known.
       if (undecodableParam !== undefined)
@@ -213,6 +217,16 @@ function siteApp(
   // The operators' queue dashboard: Basic auth only (never an API token), before the route matcher.
   app.use(QUEUE_DASHBOARD_PATH, operatorAuth(options.queueDashboard?.credentials ?? null));
   if (options.queueDashboard) app.use(QUEUE_DASHBOARD_PATH, options.queueDashboard.router);
+
+  if (options.console)
+    app.use(
+      CONSOLE_PATH,
+      createConsoleRouter({
+        ...options.console,
+        matcher,
+        forwardAs: (req, res, match, caller) => forward(req, res, match, res.locals.request as RequestRecord, caller),
+      }),
+    );
 
   app.use((req, res) => {
     const pathname = req.path;

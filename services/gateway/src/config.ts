@@ -16,6 +16,8 @@ export const gatewayConfigSpec = {
   CREDENTIALS_CACHE_TTL_MS: vars.integer('How long verified credentials are cached', 60_000),
   ADMIN_USERNAME: vars.string('Operator user name of the queue dashboard /admin/queues (empty disables it)', ''),
   ADMIN_PASSWORD: vars.secret('Operator password of the queue dashboard /admin/queues (empty disables it)', ''),
+  CONSOLE: vars.onOff('The web console at /console (on or off)', true),
+  CONSOLE_SESSION_HOURS: vars.integer('How long a console sign-in lasts, in hours', 12),
   RATE_LIMIT_PER_MINUTE: vars.integer('Requests a minute one application (or customer) may make, across all gateway replicas (0: no limit)', 0),
   RATE_LIMIT_BURST: vars.integer('Requests one application (or customer) may make at once (0: RATE_LIMIT_PER_MINUTE)', 0),
   REQUEST_TIMEOUT_MS: vars.integer('How long a client may take to send a whole request before 408 (0: no limit)', 300_000),
@@ -29,5 +31,6 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   // Node's HTTP server refuses a headers deadline later than the whole request's.
   if (config.REQUEST_TIMEOUT_MS > 0 && config.HEADERS_TIMEOUT_MS > config.REQUEST_TIMEOUT_MS)
     throw new ConfigError([`HEADERS_TIMEOUT_MS is invalid: must not exceed REQUEST_TIMEOUT_MS (${config.REQUEST_TIMEOUT_MS})`]);
+  if (config.CONSOLE_SESSION_HOURS < 1) throw new ConfigError(['CONSOLE_SESSION_HOURS is invalid: must be at least 1']);
   return config;
 }

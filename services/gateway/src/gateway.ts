@@ -1,5 +1,7 @@
 /** The gateway's dependencies and app, wired once for the API process and for tests. */
 import {
+  ApiError,
+  INTERNAL_HEADERS,
   createInternalClient,
   createRedis,
   CredentialStore,
@@ -20,6 +22,12 @@ import type { GatewayConfig } from './config.js';
 import { createRateLimit } from './limits/rate-limit.js';
 import { gatewayMetrics } from './metrics.js';
 import { createServiceProxies } from './proxy.js';
+import { createSessionStore, sameSecret } from './console/sessions.js';
+import { CONSOLE_TOKEN_SECONDS, signServerToken } from './console/server-token.js';
+import { createSignInLimit } from './console/sign-in-limit.js';
+import { operatorStatus } from './console/operator-status.js';
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // Over 80 lines: the gateway's wiring, one dependency after another, in the order they need each other.
 export async function createGateway(config: GatewayConfig, logger: Logger, isDraining: () => boolean) {
@@ -65,6 +73,14 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
       )
     : undefined;
 
+  /** The customer's application, with its secret; 404 for an application of another customer. */
+  const ownedApplication = async (customerId: string, applicationId: string, requestId: string) => {
+    const application = UUID_PATTERN.test(applicationId) ? await credentials.application(applicationId, requestId) : null;
+    if (!application || application.customerId.toLowerCase() !== customerId)
+      throw new ApiError('not_found', `Application ${applicationId} not found.`);
+    return application;
+  };
+
   const app = createGatewayApp({
     logger,
     internalToken: config.INTERNAL_TOKEN,
@@ -73,6 +89,39 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
     isDraining,
     queueDashboard: { router: createQueueDashboardRouter(queues), credentials: operator },
     rateLimit,
+    console: config.CONSOLE
+      ? {
+          sessions: createSessionStore(redis, config.REDIS_PREFIX, config.CONSOLE_SESSION_HOURS),
+          signInLimit: createSignInLimit(redis, config.REDIS_PREFIX),
+          operator,
+          applicationOwner: async (id, requestId) => (await credentials.application(id, requestId))?.customerId ?? null,
+          customerSecretMatches: async (id, secret, requestId) => {
+            const customer = await credentials.customer(id, requestId);
+            return customer !== null && sameSecret(secret, customer.secret);
+          },
+          deleteApplication: async (customerId, applicationId, name, requestId) => {
+            const application = await ownedApplication(customerId, applicationId, requestId);
+            if (application.name !== name)
+              throw new ApiError('invalid_field', `name is not valid: type the application's name, ${JSON.stringify(application.name)}, to delete it.`);
+            const response = await fetch(`${config.IDENTITY_URL}/v1/applications/${application.id}`, {
+              method: 'DELETE',
+              headers: {
+                'content-type': 'application/json',
+                [INTERNAL_HEADERS.internalToken]: config.INTERNAL_TOKEN,
+                [INTERNAL_HEADERS.customerId]: customerId,
+                [INTERNAL_HEADERS.requestId]: requestId,
+              },
+              body: JSON.stringify({ secret: application.secret }),
+            });
+            if (!response.ok) throw new ApiError('bad_gateway', `The identity service refused the delete (${response.status}).`);
+          },
+          mintServerToken: async (customerId, applicationId, requestId) => {
+            const application = await ownedApplication(customerId, applicationId, requestId);
+            return signServerToken(application.id, application.secret, CONSOLE_TOKEN_SECONDS);
+          },
+          operatorStatus: (requestId) => operatorStatus(targets, queues, identity, requestId),
+        }
+      : undefined,
     readiness: [
       { name: 'redis', check: () => redis.ping() },
       ...(Object.keys(targets) as ServiceName[]).map((name) => ({

@@ -24,6 +24,14 @@ export const identityInternal = {
       eventWebhookSubscriptions: s.array(s.string()).nullable().optional(),
     }),
   },
+  customers: {
+    method: 'GET',
+    path: '/internal/customers',
+    response: s.object({
+      customers: s.array(s.object({ id: s.uuid(), createdAt: s.string(), applications: s.integer({ minimum: 0 }) })),
+      total: s.integer({ minimum: 0 }),
+    }),
+  },
   customerCredentials: {
     method: 'GET',
     path: (customerId: string) => `/internal/customers/${encodeURIComponent(customerId)}/credentials`,

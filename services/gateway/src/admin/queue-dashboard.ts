@@ -6,7 +6,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '@collab/shared';
 import type { Queue } from 'bullmq';
-import type { RequestHandler } from 'express';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import express, { type RequestHandler } from 'express';
 
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 
@@ -18,7 +20,7 @@ export interface OperatorCredentials {
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
 /** Both compared in constant time on SHA-256 digests (equal lengths whatever the input). */
-function credentialsMatch(given: OperatorCredentials, expected: OperatorCredentials): boolean {
+export function credentialsMatch(given: OperatorCredentials, expected: OperatorCredentials): boolean {
   const userOk = timingSafeEqual(digest(given.username), digest(expected.username));
   const passwordOk = timingSafeEqual(digest(given.password), digest(expected.password));
   return userOk && passwordOk;
@@ -58,6 +60,7 @@ export function operatorAuth(credentials: OperatorCredentials | null): RequestHa
  * gateway without operator credentials never loads them (tens of MB of memory).
  */
 export function createQueueDashboardRouter(queues: Queue[]): RequestHandler {
+  const fonts = localFonts();
   let router: Promise<RequestHandler> | null = null;
   const load = async (): Promise<RequestHandler> => {
     const [{ createBullBoard }, { BullMQAdapter }, { ExpressAdapter }] = await Promise.all([
@@ -71,7 +74,35 @@ export function createQueueDashboardRouter(queues: Queue[]): RequestHandler {
     return serverAdapter.getRouter() as RequestHandler;
   };
   return (req, res, next) => {
+    res.setHeader('Content-Security-Policy', DASHBOARD_CSP);
+    if (req.path.startsWith(FONTS_PATH)) {
+      fonts(req, res, next);
+      return;
+    }
     router ??= load();
+    // The page links its fonts from a font CDN: it gets the same fonts from this gateway instead.
+    const render = res.render.bind(res) as (view: string, options: object, callback: (error: Error | null, html: string) => void) => void;
+    res.render = ((view: string, options: object) =>
+      render(view, options, (error, html) => (error ? next(error) : res.send(html.replace(FONT_CDN_LINK, LOCAL_FONT_LINKS))))) as typeof res.render;
     router.then((handler) => handler(req, res, next), next);
   };
+}
+
+// Nothing the dashboard loads leaves this gateway; its page has inline styles and a JSON block.
+const DASHBOARD_CSP = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'";
+const FONTS_PATH = '/fonts/';
+const FONT_CDN_LINK = /<link href="https:\/\/fonts\.googleapis\.com\/[^"]*" rel="stylesheet">/;
+// Relative to the page's <base href>, the dashboard's path.
+const LOCAL_FONT_LINKS = ['ibm-plex-sans/400', 'ibm-plex-sans/500', 'ibm-plex-sans/600', 'ibm-plex-mono/400', 'ibm-plex-mono/500']
+  .map((sheet) => `<link href="fonts/${sheet}.css" rel="stylesheet">`)
+  .join('');
+
+/** The IBM Plex fonts the dashboard uses, from @fontsource (their CSS and font files). */
+function localFonts(): RequestHandler {
+  const router = express.Router();
+  for (const family of ['ibm-plex-sans', 'ibm-plex-mono']) {
+    const dir = path.dirname(createRequire(import.meta.url).resolve(`@fontsource/${family}/package.json`));
+    router.use(`${FONTS_PATH}${family}`, express.static(dir, { maxAge: '7d', fallthrough: false }));
+  }
+  return router;
 }

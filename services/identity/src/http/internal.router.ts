@@ -11,6 +11,8 @@ import { customersRepository } from '../repositories/customers.repository.js';
 import { sessionsRepository } from '../repositories/sessions.repository.js';
 import { lookupRepository } from '../repositories/lookup.repository.js';
 
+const CUSTOMER_LIST_LIMIT = 500;
+
 function uuidParam(value: string | string[] | undefined): string {
   if (typeof value !== 'string' || !isUuid(value)) throw new ApiError('not_found');
   return value.toLowerCase();
@@ -34,6 +36,15 @@ export function internalRouter(ctx: IdentityContext): Router {
       ...(previous && { previousSecret: previous.secret, previousSecretExpiresAt: previous.expiresAt.toISOString() }),
       eventWebhookURL: application.eventWebhookUrl,
       eventWebhookSubscriptions: application.eventWebhookSubscriptions,
+    });
+  });
+
+  // The console's operator page: customers and their application counts, never a secret.
+  router.get('/customers', async (_req, res) => {
+    const customers = await customersRepository.listWithApplicationCounts(ctx.db, CUSTOMER_LIST_LIMIT);
+    res.json({
+      customers: customers.map((customer) => ({ ...customer, createdAt: customer.createdAt.toISOString() })),
+      total: await customersRepository.count(ctx.db),
     });
   });
 

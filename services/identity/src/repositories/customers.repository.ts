@@ -20,6 +20,17 @@ export const customersRepository = {
     return Number(rows[0].count);
   },
 
+  /** The first `limit` customers by creation, with how many applications each has (the operator's list). */
+  async listWithApplicationCounts(db: Db, limit: number): Promise<{ id: string; createdAt: Date; applications: number }[]> {
+    const rows: { id: string; createdAt: Date; applications: number }[] = await db.query(
+      `SELECT c.id, c.created_at AS "createdAt",
+              (SELECT count(*)::int FROM identity.applications a WHERE a.customer_id = c.id) AS applications
+       FROM identity.customers c ORDER BY c.created_at, c.id LIMIT $1`,
+      [limit],
+    );
+    return rows;
+  },
+
   /** Creates the customer or sets its (sealed) secret. */
   async upsert(db: Db, customerId: string, secretEncrypted: string): Promise<void> {
     await db.query(

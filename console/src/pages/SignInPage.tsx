@@ -1,0 +1,70 @@
+import { useState, type FormEvent } from 'react';
+import { consoleCall, type SessionView } from '../api/client';
+
+/** Sign-in as a customer (ID and secret) or as the operator (ADMIN_USERNAME and ADMIN_PASSWORD). */
+export function SignInPage({ onSignedIn }: { onSignedIn: (session: SessionView) => void }) {
+  const [operator, setOperator] = useState(false);
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const body = operator
+      ? { username: String(form.get('username')), password: String(form.get('password')) }
+      : { customerId: String(form.get('customerId')).trim(), secret: String(form.get('secret')) };
+    setBusy(true);
+    setError('');
+    try {
+      onSignedIn(await consoleCall<SessionView>('POST', '/session', body));
+    } catch (failure) {
+      setError((failure as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main className="container">
+      <article style={{ maxWidth: '32rem', margin: '2rem auto' }}>
+        <h1>Sign in</h1>
+        <form onSubmit={submit}>
+          {operator ? (
+            <>
+              <label>
+                User name
+                <input name="username" autoComplete="username" required />
+              </label>
+              <label>
+                Password
+                <input name="password" type="password" autoComplete="current-password" required />
+              </label>
+            </>
+          ) : (
+            <>
+              <label>
+                Customer ID
+                <input name="customerId" autoComplete="username" required />
+              </label>
+              <label>
+                Customer secret
+                <input name="secret" type="password" autoComplete="current-password" required />
+              </label>
+            </>
+          )}
+          {error && (
+            <p role="alert" className="error">
+              {error}
+            </p>
+          )}
+          <button type="submit" aria-busy={busy}>
+            Sign in
+          </button>
+        </form>
+        <button type="button" className="secondary outline" onClick={() => setOperator(!operator)}>
+          {operator ? 'Sign in as a customer' : 'Sign in as the operator'}
+        </button>
+      </article>
+    </main>
+  );
+}
