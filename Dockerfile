@@ -11,11 +11,12 @@ COPY services/identity/package.json services/identity/
 COPY services/conversation/package.json services/conversation/
 COPY services/notification/package.json services/notification/
 COPY services/webhooks/package.json services/webhooks/
+COPY services/mail/package.json services/mail/
 COPY services/gateway/package.json services/gateway/
 RUN npm ci --no-audit --no-fund
 COPY shared shared
 COPY services services
-RUN npx tsc -b services/identity services/conversation services/notification services/webhooks services/gateway && npm prune --omit=dev --no-audit --no-fund
+RUN npx tsc -b services/identity services/conversation services/notification services/webhooks services/mail services/gateway && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production

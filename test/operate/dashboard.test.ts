@@ -312,7 +312,7 @@ describe('the dashboard against a running system', () => {
       20_000,
       200,
     );
-    expect(scrapes).toHaveLength(9);
+    expect(scrapes).toHaveLength(11);
     const exported = exportedMetrics(scrapes);
     const problems = dashboardQueries(dashboard).flatMap(({ where, expr }) => queryProblems(expr, exported).map((p) => `${where}: ${p}`));
     expect(problems).toEqual([]);

@@ -306,7 +306,7 @@ describe('the gateway serves the reference', () => {
 
   beforeAll(async () => {
     const refuse: Forward = (_req, _res, next) => next(new Error('the reference must not be proxied'));
-    const proxies: Record<ServiceName, Forward> = { identity: refuse, conversation: refuse, notification: refuse, webhooks: refuse };
+    const proxies: Record<ServiceName, Forward> = { identity: refuse, conversation: refuse, notification: refuse, webhooks: refuse, mail: refuse };
     const app = createGatewayApp({
       logger: createLogger('test', 'silent'),
       internalToken: 'internal',

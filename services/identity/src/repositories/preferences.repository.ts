@@ -26,16 +26,6 @@ export const preferencesRepository = {
     return rows[0] ?? null;
   },
 
-  /** The channels of several users (defaults for those who never set them); unknown users are left out. */
-  async findMany(db: Db, applicationId: string, userIds: readonly string[]): Promise<UserChannels[]> {
-    return db.query(
-      `SELECT u.external_id AS "userID", COALESCE(p.send_via_email, true) AS "sendViaEmail", COALESCE(p.send_via_slack, true) AS "sendViaSlack"
-       FROM identity.users u LEFT JOIN identity.user_preferences p ON p.user_id = u.internal_id
-       WHERE u.application_id = $1 AND u.external_id = ANY($2::text[])`,
-      [applicationId, userIds],
-    );
-  },
-
   /**
    * Writes the channels given in one statement; a channel not given keeps its stored (or default)
    * value. False when there is no such user.
@@ -81,4 +71,30 @@ export const preferencesRepository = {
       [applicationId, after, limit],
     );
   },
+
+  /**
+   * What a mail needs of the users named: address, status, e-mail channel (default on) and
+   * whether each is a member of the group (external id) the mail's thread is in.
+   */
+  async mailRecipients(db: Db, applicationId: string, userIds: readonly string[], groupId: string): Promise<MailRecipient[]> {
+    return db.query(
+      `SELECT u.external_id AS id, u.name, u.short_name AS "shortName", u.email, u.status,
+              COALESCE(p.send_via_email, true) AS "sendViaEmail",
+              EXISTS (SELECT 1 FROM identity.group_members m JOIN identity.groups g ON g.internal_id = m.group_id
+                      WHERE m.user_id = u.internal_id AND g.application_id = $1 AND g.external_id = $3) AS "inGroup"
+       FROM identity.users u LEFT JOIN identity.user_preferences p ON p.user_id = u.internal_id
+       WHERE u.application_id = $1 AND u.external_id = ANY($2::text[])`,
+      [applicationId, [...new Set(userIds)], groupId],
+    );
+  },
 };
+
+export interface MailRecipient {
+  id: string;
+  name: string | null;
+  shortName: string | null;
+  email: string | null;
+  status: 'active' | 'deleted';
+  sendViaEmail: boolean;
+  inGroup: boolean;
+}

@@ -3,7 +3,8 @@
  * only the channels it sends, so GET and the client viewer always agree. Nothing is sent to Slack;
  * `sendViaSlack` is only stored and answered.
  */
-import { ApiError, type preferencesRoutes, type RouteBody } from '@collab/shared';
+import { ApiError, type MailContext, type preferencesRoutes, type RouteBody } from '@collab/shared';
+import { applicationsRepository } from '../../repositories/applications.repository.js';
 import { preferencesRepository, type NotificationChannels } from '../../repositories/preferences.repository.js';
 import type { IdentityContext } from '../context.js';
 
@@ -21,7 +22,15 @@ export async function updatePreferences(ctx: IdentityContext, applicationId: str
   if (!(await preferencesRepository.merge(ctx.db, applicationId, userId, input.value))) throw userNotFound(userId);
 }
 
-/** The channels of the users named (for the mail service); unknown users are left out. */
-export function channelsOf(ctx: IdentityContext, applicationId: string, userIds: readonly string[]) {
-  return preferencesRepository.findMany(ctx.db, applicationId, userIds);
+/**
+ * What the mail service asks before it sends (contract `identityMailContext`): the application's
+ * name and mail settings, and the users named (unknown ones left out). Null for an unknown application.
+ */
+export async function mailContext(ctx: IdentityContext, applicationId: string, userIds: readonly string[], groupId: string): Promise<MailContext | null> {
+  const application = await applicationsRepository.findById(ctx.db, applicationId);
+  if (!application) return null;
+  return {
+    application: { name: application.name, redirectURI: application.redirectUri, emailSettings: application.emailSettings ?? {} },
+    users: await preferencesRepository.mailRecipients(ctx.db, applicationId, userIds, groupId),
+  };
 }

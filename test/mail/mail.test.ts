@@ -1,0 +1,191 @@
+/**
+ * Mails on replies, mentions and thread actions (original-extras §5, decisions 54–55), received by
+ * a real SMTP server on 127.0.0.1 and parsed: recipients, headers, both parts and links; the gates
+ * (preference, application switch); and at most one mail per notification when SMTP refuses it
+ * for a while or its job runs again.
+ */
+import { createProducer } from '@collab/shared';
+import { until } from '@collab/shared/devkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mentioning, newThread, postMessage, putOk, settled, threadPath } from '../support/activity.js';
+import { asCustomer, createApplication, uniqueId, type TestApplication } from '../support/client.js';
+import { putEach } from '../support/seed.js';
+import { startSmtpServer } from '../support/smtp-server.js';
+import { systemForFile, type TestSystem } from '../support/system.js';
+
+const smtp = await startSmtpServer();
+let system: TestSystem;
+
+systemForFile((started) => (system = started), {
+  // Mails due at once: the tests wait for them to arrive or settle, never for the delay.
+  env: { EMAIL_DELAY_SECONDS: '0', SMTP_URL: smtp.url, MAIL_FROM: 'Team Chat <chat@example.test>', EMAIL_DOMAIN: 'mail.example.test' },
+});
+afterAll(() => smtp.close());
+
+/** An application of its own: ann and bob (each with an address unique to the application) in `team`. */
+async function freshApp(): Promise<{ app: TestApplication; ann: string; bob: string }> {
+  const app = await createApplication(system, 'mail app');
+  const ann = `${uniqueId('ann')}@example.test`;
+  const bob = `${uniqueId('bob')}@example.test`;
+  await putEach(app, '/v1/users', [
+    ['ann', { name: 'Ann', email: ann }],
+    ['bob', { name: 'Bob', email: bob }],
+  ]);
+  await putEach(app, '/v1/groups', [['team', { name: 'team', members: ['ann', 'bob'] }]]);
+  return { app, ann, bob };
+}
+
+/** The mails recorded for the application's user, once none is waiting to be sent. */
+async function settledMails(app: TestApplication, recipientId: string, count: number) {
+  await settled(system, app.id);
+  let rows: { id: string; status: string; outcome: string | null }[] = [];
+  await until(async () => {
+    rows = (
+      await system.sql.query(`SELECT id, status, outcome FROM mail.mails WHERE application_id = $1 AND recipient_id = $2 ORDER BY created_at`, [app.id, recipientId])
+    ).rows;
+    return rows.length >= count && rows.every((row) => row.status !== 'pending' && row.status !== 'sending');
+  }, 'the mails to be settled', 20_000);
+  return rows;
+}
+
+const header = (mail: { parsed: { headers: Map<string, unknown> } }, name: string) => mail.parsed.headers.get(name);
+/** A header as it was sent (the parser folds the List-* headers into one object). */
+const rawHeader = (mail: { parsed: { headerLines: readonly { key: string; line: string }[] } }, name: string) =>
+  mail.parsed.headerLines.find((line) => line.key === name)?.line.slice(name.length + 1).trim();
+
+describe('a mention', () => {
+  it('mails the mentioned user once: envelope, headers, text and HTML parts, links', async () => {
+    const { app, bob } = await freshApp();
+    const { threadId, name } = await newThread(app);
+    await postMessage(app, threadId, { authorID: 'ann', content: mentioning('Could you look at this,', 'bob') });
+
+    const [mail] = await smtp.waitFor(bob);
+    expect(mail.rcptTo).toEqual([bob]);
+    const { parsed } = mail;
+    expect(parsed.to).toMatchObject({ value: [{ address: bob, name: 'Bob' }] });
+    expect(parsed.from).toMatchObject({ value: [{ address: 'chat@example.test', name: 'Team Chat' }] });
+    expect(parsed.subject).toBe(`Ann mentioned you in ${name}`);
+    expect(parsed.messageId).toMatch(/^<thread-.+@mail\.example\.test>$/);
+    expect(header(mail, 'x-auto-response-suppress')).toBe('OOF');
+    expect(rawHeader(mail, 'list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
+    const unsubscribe = rawHeader(mail, 'list-unsubscribe')!.replace(/^<|>$/g, '');
+    expect(unsubscribe).toMatch(new RegExp(`^${system.url}/email/unsubscribe_thread\\?token=[\\w-]{32}$`));
+
+    expect(parsed.text).toContain('Ann mentioned you in');
+    expect(parsed.text).toContain('Could you look at this, @bob');
+    expect(parsed.text).toContain(`Stop e-mails about this thread: ${unsubscribe}`);
+    expect(parsed.html).toContain('<strong>@bob</strong>');
+    expect(parsed.html).toContain(`href="${unsubscribe}"`);
+    expect(parsed.html).toMatch(new RegExp(`href="${system.url}/redirect/[\\w-]{32}"`));
+
+    expect(await settledMails(app, 'bob', 1)).toMatchObject([{ status: 'sent', outcome: null }]);
+    expect(smtp.to(bob)).toHaveLength(1);
+  });
+
+  it("threads a recipient's later mails of the thread under the first", async () => {
+    const { app, bob } = await freshApp();
+    const { threadId } = await newThread(app);
+    await postMessage(app, threadId, { authorID: 'ann', content: mentioning('one', 'bob') });
+    const [first] = await smtp.waitFor(bob);
+    await postMessage(app, threadId, { authorID: 'ann', content: mentioning('two', 'bob') });
+    const [, second] = await smtp.waitFor(bob, 2);
+    expect(second.parsed.messageId).toMatch(/^<notif-.+@mail\.example\.test>$/);
+    expect(second.parsed.inReplyTo).toBe(first.parsed.messageId);
+    expect(second.parsed.references).toBe(first.parsed.messageId);
+  });
+
+  it('cannot inject a header or markup through a name or a thread title', async () => {
+    const { app, bob } = await freshApp();
+    await putOk(app, '/v1/users/ann', { name: 'Ann\r\nBcc: victim@example.test' });
+    const { threadId } = await newThread(app, {
+      createThread: { groupID: 'team', location: { page: 'x' }, url: 'https://example.com/x', name: '<script>alert(1)</script>\r\nX-Evil: 1' },
+    });
+    await postMessage(app, threadId, { authorID: 'ann', content: mentioning('<b>bold?</b>', 'bob') });
+    const [mail] = await smtp.waitFor(bob);
+    expect(mail.rcptTo).toEqual([bob]);
+    expect(mail.parsed.bcc).toBeUndefined();
+    expect(mail.parsed.headers.has('x-evil')).toBe(false);
+    expect(mail.parsed.subject).toBe('Ann Bcc: victim@example.test mentioned you in <script>alert(1)</script> X-Evil: 1');
+    expect(mail.parsed.html).not.toContain('<script>');
+    expect(mail.parsed.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(mail.parsed.html).toContain('&lt;b&gt;bold?&lt;/b&gt;');
+  });
+});
+
+describe('a resolve', () => {
+  it('mails the subscribed participants but the one who resolved', async () => {
+    const { app, ann, bob } = await freshApp();
+    const { threadId, name } = await newThread(app);
+    await postMessage(app, threadId, { authorID: 'ann', content: mentioning('hi', 'bob') });
+    await smtp.waitFor(bob);
+    await putOk(app, threadPath(threadId), { resolved: true, userID: 'bob' });
+    const [resolved] = await smtp.waitFor(ann);
+    expect(resolved.parsed.subject).toBe(`Bob resolved the thread in ${name}`);
+    await settledMails(app, 'ann', 1);
+    expect(smtp.to(bob)).toHaveLength(1);
+  });
+});
+
+describe('the gates', () => {
+  it("sends nothing to a user who turned e-mail off in the preferences", async () => {
+    const { app, bob } = await freshApp();
+    await putOk(app, '/v1/users/bob/preferences', { key: 'notification_channels', value: { sendViaEmail: false } });
+    const { threadId } = await newThread(app);
+    await postMessage(app, threadId, { authorID: 'ann', content: mentioning('hello', 'bob') });
+    expect(await settledMails(app, 'bob', 1)).toMatchObject([{ status: 'skipped', outcome: 'preference' }]);
+    expect(smtp.to(bob)).toEqual([]);
+  });
+
+  it("sends nothing for an application whose emailSettings switch mails off", async () => {
+    const { app, bob } = await freshApp();
+    const switched = await asCustomer(system).put(`/v1/applications/${app.id}`, { emailSettings: { enableEmailNotifications: false } });
+    expect(switched.status).toBe(200);
+    const { threadId } = await newThread(app);
+    await postMessage(app, threadId, { authorID: 'ann', content: mentioning('hello', 'bob') });
+    expect(await settledMails(app, 'bob', 1)).toMatchObject([{ status: 'skipped', outcome: 'application_disabled' }]);
+    expect(smtp.to(bob)).toEqual([]);
+  });
+
+  it("sends the application's sender and name when its emailSettings give them", async () => {
+    const { app, bob } = await freshApp();
+    const branded = await asCustomer(system).put(`/v1/applications/${app.id}`, { emailSettings: { name: 'Acme', sender: 'notify@acme.test' } });
+    expect(branded.status).toBe(200);
+    const { threadId } = await newThread(app);
+    await postMessage(app, threadId, { authorID: 'ann', content: mentioning('hello', 'bob') });
+    const [mail] = await smtp.waitFor(bob);
+    expect(mail.parsed.from).toMatchObject({ value: [{ address: 'notify@acme.test', name: 'Acme' }] });
+    expect(mail.parsed.text).toContain('Sent by Acme.');
+  });
+});
+
+describe('at most once', () => {
+  let producer: ReturnType<typeof createProducer<'mail-send'>>;
+  beforeAll(() => {
+    producer = createProducer('mail-send', { redisUrl: system.env.REDIS_URL, prefix: system.env.REDIS_PREFIX });
+  });
+  afterAll(() => producer.close());
+
+  it('retries a mail the SMTP server refused, and it arrives once', async () => {
+    const { app, bob } = await freshApp();
+    const refusedBefore = smtp.refused;
+    smtp.refuseNext(2);
+    const { threadId } = await newThread(app);
+    await postMessage(app, threadId, { authorID: 'ann', content: mentioning('are you there?', 'bob') });
+    expect(await settledMails(app, 'bob', 1)).toMatchObject([{ status: 'sent' }]);
+    expect(smtp.refused - refusedBefore).toBe(2);
+    expect(smtp.to(bob)).toHaveLength(1);
+  });
+
+  it('sends nothing when the job of a sent mail runs again', async () => {
+    const { app, bob } = await freshApp();
+    const { threadId } = await newThread(app);
+    await postMessage(app, threadId, { authorID: 'ann', content: mentioning('once', 'bob') });
+    const [row] = await settledMails(app, 'bob', 1);
+    expect(row.status).toBe('sent');
+    const again = `again-${row.id}`;
+    await producer.add('mail.send', { applicationId: app.id, requestId: 'test', mailId: row.id }, { jobId: again });
+    await until(async () => (await producer.getJob(again))?.state === 'completed', 'the repeated job to complete', 20_000);
+    expect((await producer.getJob(again))?.returnValue).toBe('not pending');
+    expect(smtp.to(bob)).toHaveLength(1);
+  });
+});
