@@ -158,6 +158,48 @@ describe('the gates', () => {
   });
 });
 
+describe('the unsubscribe link', () => {
+  it('stops the mails of the thread for good after a one-click POST, and unsubscribes the user in the app', async () => {
+    const { app, bob } = await freshApp();
+    const { threadId } = await newThread(app);
+    await postMessage(app, threadId, { authorID: 'ann', content: mentioning('first', 'bob') });
+    const [mail] = await smtp.waitFor(bob);
+    const link = rawHeader(mail, 'list-unsubscribe')!.replace(/^<|>$/g, '');
+
+    const page = await fetch(link);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).toContain('<form method="post"');
+    // A GET alone unsubscribes nobody (mail scanners follow links).
+    expect((await app.client.get(threadPath(threadId))).body.subscribers).toContain('bob');
+
+    const oneClick = await fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    expect(oneClick.status).toBe(200);
+    expect(await oneClick.text()).toContain('been unsubscribed from the thread.');
+    expect((await app.client.get(threadPath(threadId))).body.subscribers).not.toContain('bob');
+
+    // Mentioned again, bob gets the notification but no mail.
+    await postMessage(app, threadId, { authorID: 'ann', content: mentioning('second', 'bob') });
+    const rows = await settledMails(app, 'bob', 2);
+    expect(rows.map((row) => [row.status, row.outcome])).toEqual([
+      ['sent', null],
+      ['skipped', 'unsubscribed'],
+    ]);
+    expect(smtp.to(bob)).toHaveLength(1);
+  });
+
+  it('answers a page saying so for a token that names no mail, and changes nothing', async () => {
+    const optOuts = async () => (await system.sql.query(`SELECT count(*)::int AS n FROM mail.thread_opt_outs`)).rows[0].n;
+    const before = await optOuts();
+    for (const method of ['GET', 'POST']) {
+      const response = await fetch(`${system.url}/email/unsubscribe_thread?token=not-a-token`, { method });
+      expect(response.status).toBe(200);
+      expect(await response.text()).toContain('This link is not valid.');
+    }
+    expect(await optOuts()).toBe(before);
+  });
+});
+
 describe('at most once', () => {
   let producer: ReturnType<typeof createProducer<'mail-send'>>;
   beforeAll(() => {
