@@ -6,6 +6,7 @@
  */
 import { createProducer } from '@collab/shared';
 import { until } from '@collab/shared/devkit';
+import { jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mentioning, newThread, postMessage, putOk, settled, threadPath } from '../support/activity.js';
 import { asCustomer, createApplication, uniqueId, type TestApplication } from '../support/client.js';
@@ -155,6 +156,47 @@ describe('the gates', () => {
     const [mail] = await smtp.waitFor(bob);
     expect(mail.parsed.from).toMatchObject({ value: [{ address: 'notify@acme.test', name: 'Acme' }] });
     expect(mail.parsed.text).toContain('Sent by Acme.');
+  });
+});
+
+describe("the mail's button", () => {
+  const buttonOf = (mail: { parsed: { html?: string | false } }) => String(mail.parsed.html).match(/href="([^"]+\/redirect\/[^"]+)"/)![1];
+
+  it("leads to the thread's URL", async () => {
+    const { app, bob } = await freshApp();
+    const { threadId } = await newThread(app);
+    await postMessage(app, threadId, { authorID: 'ann', content: mentioning('look', 'bob') });
+    const response = await fetch(buttonOf((await smtp.waitFor(bob))[0]), { redirect: 'manual' });
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe(`https://example.com/${threadId}`);
+  });
+
+  it("leads to the application's redirectURI with a cord_notifications token signed with its secret", async () => {
+    const { app, bob } = await freshApp();
+    expect((await asCustomer(system).put(`/v1/applications/${app.id}`, { redirectURI: 'https://app.example/open?from=mail' })).status).toBe(200);
+    const { threadId } = await newThread(app);
+    const messageId = await postMessage(app, threadId, { id: uniqueId('message'), authorID: 'ann', content: mentioning('look', 'bob') });
+    const response = await fetch(buttonOf((await smtp.waitFor(bob))[0]), { redirect: 'manual' });
+    expect(response.status).toBe(302);
+    const location = new URL(response.headers.get('location')!);
+    expect(`${location.origin}${location.pathname}`).toBe('https://app.example/open');
+    expect(location.searchParams.get('from')).toBe('mail');
+    const { payload, protectedHeader } = await jwtVerify(location.searchParams.get('cord_notifications')!, new TextEncoder().encode(app.secret));
+    expect(protectedHeader.alg).toBe('HS256');
+    expect(payload.notificationInfo).toMatchObject({
+      type: 'email',
+      messageID: messageId,
+      threadID: threadId,
+      url: `https://example.com/${threadId}`,
+      sharerDetails: { userID: 'ann', groupID: 'team', name: 'Ann' },
+      targetDetails: { userID: 'bob', groupID: 'team', name: 'Bob', email: bob },
+    });
+  });
+
+  it('answers a page saying so for a link that names nothing', async () => {
+    const response = await fetch(`${system.url}/redirect/nothing-here`, { redirect: 'manual' });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('This link is not valid.');
   });
 });
 

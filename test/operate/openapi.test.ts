@@ -214,8 +214,8 @@ describe('the OpenAPI document', () => {
         } else expect(type, route.id).not.toBe('application/json');
       }
     }
-    // All but the dump and the two pages of a mail's unsubscribe link answer JSON.
-    expect(jsonAnswers).toBe(ROUTES.length - 3);
+    // All but the dump and the pages of a mail's links (redirect, unsubscribe GET and POST) answer JSON.
+    expect(jsonAnswers).toBe(ROUTES.length - 4);
   });
 
   it('documents the objects several answers share once, as named components', () => {

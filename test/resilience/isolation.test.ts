@@ -300,6 +300,8 @@ async function seedA(): Promise<Record<string, string>> {
     jobID: batch.jobID,
     applicationID: appA.id,
     importID: importOfA.importID,
+    // A mail's link is its own credential, the same for every caller; A's activity caused no mail.
+    linkID: 'no-mail-of-a',
   };
 }
 

@@ -1,5 +1,5 @@
 /** The mail service's dependencies and app, wired once for the API process, the worker and tests. */
-import { conversationDirectory, conversationInternal, createInternalClient, identityMailContext, type Logger, type Producer } from '@collab/shared';
+import { conversationDirectory, conversationInternal, createInternalClient, identityInternal, identityMailContext, type Logger, type Producer } from '@collab/shared';
 import { openServiceStores } from '@collab/shared/storage';
 import type { DataSource } from 'typeorm';
 import { createMailApp } from './app.js';
@@ -22,6 +22,10 @@ export function mailContext(config: MailConfig | MailWorkerConfig, db: DataSourc
     logger,
     queue,
     conversation: conversationDirectory(conversation),
+    async applicationSecret(applicationId, requestId) {
+      const contract = identityInternal.applicationCredentials;
+      return contract.response.parse(await identity.call(contract.method, contract.path(applicationId), { requestId })).secret;
+    },
     async unsubscribeInApp(applicationId, threadRef, userId, requestId) {
       const contract = conversationInternal.unsubscribe;
       contract.response.parse(await conversation.call(contract.method, contract.path, { applicationId, requestId, body: contract.request.parse({ threadRef, userId }) }));

@@ -14,6 +14,18 @@ const PAGE: RawAnswer = {
 const tokenQuery = q.object({ token: q.text("The token of the mail's unsubscribe link.") });
 
 export const mailRoutes = {
+  redirect: defineRoute({
+    id: 'mail.redirect',
+    method: 'GET',
+    path: '/redirect/:linkID',
+    service: 'mail',
+    auth: 'none',
+    tag: 'E-mail',
+    summary:
+      "A mail's button: 302 to the message's (else the thread's) URL, or to the application's redirectURI with a cord_notifications token (HS256, the application's secret); a link that names nothing answers a page saying so",
+    params: { linkID: { format: 'any', label: 'linkID', code: 'not_found' } },
+    response: { 200: PAGE },
+  }),
   unsubscribePage: defineRoute({
     id: 'mail.unsubscribePage',
     method: 'GET',

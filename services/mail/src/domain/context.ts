@@ -10,6 +10,8 @@ export interface MailServiceContext {
   /** What identity knows of the application and the users of one mail (null: the application is gone). */
   mailContext(applicationId: string, userIds: readonly string[], groupId: string, requestId: string): Promise<MailContext | null>;
   conversation: ConversationDirectory;
+  /** The application's current secret (signs the redirect's cord_notifications token). */
+  applicationSecret(applicationId: string, requestId: string): Promise<string>;
   /** The user stops following the thread in the app (a mail's unsubscribe link). */
   unsubscribeInApp(applicationId: string, threadRef: string, userId: string, requestId: string): Promise<void>;
   transport: MailTransport;
