@@ -242,6 +242,32 @@ describe('the unsubscribe link', () => {
   });
 });
 
+describe('deletion', () => {
+  const mailRows = async (applicationId: string) =>
+    (await system.sql.query(`SELECT count(*)::int AS n FROM mail.mails WHERE application_id = $1`, [applicationId])).rows[0].n as number;
+
+  it("removes a deleted user's mails, and a deleted application's mails and opt-outs", async () => {
+    const { app, bob } = await freshApp();
+    const { threadId } = await newThread(app);
+    await postMessage(app, threadId, { authorID: 'ann', content: mentioning('hi', 'bob') });
+    await smtp.waitFor(bob);
+    expect(await mailRows(app.id)).toBe(1);
+    expect((await app.client.delete('/v1/users/bob', { permanently_delete: true })).status).toBe(200);
+    await until(async () => (await mailRows(app.id)) === 0, "bob's mails to go", 20_000);
+
+    const other = await freshApp();
+    const thread = await newThread(other.app);
+    await postMessage(other.app, thread.threadId, { authorID: 'ann', content: mentioning('hi', 'bob') });
+    const link = rawHeader((await smtp.waitFor(other.bob))[0], 'list-unsubscribe')!.replace(/^<|>$/g, '');
+    expect((await fetch(link, { method: 'POST' })).status).toBe(200);
+    expect((await asCustomer(system).delete(`/v1/applications/${other.app.id}`, { secret: other.app.secret })).status).toBe(200);
+    await until(async () => {
+      const optOuts = (await system.sql.query(`SELECT count(*)::int AS n FROM mail.thread_opt_outs WHERE application_id = $1`, [other.app.id])).rows[0].n;
+      return (await mailRows(other.app.id)) === 0 && optOuts === 0;
+    }, "the application's mails and opt-outs to go", 20_000);
+  });
+});
+
 describe('at most once', () => {
   let producer: ReturnType<typeof createProducer<'mail-send'>>;
   beforeAll(() => {
