@@ -5,12 +5,15 @@
 import { DEFAULT_JOB_OPTIONS, QUEUE_JOB_OPTIONS, type JobHandlers, type PendingJob } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import type { MailServiceContext } from '../domain/context.js';
+import { mailMetrics } from '../domain/mails/metrics.js';
 import { sendMail } from '../domain/mails/send-mail.js';
 import { mailsRepository } from '../repositories/mails.repository.js';
 
 const ATTEMPTS = QUEUE_JOB_OPTIONS['mail-send']?.attempts ?? DEFAULT_JOB_OPTIONS.attempts ?? 1;
 
 export function mailJobs(ctx: MailServiceContext): JobHandlers<'mail-send'> {
+  // Registered at start, so the counters are scraped (at 0) before the first mail.
+  mailMetrics();
   return {
     'mail.send': ({ applicationId, mailId, requestId }, job, log) => sendMail(ctx, applicationId, mailId, requestId, job.attemptsMade + 1 >= ATTEMPTS, log),
   };
