@@ -8,7 +8,7 @@ import { createProducer } from '@collab/shared';
 import { until } from '@collab/shared/devkit';
 import { jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mentioning, newThread, postMessage, putOk, settled, threadPath } from '../support/activity.js';
+import { mentioning, messagePath, newThread, postMessage, putOk, settled, threadPath } from '../support/activity.js';
 import { asCustomer, createApplication, uniqueId, type TestApplication } from '../support/client.js';
 import { putEach } from '../support/seed.js';
 import { startSmtpServer } from '../support/smtp-server.js';
@@ -145,6 +145,36 @@ describe('the gates', () => {
     await postMessage(app, threadId, { authorID: 'ann', content: mentioning('hello', 'bob') });
     expect(await settledMails(app, 'bob', 1)).toMatchObject([{ status: 'skipped', outcome: 'application_disabled' }]);
     expect(smtp.to(bob)).toEqual([]);
+  });
+
+  it('sends nothing to a recipient who read the thread before the mail went', async () => {
+    const { app, bob } = await freshApp();
+    const { threadId } = await newThread(app);
+    // The server refuses the first attempts, so the mail is still waiting when bob reads the thread.
+    smtp.refuseNext(2);
+    try {
+      await postMessage(app, threadId, { authorID: 'ann', content: mentioning('did you see?', 'bob') });
+      await putOk(app, threadPath(threadId), { seenByUsers: [{ userID: 'bob', seen: true }] });
+      expect(await settledMails(app, 'bob', 1)).toMatchObject([{ status: 'skipped', outcome: 'seen' }]);
+    } finally {
+      smtp.refuseNext(0);
+    }
+    expect(smtp.to(bob)).toEqual([]);
+  });
+
+  it('sends the message as it is when the mail goes, an edit included', async () => {
+    const { app, bob } = await freshApp();
+    const { threadId } = await newThread(app);
+    smtp.refuseNext(2);
+    try {
+      const messageId = await postMessage(app, threadId, { id: uniqueId('message'), authorID: 'ann', content: mentioning('first draft', 'bob') });
+      await putOk(app, messagePath(threadId, messageId), { content: mentioning('edited text', 'bob') });
+      const [mail] = await smtp.waitFor(bob);
+      expect(mail.parsed.text).toContain('edited text');
+      expect(mail.parsed.text).not.toContain('first draft');
+    } finally {
+      smtp.refuseNext(0);
+    }
   });
 
   it("sends the application's sender and name when its emailSettings give them", async () => {
