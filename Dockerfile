@@ -11,6 +11,7 @@ COPY services/identity/package.json services/identity/
 COPY services/conversation/package.json services/conversation/
 COPY services/notification/package.json services/notification/
 COPY services/webhooks/package.json services/webhooks/
+COPY services/mail/package.json services/mail/
 COPY services/gateway/package.json services/gateway/
 COPY console/package.json console/
 RUN npm ci --no-audit --no-fund
@@ -19,7 +20,7 @@ COPY services services
 # The console's API types come from the API document: a console the API broke fails here.
 COPY docs/openapi.json docs/
 COPY console console
-RUN npx tsc -b services/identity services/conversation services/notification services/webhooks services/gateway && npm run build -w @collab/console && npm prune --omit=dev --no-audit --no-fund
+RUN npx tsc -b services/identity services/conversation services/notification services/webhooks services/mail services/gateway && npm run build -w @collab/console && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-export const MIGRATIONS = ['identity', 'conversation', 'notification', 'webhooks'].map((service) => ({
+export const MIGRATIONS = ['identity', 'conversation', 'notification', 'webhooks', 'mail'].map((service) => ({
   name: `${service}-migrate`,
   script: join(root, 'services', service, 'dist', 'main-migrate.js'),
 }));
@@ -30,10 +30,12 @@ export const PROCESS_MEMORY = {
   conversation: { heapMb: 256, limitMb: 512 },
   notification: { heapMb: 256, limitMb: 512 },
   webhooks: { heapMb: 256, limitMb: 512 },
+  mail: { heapMb: 256, limitMb: 512 },
   'identity-worker': { heapMb: 192, limitMb: 384 },
   'conversation-worker': { heapMb: 192, limitMb: 384 },
   'notification-worker': { heapMb: 192, limitMb: 384 },
   'webhooks-worker': { heapMb: 192, limitMb: 384 },
+  'mail-worker': { heapMb: 192, limitMb: 384 },
 };
 
 /** NODE_OPTIONS with the process's heap limit, unless the operator's NODE_OPTIONS already sets one. */
@@ -49,6 +51,7 @@ export function processes(env) {
   const conversationPort = port('CONVERSATION_PORT', 8082);
   const notificationPort = port('NOTIFICATION_PORT', 8083);
   const webhooksPort = port('WEBHOOKS_PORT', 8084);
+  const mailPort = port('MAIL_PORT', 8085);
   const url = (p) => `http://127.0.0.1:${p}`;
   // Every process gets every service URL; each reads the ones it calls.
   const urls = {
@@ -56,6 +59,7 @@ export function processes(env) {
     CONVERSATION_URL: env.CONVERSATION_URL || url(conversationPort),
     NOTIFICATION_URL: env.NOTIFICATION_URL || url(notificationPort),
     WEBHOOKS_URL: env.WEBHOOKS_URL || url(webhooksPort),
+    MAIL_URL: env.MAIL_URL || url(mailPort),
   };
   // Each process its own /metrics port: METRICS_PORT_BASE (default 9080) + offset; METRICS_PORT=0 disables all.
   const metricsBase = Number(env.METRICS_PORT_BASE || 9080);
@@ -69,6 +73,8 @@ export function processes(env) {
     { name: 'notification-worker', script: 'services/notification/dist/main-worker.js', env: { METRICS_PORT: metrics(13) } },
     { name: 'webhooks', script: 'services/webhooks/dist/main-api.js', env: { PORT: webhooksPort, METRICS_PORT: metrics(4) } },
     { name: 'webhooks-worker', script: 'services/webhooks/dist/main-worker.js', env: { METRICS_PORT: metrics(14) } },
+    { name: 'mail', script: 'services/mail/dist/main-api.js', env: { PORT: mailPort, METRICS_PORT: metrics(5) } },
+    { name: 'mail-worker', script: 'services/mail/dist/main-worker.js', env: { METRICS_PORT: metrics(15) } },
     { name: 'gateway', script: 'services/gateway/dist/main-api.js', env: { PORT: port('PORT', 8080), METRICS_PORT: metrics(0) } },
   ].map((entry) => ({
     ...entry,

@@ -223,7 +223,8 @@ export async function startOwnSystem(options: OwnSystemOptions): Promise<System>
       : [];
   const children = new Processes(logDir, flags);
   const customer = { id: randomUUID(), secret: randomBytes(32).toString('hex') };
-  const [identityPort, conversationPort, notificationPort, webhooksPort, gatewayPort] = await Promise.all([
+  const [identityPort, conversationPort, notificationPort, webhooksPort, mailPort, gatewayPort] = await Promise.all([
+    freePort(),
     freePort(),
     freePort(),
     freePort(),
@@ -241,12 +242,13 @@ export async function startOwnSystem(options: OwnSystemOptions): Promise<System>
     CUSTOMER_ID: customer.id,
     CUSTOMER_SECRET: customer.secret,
     LOG_LEVEL: options.logLevel,
-    // No /metrics listeners (they would need 7 more free ports); requests are still recorded.
+    // No /metrics listeners (they would need a free port per process); requests are still recorded.
     METRICS_PORT: '0',
     IDENTITY_PORT: String(identityPort),
     CONVERSATION_PORT: String(conversationPort),
     NOTIFICATION_PORT: String(notificationPort),
     WEBHOOKS_PORT: String(webhooksPort),
+    MAIL_PORT: String(mailPort),
     PORT: String(gatewayPort),
     // The webhooks scenario's receivers listen on loopback, which the outbound guard refuses to
     // post to unless its range is exempted. Only this harness's system exempts it.

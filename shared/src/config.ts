@@ -138,12 +138,13 @@ export function metricsPortVar(defaultPort: number): VarSpec<number> {
   return vars.port('Internal port of the Prometheus GET /metrics endpoint (0 disables it)', defaultPort);
 }
 
-/** Default metrics ports of the workers (the APIs use 9080-9084). */
+/** Default metrics ports of the workers (the APIs use 9080-9085). */
 export const WORKER_METRICS_PORTS = {
   'identity-batch': 9091,
   'conversation-purge': 9092,
   'notification-purge': 9093,
   'webhooks-delivery': 9094,
+  'mail-send': 9095,
 } as const;
 
 /** Variables of the processes that call customer-given URLs (webhooks, URL verification, link-preview pages). */
@@ -188,6 +189,7 @@ export const SERVICE_DATABASE_VARS = {
   conversation: 'CONVERSATION_DATABASE_URL',
   notification: 'NOTIFICATION_DATABASE_URL',
   webhooks: 'WEBHOOKS_DATABASE_URL',
+  mail: 'MAIL_DATABASE_URL',
 } as const;
 
 export type DatabaseService = keyof typeof SERVICE_DATABASE_VARS;

@@ -33,6 +33,7 @@ export * from './webhooks/webhook-url.js';
 export * from './contracts/webhooks.js';
 export * from './contracts/conversation.js';
 export * from './contracts/notification.js';
+export * from './contracts/mail.js';
 export * from './outbound/index.js';
 export * from './webhooks/client-user.js';
 export * from './dump/index.js';

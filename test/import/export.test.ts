@@ -63,6 +63,7 @@ describe('GET /v1/customer/dbdump', () => {
       org_members: 39,
       pages: 12,
       thread_participants: 33,
+      user_preferences: 1,
     });
   });
 

@@ -39,13 +39,13 @@ describe('importing the fixture dump into an empty system', () => {
       pages: { imported: 12, existing: 0 },
       participants: { imported: 33, existing: 0 },
       webhooks: { imported: 1, existing: 0 },
+      preferences: { imported: 1, existing: 0 },
     });
   });
 
   it('skips, with their reason, the tables this server holds nothing of', () => {
     expect(report.skipped).toEqual([
       { table: 'message_notifications', rows: 54, reason: 'e-mail records (links of notification e-mails) are not held by this server' },
-      { table: 'user_preferences', rows: 1, reason: 'user preferences are not held by this server' },
     ]);
   });
 
@@ -57,7 +57,6 @@ describe('importing the fixture dump into an empty system', () => {
     const decisions = [...new Set(differences.map((difference) => difference.decision))].sort();
     expect(decisions).toEqual([
       "a message's url is the thread's url when the message has none",
-      'the reference-only preferences endpoint is not served',
       "notification items carry `text`, the template with names substituted",
       'eventWebhookSubscriptions is returned by the application GETs',
       'extraClassnames is null when never set (the reference answers "" for messages, nothing in thread lists)',

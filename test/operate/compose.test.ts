@@ -619,6 +619,7 @@ describe('docker-compose.yml health checks', () => {
       'services/conversation/dist/main-api.js': system.serviceUrls.conversation,
       'services/notification/dist/main-api.js': system.serviceUrls.notification,
       'services/webhooks/dist/main-api.js': system.serviceUrls.webhooks,
+      'services/mail/dist/main-api.js': system.serviceUrls.mail,
     };
     const apis = APPS.filter((a) => a.entry?.kind === 'api');
     expect(apis.map((a) => a.entry!.script).sort()).toEqual(Object.keys(running).sort());

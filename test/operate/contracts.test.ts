@@ -321,6 +321,7 @@ function payloads(queue: QueueName, job: string): { valid: Record<string, unknow
     queue === 'identity-import' ? { customerId: randomUUID(), importId: randomUUID(), requestId: randomUUID() } : { applicationId: randomUUID(), requestId: randomUUID() };
   if (queue === 'identity-batch') valid.batchId = randomUUID();
   if (queue === 'webhooks-delivery') valid.deliveryId = randomUUID();
+  if (queue === 'mail-send') valid.mailId = randomUUID();
   if (queue === 'conversation-link-previews') valid.messageId = '1';
   const schema = (QUEUES[queue] as Record<string, { parse(value: unknown): unknown }>)[job];
   schema.parse(valid);

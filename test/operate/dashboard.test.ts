@@ -200,7 +200,7 @@ describe('the dashboard against a running system', () => {
     const databaseUrl = new URL(serverUrl);
     databaseUrl.pathname = `/${databaseName}`;
     await migrateAll(databaseUrl.toString());
-    const [gateway, identity, conversation, notification, webhooks] = await Promise.all(Array.from({ length: 5 }, () => freePort()));
+    const [gateway, identity, conversation, notification, webhooks, mail] = await Promise.all(Array.from({ length: 6 }, () => freePort()));
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? '',
       DATABASE_URL: databaseUrl.toString(),
@@ -217,6 +217,7 @@ describe('the dashboard against a running system', () => {
       CONVERSATION_PORT: String(conversation),
       NOTIFICATION_PORT: String(notification),
       WEBHOOKS_PORT: String(webhooks),
+      MAIL_PORT: String(mail),
       // The page server and the webhook receiver listen on loopback.
       OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
@@ -312,7 +313,7 @@ describe('the dashboard against a running system', () => {
       20_000,
       200,
     );
-    expect(scrapes).toHaveLength(9);
+    expect(scrapes).toHaveLength(11);
     const exported = exportedMetrics(scrapes);
     const problems = dashboardQueries(dashboard).flatMap(({ where, expr }) => queryProblems(expr, exported).map((p) => `${where}: ${p}`));
     expect(problems).toEqual([]);

@@ -777,7 +777,7 @@ describe('scaling and disruption', () => {
   it('give workers a longer grace period than the APIs, above their SHUTDOWN_TIMEOUT_MS, so the active job can finish', () => {
     const refs = containersOf(manifests).filter((c) => c.owner.doc.kind === 'Deployment');
     const workers = refs.filter((c) => c.script?.endsWith('main-worker.js'));
-    expect(workers).toHaveLength(4);
+    expect(workers).toHaveLength(5);
     const longestApiGrace = Math.max(...refs.filter((c) => isApi(c.script)).map((c) => c.podSpec.terminationGracePeriodSeconds ?? 30));
     for (const { owner, container, podSpec } of workers) {
       expect((container.ports ?? []).map((p: Doc) => p.name), name(owner)).toEqual(['metrics']);

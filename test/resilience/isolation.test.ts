@@ -54,6 +54,7 @@ const BODIES: Record<string, (as: TestApplication) => Body | Promise<Body>> = {
   'users.create': () => ({ json: { id: 'ann', name: 'B Ann' } }),
   'users.upsert': () => ({ json: { name: 'B Ann', addGroups: ['team'], removeGroups: ['org-a'] } }),
   'users.delete': () => ({ json: { permanently_delete: true } }),
+  'users.updatePreferences': () => ({ json: { key: 'notification_channels', value: { sendViaEmail: true, sendViaSlack: true } } }),
   'batch.submit': () => ({
     json: { users: [{ id: 'ann', name: 'B batch Ann' }], groups: [{ id: 'team', name: 'B batch team', members: ['ann', 'bob'] }] },
   }),
@@ -200,7 +201,7 @@ async function viewOf(application: TestApplication): Promise<Record<string, unkn
 async function rowsOf(applicationId: string): Promise<Record<string, string>> {
   const { rows: tables } = await system.sql.query<{ schema: string; name: string; column: string }>(
     `SELECT table_schema AS schema, table_name AS name, column_name AS column FROM information_schema.columns
-      WHERE table_schema IN ('identity', 'conversation', 'notification', 'webhooks')
+      WHERE table_schema IN ('identity', 'conversation', 'notification', 'webhooks', 'mail')
         AND (column_name = 'application_id' OR (table_schema, table_name, column_name) = ('identity', 'applications', 'id'))
       ORDER BY 1, 2`,
   );
@@ -237,6 +238,7 @@ async function seedA(): Promise<Record<string, string>> {
   const webhook = ok(await client.post(`/v1/applications/${appA.id}/webhooks`, { url: `${receiver.url}/a/${MARK}`, events: ['thread-message-added'] }), 'webhook');
   ok(await client.put('/v1/users/ann', { name: `Ann ${MARK}`, email: `ann.${MARK}@example.com`, metadata }), 'ann');
   ok(await client.put('/v1/users/bob', { name: `Bob ${MARK}`, metadata }), 'bob');
+  ok(await client.put('/v1/users/ann/preferences', { key: 'notification_channels', value: { sendViaEmail: false, sendViaSlack: false } }), 'preferences');
   ok(await client.put('/v1/groups/team', { name: `Team ${MARK}`, members: ['ann', 'bob'], metadata }), 'group');
   ok(await client.post('/v1/organizations', { id: 'org-a', name: `Org ${MARK}`, members: ['ann'] }), 'organization');
   const uploaded = await fetch(`${system.url}/v1/files`, {
@@ -298,6 +300,8 @@ async function seedA(): Promise<Record<string, string>> {
     jobID: batch.jobID,
     applicationID: appA.id,
     importID: importOfA.importID,
+    // A mail's link is its own credential, the same for every caller; A's activity caused no mail.
+    linkID: 'no-mail-of-a',
   };
 }
 
@@ -335,8 +339,9 @@ describe('the matrix covers the whole route table', () => {
     for (const route of readRoutes.filter((candidate) => candidate.auth === 'app')) {
       const { status, body } = baseline.view[label(route)] as { status: number; body: unknown };
       expect(status, label(route)).toBe(200);
-      // A batch job's status names nothing of A's; everything else shows A's marked data.
-      if (route.id !== 'batch.get') expect(JSON.stringify(body), label(route)).toContain(MARK);
+      // A batch job's status and a user's preferences (two booleans) name nothing of A's; everything else shows A's marked data.
+      if (route.id === 'users.getPreferences') expect(body, label(route)).toEqual({ notification_channels: { sendViaEmail: false, sendViaSlack: false } });
+      else if (route.id !== 'batch.get') expect(JSON.stringify(body), label(route)).toContain(MARK);
     }
     expect(baseline.view.files).toEqual([`file of ${MARK}`]);
   });

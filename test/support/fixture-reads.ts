@@ -116,11 +116,6 @@ export async function replayExpectedReads(baseUrl: string): Promise<NamedDiffere
         : await serverToken(FIXTURE_APPS[read.app!].id, FIXTURE_APPS[read.app!].secret);
     const response = await request(baseUrl, read.method, read.path, { token });
     const base = { seq: read.seq, path: read.path };
-    // of the reference's extra endpoints this server serves those that clients need to work; preferences are not among them.
-    if (/\/preferences$/.test(read.path)) {
-      differences.push({ ...base, at: 'status', expected: read.status, actual: response.status, decision: response.status === 404 && response.body?.error === 'not_found' ? 'the reference-only preferences endpoint is not served' : null });
-      continue;
-    }
     if (response.status !== read.status) differences.push({ ...base, at: 'status', expected: read.status, actual: response.status, decision: null });
     let expected = read.response as Record<string, unknown>;
     let actual = response.body as Record<string, unknown>;

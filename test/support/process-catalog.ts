@@ -27,6 +27,7 @@ import {
   notificationConfigSpec,
   notificationWorkerConfigSpec,
 } from '../../services/notification/src/config.js';
+import { loadMailConfig, loadMailWorkerConfig, mailConfigSpec, mailWorkerConfigSpec } from '../../services/mail/src/config.js';
 import { loadWebhooksConfig, webhooksConfigSpec } from '../../services/webhooks/src/config.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -78,8 +79,10 @@ export const ENTRY_POINTS: Record<string, EntryPoint> = {
   'services/notification/dist/main-worker.js': { spec: notificationWorkerConfigSpec, load: loadNotificationWorkerConfig, kind: 'worker' },
   'services/webhooks/dist/main-api.js': { spec: webhooksConfigSpec, load: loadWebhooksConfig, kind: 'api', serves: 'service' },
   'services/webhooks/dist/main-worker.js': { spec: webhooksConfigSpec, load: loadWebhooksConfig, kind: 'worker' },
+  'services/mail/dist/main-api.js': { spec: mailConfigSpec, load: loadMailConfig, kind: 'api', serves: 'service' },
+  'services/mail/dist/main-worker.js': { spec: mailWorkerConfigSpec, load: loadMailWorkerConfig, kind: 'worker' },
   ...Object.fromEntries(
-    (['identity', 'conversation', 'notification', 'webhooks'] as const).map((service) => [
+    (['identity', 'conversation', 'notification', 'webhooks', 'mail'] as const).map((service) => [
       `services/${service}/dist/main-migrate.js`,
       { spec: migrateConfigSpec(service), load: (env: NodeJS.ProcessEnv) => loadConfig(migrateConfigSpec(service), env), kind: 'migrate' as const },
     ]),

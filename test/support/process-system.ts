@@ -74,6 +74,7 @@ export interface ServicePorts {
   conversation: number;
   notification: number;
   webhooks: number;
+  mail: number;
 }
 
 /**
@@ -85,7 +86,7 @@ export async function supervisorEnv(
   databaseName: string,
   extra: Record<string, string> = {},
 ): Promise<{ env: NodeJS.ProcessEnv; own: Record<string, string>; ports: ServicePorts }> {
-  const [gateway, identity, conversation, notification, webhooks] = await freePorts(5);
+  const [gateway, identity, conversation, notification, webhooks, mail] = await freePorts(6);
   // All set (INTERNAL_TOKEN, ACCESS_TOKEN_SECRET, …), so the supervisor never touches .data.
   const secrets = Object.fromEntries(DEV_SECRET_NAMES.map((name) => [name, randomBytes(32).toString('hex')]));
   const metrics: Record<string, string> =
@@ -100,6 +101,7 @@ export async function supervisorEnv(
     CONVERSATION_PORT: String(conversation),
     NOTIFICATION_PORT: String(notification),
     WEBHOOKS_PORT: String(webhooks),
+    MAIL_PORT: String(mail),
     ...metrics,
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
@@ -111,9 +113,9 @@ export async function supervisorEnv(
     Object.entries(process.env).filter(([name, value]) => !name.startsWith('VITEST') && !(name === 'NODE_ENV' && value === 'test')),
   );
   const env: NodeJS.ProcessEnv = { ...inherited, ...own };
-  const inheritedOnlyIfGiven = ['CUSTOMER_ID', 'CUSTOMER_SECRET', 'IDENTITY_URL', 'CONVERSATION_URL', 'NOTIFICATION_URL', 'WEBHOOKS_URL', 'METRICS_PORT'];
+  const inheritedOnlyIfGiven = ['CUSTOMER_ID', 'CUSTOMER_SECRET', 'IDENTITY_URL', 'CONVERSATION_URL', 'NOTIFICATION_URL', 'WEBHOOKS_URL', 'MAIL_URL', 'METRICS_PORT'];
   for (const name of inheritedOnlyIfGiven) if (!(name in extra)) delete env[name];
-  return { env, own, ports: { gateway, identity, conversation, notification, webhooks } };
+  return { env, own, ports: { gateway, identity, conversation, notification, webhooks, mail } };
 }
 
 export interface StartedSystem {
@@ -279,6 +281,7 @@ export async function startProcessSystem(options: { env?: Record<string, string>
       conversation: url(ports.conversation),
       notification: url(ports.notification),
       webhooks: url(ports.webhooks),
+      mail: url(ports.mail),
     },
     supervisor,
     processes,

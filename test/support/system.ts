@@ -37,6 +37,10 @@ import { loadNotificationWorkerConfig } from '../../services/notification/src/co
 import { createNotificationDataSource } from '../../services/notification/src/data-source.js';
 import { purgeJobs as notificationPurgeJobs } from '../../services/notification/src/jobs/purge.jobs.js';
 import { createNotificationService, notificationEvents } from '../../services/notification/src/service.js';
+import { loadMailConfig, loadMailWorkerConfig } from '../../services/mail/src/config.js';
+import { createMailDataSource } from '../../services/mail/src/data-source.js';
+import { mailJobs } from '../../services/mail/src/jobs/mail.jobs.js';
+import { createMailService, mailContext } from '../../services/mail/src/service.js';
 import { loadWebhooksConfig } from '../../services/webhooks/src/config.js';
 import { createWebhooksDataSource } from '../../services/webhooks/src/data-source.js';
 import { guardedPoster } from '../../services/webhooks/src/domain/deliveries/poster.js';
@@ -54,7 +58,7 @@ export interface TestSystem {
   env: Record<string, string>;
   /** A connection to this system's own database, for assertions on stored state. */
   sql: pg.Pool;
-  serviceUrls: Record<'identity' | 'conversation' | 'notification' | 'webhooks', string>;
+  serviceUrls: Record<'identity' | 'conversation' | 'notification' | 'webhooks' | 'mail', string>;
   stop(): Promise<void>;
 }
 
@@ -116,6 +120,7 @@ export async function migrateAll(databaseUrl: string, env: Record<string, string
     ['conversation', createConversationDataSource],
     ['notification', createNotificationDataSource],
     ['webhooks', createWebhooksDataSource],
+    ['mail', createMailDataSource],
   ] as const;
   for (const [schema, create] of schemas) {
     const url = env[SERVICE_DATABASE_VARS[schema]] || databaseUrl;
@@ -174,6 +179,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     // Tests never reach the internet: a link in a test message is not fetched, unless a test
     // turns previews on with its pages on 127.0.0.1 (test/previews).
     LINK_PREVIEWS: 'off',
+    // No SMTP server, and mails due long after the test: only the mail tests (which set both) send them.
+    EMAIL_DELAY_SECONDS: '3600',
     ...(options.databasePerService
       ? Object.fromEntries(
           Object.entries(serviceDatabaseNames(databaseName)).map(([service, name]) => [SERVICE_DATABASE_VARS[service as DatabaseService], databaseUrlFor(name)]),
@@ -236,11 +243,13 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
     conversation: await reserveServer(),
     notification: await reserveServer(),
     webhooks: await reserveServer(),
+    mail: await reserveServer(),
   };
   env.IDENTITY_URL = servers.identity.url;
   env.CONVERSATION_URL = servers.conversation.url;
   env.NOTIFICATION_URL = servers.notification.url;
   env.WEBHOOKS_URL = servers.webhooks.url;
+  env.MAIL_URL = servers.mail.url;
   const identity = await createIdentityService(loadIdentityConfig(env), logger.child({ service: 'identity' }));
   const customer = { id: randomUUID(), secret: randomBytes(32).toString('hex') };
   await ensureBootCustomer(identity.ctx, customer);
@@ -251,11 +260,14 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
   const notification = await createNotificationService(notificationConfig, logger.child({ service: 'notification' }));
   const webhooksConfig = loadWebhooksConfig(env);
   const webhooks = await createWebhooksService(webhooksConfig, logger.child({ service: 'webhooks' }));
+  const mailConfig = loadMailWorkerConfig(env);
+  const mail = await createMailService(loadMailConfig(env), logger.child({ service: 'mail' }));
 
   servers.identity.serve(identity.app);
   servers.conversation.serve(conversation.app);
   servers.notification.serve(notification.app);
   servers.webhooks.serve(webhooks.app);
+  servers.mail.serve(mail.app);
   // Workers drain the purge, link-preview, batch and delivery queues and relay identity's outbox
   // as the worker processes do (tests that kill workers start their own processes instead).
   const queueConnection = { redisUrl: env.REDIS_URL, prefix: env.REDIS_PREFIX };
@@ -300,6 +312,10 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
       }),
       { ...queueConnection, logger: logger.child({ service: 'webhooks-worker' }), concurrency: webhooksConfig.WORKER_CONCURRENCY },
     ),
+    startWorker('mail-send', mailJobs(mailContext(mailConfig, mail.ctx.db, mail.ctx.queue, logger.child({ service: 'mail-worker' }))), {
+      ...queueConnection,
+      logger: logger.child({ service: 'mail-worker' }),
+    }),
   ];
   // The outbox relays of the identity, conversation and notification workers: deletions, events
   // and the notifications that messages cause.
@@ -318,6 +334,7 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
     CONVERSATION_URL: servers.conversation.url,
     NOTIFICATION_URL: servers.notification.url,
     WEBHOOKS_URL: servers.webhooks.url,
+    MAIL_URL: servers.mail.url,
   };
   const gateway = await createGateway(loadGatewayConfig(gatewayEnv), logger.child({ service: 'gateway' }), () => false);
   const gatewayServer = await listen(gateway.app, gateway.serverOptions);
@@ -336,6 +353,7 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
       conversation: servers.conversation.url,
       notification: servers.notification.url,
       webhooks: servers.webhooks.url,
+      mail: servers.mail.url,
     },
     async stop() {
       await close(gatewayServer.server);
@@ -344,7 +362,7 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
       await Promise.all([...workers.map((worker) => worker.close()), ...outboxRelays.map((relay) => relay.stop())]);
       await deliveryQueue.close();
       linkPreviews.close();
-      await Promise.all([identity.close(), conversation.close(), notification.close(), webhooks.close()]);
+      await Promise.all([identity.close(), conversation.close(), notification.close(), webhooks.close(), mail.close()]);
       await sql.end();
       await dropDatabases(env, databaseName, options.databasePerService ?? false);
       // The queues' keys (kept jobs, events) of this system's prefix go too.

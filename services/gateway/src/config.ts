@@ -12,6 +12,7 @@ export const gatewayConfigSpec = {
   CONVERSATION_URL: vars.url('Internal URL of the conversation service', 'http://127.0.0.1:8082'),
   NOTIFICATION_URL: vars.url('Internal URL of the notification service', 'http://127.0.0.1:8083'),
   WEBHOOKS_URL: vars.url('Internal URL of the webhooks service', 'http://127.0.0.1:8084'),
+  MAIL_URL: vars.url('Internal URL of the mail service', 'http://127.0.0.1:8085'),
   UPSTREAM_TIMEOUT_MS: vars.integer('How long the gateway waits for a service before 504', 30_000),
   CREDENTIALS_CACHE_TTL_MS: vars.integer('How long verified credentials are cached', 60_000),
   ADMIN_USERNAME: vars.string('Operator user name of the queue dashboard /admin/queues (empty disables it)', ''),

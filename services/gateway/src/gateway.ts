@@ -37,6 +37,7 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
     conversation: config.CONVERSATION_URL,
     notification: config.NOTIFICATION_URL,
     webhooks: config.WEBHOOKS_URL,
+    mail: config.MAIL_URL,
   };
   const identity: InternalClient = createInternalClient({
     baseUrl: config.IDENTITY_URL,

@@ -32,6 +32,7 @@ export const identityConfigSpec = {
   CONVERSATION_URL: vars.url('Internal URL of the conversation service (deletion cascade)', 'http://127.0.0.1:8082'),
   NOTIFICATION_URL: vars.url('Internal URL of the notification service (deletion cascade)', 'http://127.0.0.1:8083'),
   WEBHOOKS_URL: vars.url('Internal URL of the webhooks service (deletion cascade)', 'http://127.0.0.1:8084'),
+  MAIL_URL: vars.url('Internal URL of the mail service (deletion cascade)', 'http://127.0.0.1:8085'),
   BATCH_WAIT_MS: vars.integer('How long POST /v1/batch waits for its job before answering 202 with a jobID', 8000),
   ...idempotencyVars,
 };
@@ -73,6 +74,7 @@ export const identityWorkerConfigSpec = {
   CONVERSATION_URL: identityConfigSpec.CONVERSATION_URL,
   NOTIFICATION_URL: identityConfigSpec.NOTIFICATION_URL,
   WEBHOOKS_URL: identityConfigSpec.WEBHOOKS_URL,
+  MAIL_URL: identityConfigSpec.MAIL_URL,
   METRICS_PORT: metricsPortVar(WORKER_METRICS_PORTS['identity-batch']),
   BATCH_RETENTION_HOURS: vars.integer('How long GET /v1/batch/<jobID> reports a completed batch, in hours', 24),
   BATCH_FAILED_RETENTION_HOURS: vars.integer('How long GET /v1/batch/<jobID> reports a failed batch, in hours', 7 * 24),

@@ -14,10 +14,14 @@ export const notificationConfigSpec = {
   ...idempotencyVars,
 };
 
-/** The notification worker builds notifications as the API shows them, and its outbox relay hands their events to the webhooks service. */
+/**
+ * The notification worker builds notifications as the API shows them, and its outbox relay hands
+ * their events to the webhooks service and the notifications that may cause a mail to the mail service.
+ */
 export const notificationWorkerConfigSpec = {
   ...notificationConfigSpec,
   WEBHOOKS_URL: vars.url('Internal URL of the webhooks service', 'http://127.0.0.1:8084'),
+  MAIL_URL: vars.url('Internal URL of the mail service', 'http://127.0.0.1:8085'),
 };
 
 export type NotificationConfig = ReturnType<typeof loadNotificationConfig>;

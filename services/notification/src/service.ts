@@ -21,10 +21,11 @@ export function notificationContext(db: DataSource, config: NotificationConfig):
   };
 }
 
-/** The relay of recorded notification-created events into the webhooks service (run by the worker). */
+/** The relay of recorded notification-created events into the mail and webhooks services (run by the worker). */
 export function notificationEvents(ctx: NotificationContext, config: NotificationWorkerConfig, logger: Logger) {
   const webhooks = createInternalClient({ baseUrl: config.WEBHOOKS_URL, internalToken: config.INTERNAL_TOKEN, service: 'webhooks', timeoutMs: 10_000 });
-  return eventsProcessor(ctx, webhooks, logger);
+  const mail = createInternalClient({ baseUrl: config.MAIL_URL, internalToken: config.INTERNAL_TOKEN, service: 'mail', timeoutMs: 10_000 });
+  return eventsProcessor(ctx, { webhooks, mail }, logger);
 }
 
 export async function createNotificationService(config: NotificationConfig, logger: Logger, isDraining?: () => boolean) {

@@ -45,6 +45,16 @@ export const conversationInternal = {
       threads: s.array(s.object({ ref: s.string(), name: s.string(), view: s.unknown() })),
     }),
   },
+  /**
+   * Unsubscribes a user from a thread, as a mail's unsubscribe link does (original-extras §5.7):
+   * their participant record says `subscribed: false`. `found` is false when the thread is gone.
+   */
+  unsubscribe: {
+    method: 'POST',
+    path: '/internal/threads/unsubscribe',
+    request: s.object({ threadRef: s.string({ minLength: 1 }), userId: s.string({ minLength: 1 }) }),
+    response: s.object({ found: s.boolean() }),
+  },
 } as const;
 
 export type MessageStates = Infer<typeof conversationInternal.messageStates.response>['messages'];

@@ -77,6 +77,7 @@ export const EXPORT_TABLES = {
   org_members: ['userID', 'orgID', 'platformApplicationID'],
   pages: ['orgID', 'contextData', 'contextHash'],
   thread_participants: ['threadID', 'userID', 'orgID', 'lastSeenTimestamp', 'subscribed'],
+  user_preferences: ['userID', 'key', 'value'],
 } as const;
 
 export type ExportTable = keyof typeof EXPORT_TABLES;
@@ -99,6 +100,7 @@ const PRIMARY_KEYS: Record<ExportTable, string[]> = {
   org_members: ['orgID', 'userID'],
   pages: ['orgID', 'contextHash'],
   thread_participants: ['threadID', 'orgID', 'userID'],
+  user_preferences: ['userID', 'key'],
 };
 
 const quoted = (names: readonly string[]) => names.map((name) => `"${name}"`).join(', ');

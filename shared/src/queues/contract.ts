@@ -38,6 +38,13 @@ export const QUEUES = {
     /** One attempt to send one (event, URL) delivery recorded in webhooks.deliveries. */
     'delivery.send': s.object({ ...tenantJob, deliveryId: s.uuid() }),
   },
+  'mail-send': {
+    /**
+     * Sends the mail recorded in mail.mails as `mailId` (the job's id too), at most once: queued
+     * with the e-mail delay, and its gates and content read when it runs.
+     */
+    'mail.send': s.object({ ...tenantJob, mailId: s.uuid() }),
+  },
   'identity-batch': {
     /**
      * Applies one POST /v1/batch, validated by the request, in one transaction. `batchId` (the
@@ -74,6 +81,13 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
  * completes and a week after it fails, at most the latest 1000 of each.
  */
 export const QUEUE_JOB_OPTIONS: Partial<Record<QueueName, JobsOptions>> = {
+  // An SMTP server that refuses or cannot be reached is retried for about a day (decision 55):
+  // 1 s doubling, capped by BullMQ's backoff at 2^attempts, so 17 attempts span ~36 h in total.
+  'mail-send': {
+    attempts: 17,
+    removeOnComplete: { age: 24 * 3600, count: 10_000 },
+    removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
+  },
   'identity-batch': {
     removeOnComplete: { age: 24 * 3600, count: 1000 },
     removeOnFail: { age: 7 * 24 * 3600, count: 1000 },

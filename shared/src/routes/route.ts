@@ -7,7 +7,7 @@ import { ApiError, type ErrorCode } from '../errors.js';
 import { isIdentifier, isServerGeneratedId, isUuid } from '../schema/formats.js';
 import type { JsonSchema, ObjectSchema, QuerySchema, QueryShape, Schema, Shape } from '../schema/index.js';
 
-export type ServiceName = 'identity' | 'conversation' | 'notification' | 'webhooks';
+export type ServiceName = 'identity' | 'conversation' | 'notification' | 'webhooks' | 'mail';
 export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
 /**
  * `app`: a server token signed with the application's secret, or an access token.

@@ -134,6 +134,16 @@ export class EnumParam<const V extends readonly string[]> extends QueryParam<V[n
   }
 }
 
+/** A text value as given (undefined when absent); the handler decides what a bad one means. */
+export class TextParam extends QueryParam<string | undefined> {
+  parse(raw: unknown): string | undefined {
+    return typeof raw === 'string' ? raw : undefined;
+  }
+  jsonSchema(): JsonSchema {
+    return { type: 'string' };
+  }
+}
+
 export type QueryShape = Record<string, QueryParam<unknown>>;
 export type InferQuery<S extends QueryShape> = { [K in keyof S]: S[K]['_output'] };
 
@@ -167,6 +177,7 @@ export const q = {
     failure: { code: ErrorCode; message: string },
     description = '',
   ) => new EnumParam(description, values, failure),
+  text: (description: string) => new TextParam(description),
   object: <S extends QueryShape>(shape: S) => new QuerySchema(shape),
 };
 

@@ -8,7 +8,7 @@ import express, { type Request, type Router } from 'express';
 import type { ConversationContext } from '../domain/context.js';
 import { exportHandlers } from '../domain/import/export.js';
 import { importHandlers } from '../domain/import/import.js';
-import { messageStates, notificationViews } from '../domain/notification-targets/notification-targets.js';
+import { messageStates, notificationViews, unsubscribeFromThread } from '../domain/notification-targets/notification-targets.js';
 import { linkBaseOf } from './routes/view-options.js';
 
 function applicationHeader(req: Request): string {
@@ -35,6 +35,11 @@ export function internalRouter(
     const request = conversationInternal.views.request.parse(req.body);
     const linkBase = linkBaseOf(ctx, request.linkBase);
     res.json(await notificationViews(ctx, applicationHeader(req), { ...request, linkBase }, req.ctx.requestId));
+  });
+
+  router.post(internalPath(conversationInternal.unsubscribe.path), json, async (req, res) => {
+    const { threadRef, userId } = conversationInternal.unsubscribe.request.parse(req.body);
+    res.json({ found: await unsubscribeFromThread(ctx, applicationHeader(req), threadRef, userId) });
   });
 
   // Its part of a customer dump's import and export (threads, messages, reactions, mentions, participants).

@@ -108,8 +108,9 @@ runMain('app', async () => {
           CONVERSATION_URL: identityConfigSpec.CONVERSATION_URL,
           NOTIFICATION_URL: identityConfigSpec.NOTIFICATION_URL,
           WEBHOOKS_URL: identityConfigSpec.WEBHOOKS_URL,
+          MAIL_URL: identityConfigSpec.MAIL_URL,
         })
-      : { INTERNAL_TOKEN: '', CONVERSATION_URL: '', NOTIFICATION_URL: '', WEBHOOKS_URL: '' };
+      : { INTERNAL_TOKEN: '', CONVERSATION_URL: '', NOTIFICATION_URL: '', WEBHOOKS_URL: '', MAIL_URL: '' };
   const logger = createLogger('app-cli', 'warn');
   const { ctx, close } = await createIdentityContext(
     {

@@ -44,7 +44,7 @@ async function revoke(first: string | undefined, second: string | undefined) {
   // Revocation reads the database and publishes to gateways; it signs and decrypts nothing, so
   // its keys are empty or a throwaway one.
   const { ctx, close } = await createIdentityContext(
-    { ...config, DB_POOL_SIZE: 1, ACCESS_TOKEN_SECRET: '', SECRET_ROTATION_GRACE_HOURS: 0, SECRETS_ENCRYPTION_KEY: createSecretKey(randomBytes(32)), INTERNAL_TOKEN: '', CUSTOMER_ID: '', CUSTOMER_SECRET: '', PORT: 0, LOG_LEVEL: 'warn', CONVERSATION_URL: '', NOTIFICATION_URL: '', WEBHOOKS_URL: '', OUTBOUND_ALLOWED_CIDRS: [] },
+    { ...config, DB_POOL_SIZE: 1, ACCESS_TOKEN_SECRET: '', SECRET_ROTATION_GRACE_HOURS: 0, SECRETS_ENCRYPTION_KEY: createSecretKey(randomBytes(32)), INTERNAL_TOKEN: '', CUSTOMER_ID: '', CUSTOMER_SECRET: '', PORT: 0, LOG_LEVEL: 'warn', CONVERSATION_URL: '', NOTIFICATION_URL: '', WEBHOOKS_URL: '', MAIL_URL: '', OUTBOUND_ALLOWED_CIDRS: [] },
     createLogger('token-cli', 'warn'),
   );
   try {

@@ -2,9 +2,10 @@
  * Identity's internal API for the gateway (contracts in @collab/shared `identityInternal`).
  * An unknown id answers 404 `not_found`; the caller decides what that means for its client.
  */
-import { ApiError, identityLookup, isUuid, MAX_JSON_BODY_BYTES } from '@collab/shared';
+import { ApiError, identityLookup, identityMailContext, isUuid, MAX_JSON_BODY_BYTES } from '@collab/shared';
 import express, { type Router } from 'express';
 import type { IdentityContext } from '../domain/context.js';
+import { mailContext } from '../domain/preferences/preferences.js';
 import { openPreviousSecret, openSecret } from '../domain/secrets.js';
 import { applicationsRepository } from '../repositories/applications.repository.js';
 import { customersRepository } from '../repositories/customers.repository.js';
@@ -70,6 +71,15 @@ export function internalRouter(ctx: IdentityContext): Router {
     if (!applicationId) throw new ApiError('invalid_request', 'The application header is required.');
     const { userIds, groupId } = identityLookup.request.parse(req.body);
     res.type('application/json').send(await lookupRepository.lookup(ctx.db, applicationId, userIds, groupId || null));
+  });
+
+  router.post(identityMailContext.path.replace('/internal', ''), express.json(), async (req, res) => {
+    const applicationId = req.ctx.applicationId;
+    if (!applicationId) throw new ApiError('invalid_request', 'The application header is required.');
+    const { userIds, groupId } = identityMailContext.request.parse(req.body);
+    const context = await mailContext(ctx, applicationId, userIds, groupId);
+    if (!context) throw new ApiError('not_found', 'No such application.');
+    res.json(context);
   });
 
   return router;

@@ -5,6 +5,7 @@
  */
 import type { ConversationViews, MessageStates } from '@collab/shared';
 import { messagesRepository } from '../../repositories/messages.repository.js';
+import { participantsRepository } from '../../repositories/participants.repository.js';
 import { reactionsRepository } from '../../repositories/reactions.repository.js';
 import { threadsRepository } from '../../repositories/threads.repository.js';
 import type { ConversationContext } from '../context.js';
@@ -62,4 +63,12 @@ export async function notificationViews(
     })),
     threads: askedThreads.map((thread, index) => ({ ref: thread.internalId, name: thread.name, view: threadObjects[index] })),
   };
+}
+
+/** A mail's unsubscribe link: the user stops following the thread. False when the thread is gone. */
+export async function unsubscribeFromThread(ctx: ConversationContext, applicationId: string, threadRef: string, userId: string): Promise<boolean> {
+  const [thread] = await threadsRepository.findByInternalIds(ctx.db, applicationId, validRefs([threadRef]));
+  if (!thread) return false;
+  await participantsRepository.unsubscribe(ctx.db, thread.internalId, [userId]);
+  return true;
 }

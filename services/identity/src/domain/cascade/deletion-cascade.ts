@@ -79,6 +79,7 @@ export interface DependentServicesConfig {
   CONVERSATION_URL: string;
   NOTIFICATION_URL: string;
   WEBHOOKS_URL: string;
+  MAIL_URL: string;
   INTERNAL_TOKEN: string;
 }
 
@@ -88,6 +89,7 @@ export function deletionProcessor(db: DataSource, config: DependentServicesConfi
     ['conversation', config.CONVERSATION_URL],
     ['notification', config.NOTIFICATION_URL],
     ['webhooks', config.WEBHOOKS_URL],
+    ['mail', config.MAIL_URL],
   ] as const;
   const services = dependents.map(([service, baseUrl]) =>
     createInternalClient({

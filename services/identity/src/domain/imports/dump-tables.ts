@@ -30,7 +30,6 @@ const SKIPPED: Record<string, string> = {
   console_users: 'console users (people of the console account) are not held by this server',
   message_notifications: 'e-mail records (links of notification e-mails) are not held by this server',
   email_subscription: 'e-mail records (per-thread e-mail opt-outs) are not held by this server',
-  user_preferences: 'user preferences are not held by this server',
   page_visitors: 'presence is not kept by this server',
   user_hidden_annotations: 'annotations are not held by this server',
   heimdall: 'feature flags of the original service',
@@ -56,6 +55,7 @@ export const IMPORTED_TABLES = new Set([
   'application_webhooks',
   'files',
   'message_attachments',
+  'user_preferences',
 ]);
 
 /** Why a table's rows are not imported, or null when they are. */
@@ -224,6 +224,17 @@ export function notificationOf(
     // A message's reactions show as one item of its author's: the key is the message.
     aggregationKey: kind === 'reaction' ? refs.messageRef : null,
   };
+}
+
+/**
+ * A user's notification channels from the original's `notification_channels` row, read as the
+ * original answered them: it stored only the channels last sent, and a channel missing reads off.
+ * Null for another key (the original had no other).
+ */
+export function channelsOf(row: DumpRow): { sendViaEmail: boolean; sendViaSlack: boolean } | null {
+  if (row.key !== 'notification_channels') return null;
+  const value = (json(row.value) ?? {}) as { email?: unknown; slack?: unknown };
+  return { sendViaEmail: value.email === true, sendViaSlack: value.slack === true };
 }
 
 export { parseBoolean, parseTextArray, parseTimestamp, required, json };

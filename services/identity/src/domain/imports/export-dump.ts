@@ -11,6 +11,7 @@ import {
   exportIds,
   formatTextArray,
   formatTimestamp,
+  NOTIFICATION_CHANNELS,
   type ExportClient,
   type ExportedKind,
   type ExportRow,
@@ -21,6 +22,7 @@ import type { DataSource } from 'typeorm';
 import type { ApplicationRow } from '../../entities/index.js';
 import { customersRepository } from '../../repositories/customers.repository.js';
 import { exportRepository } from '../../repositories/export.repository.js';
+import { preferencesRepository } from '../../repositories/preferences.repository.js';
 import { openSecret } from '../secrets.js';
 
 export interface ExportContext {
@@ -69,6 +71,10 @@ function applicationRow(ctx: ExportContext, application: ApplicationRow): Export
 }
 
 async function* tableRows(ctx: ExportContext, table: ExportTable, app: string, requestId: string): AsyncGenerator<string> {
+  if (table === 'user_preferences') {
+    yield* preferenceRows(ctx, app);
+    return;
+  }
   if (table === 'users' || table === 'orgs' || table === 'org_members') {
     for (let after = '0'; ; ) {
       const rows = await identityPage(ctx, table, app, after);
@@ -82,6 +88,21 @@ async function* tableRows(ctx: ExportContext, table: ExportTable, app: string, r
     for (const row of page.rows) yield dumpText.row(table, row as never);
     if (page.next === null) return;
     after = page.next;
+  }
+}
+
+/** Users' channels as the original stored them: both keys written, so that it reads them back unchanged. */
+async function* preferenceRows(ctx: ExportContext, app: string): AsyncGenerator<string> {
+  for (let after = '0'; ; ) {
+    const rows = await preferencesRepository.page(ctx.db, app, after, PAGE_ROWS);
+    for (const row of rows)
+      yield dumpText.row('user_preferences', {
+        userID: exportIds.user(app, row.userID),
+        key: NOTIFICATION_CHANNELS,
+        value: JSON.stringify({ email: row.sendViaEmail, slack: row.sendViaSlack }),
+      });
+    if (rows.length < PAGE_ROWS) return;
+    after = rows[rows.length - 1].internalId;
   }
 }
 

@@ -24,11 +24,13 @@ import type { DataSource } from 'typeorm';
 import type { ImportRecordRow } from '../../entities/index.js';
 import { applicationsRepository } from '../../repositories/applications.repository.js';
 import { customersRepository } from '../../repositories/customers.repository.js';
+import { preferencesRepository } from '../../repositories/preferences.repository.js';
 import { importsRepository, type ImportedGroup, type ImportedUser, type Mapping, type MappingKind } from '../../repositories/imports.repository.js';
 import { openSecret, sealSecret } from '../secrets.js';
 import { dumpLines } from './dump-store.js';
 import {
   attachedFileId,
+  channelsOf,
   fileStatus,
   groupOf,
   IMPORTED_TABLES,
@@ -211,6 +213,8 @@ export class ImportRun {
         return this.files(rows);
       case 'message_attachments':
         return this.attachments(rows);
+      case 'user_preferences':
+        return this.preferences(rows);
       default:
         throw new Error(`no importer for table ${table}`);
     }
@@ -496,6 +500,18 @@ export class ImportRun {
       else perApp.set(applicationId, [...(perApp.get(applicationId) ?? []), notification]);
     }
     for (const { rows: sent, answer } of await this.send('notifications', perApp)) this.count('notifications', answer.inserted, sent.length - answer.inserted);
+  }
+
+  /** Users' notification channels, written by identity itself; a user's stored ones are kept unless overwriting. */
+  private async preferences(rows: DumpRow[]) {
+    const users = await this.resolve('user', rows.map((row) => row.userID));
+    const known = rows.filter((row) => channelsOf(row) !== null);
+    this.skip('user_preferences', rows.length - known.length, 'only the notification_channels preference is held by this server');
+    const kept = this.ofImportedApps('user_preferences', known, (row) => users.get(row.userID!)?.applicationId);
+    for (const [applicationId, preferences] of groupBy(kept, ([, row]) => ({ userID: users.get(row.userID!)!.externalId, ...channelsOf(row)! }))) {
+      const written = await preferencesRepository.importMany(this.db, applicationId, preferences, this.record.overwrite);
+      this.count('preferences', written, preferences.length - written);
+    }
   }
 
   private async participants(rows: DumpRow[]) {

@@ -1,9 +1,18 @@
 /**
- * What the notification worker's relay does with recorded events: build each notification as its
- * recipient's list shows it now, and hand them to the webhooks service under the outbox entries'
- * ids, so that a retry after a lost answer records nothing twice.
+ * What the notification worker's relay does with recorded events: hand the notifications that may
+ * cause a mail (replies, thread actions) to the mail service, then build each notification as its
+ * recipient's list shows it now and hand them to the webhooks service under the outbox entries'
+ * ids. Both are idempotent, so a retry after a lost answer records nothing twice.
  */
-import { hasWebhookTargets, recordWebhookEvents, type InternalClient, type Logger } from '@collab/shared';
+import {
+  hasWebhookTargets,
+  MAILED_KINDS,
+  recordMailCandidates,
+  recordWebhookEvents,
+  type InternalClient,
+  type Logger,
+  type MailCandidate,
+} from '@collab/shared';
 import type { OutboxBatchHandlers, OutboxEntry, OutboxHandlers, OutboxProcessor } from '@collab/shared/storage';
 import { notificationsRepository } from '../../repositories/notifications.repository.js';
 import { renderItems, visibilityOf } from '../notifications/items.js';
@@ -13,8 +22,32 @@ import { eventsOutbox, type NotificationCreated } from './outbox.js';
 type Topics = typeof eventsOutbox.topics;
 type CreatedEntry = OutboxEntry<NotificationCreated['payload']>;
 
+/** Where the relay hands what it relays. */
+export interface EventClients {
+  webhooks: InternalClient;
+  mail: InternalClient;
+}
+
 /** The relay's handlers: each entry alone, or consecutive ones together (their events go over in one call per application). */
-export function eventHandlers(ctx: NotificationContext, webhooks: InternalClient): { handlers: OutboxHandlers<Topics>; batchHandlers: OutboxBatchHandlers<Topics> } {
+export function eventHandlers(ctx: NotificationContext, { webhooks, mail }: EventClients): { handlers: OutboxHandlers<Topics>; batchHandlers: OutboxBatchHandlers<Topics> } {
+  /** The mail a notification may cause (original-extras §5.1), or null for the kinds never mailed and one that is gone. */
+  async function mailCandidateOf({ applicationId, requestId, payload }: CreatedEntry): Promise<MailCandidate | null> {
+    const row = await notificationsRepository.find(ctx.db, applicationId, payload.notificationId);
+    if (!row || !(MAILED_KINDS as readonly string[]).includes(row.kind) || !row.messageRef || !row.threadRef) return null;
+    return {
+      notificationId: row.internalId,
+      kind: row.kind as MailCandidate['kind'],
+      recipientId: row.recipientId,
+      actorId: row.actorId,
+      messageRef: row.messageRef,
+      threadRef: row.threadRef,
+      replyActions: row.replyActions,
+      threadActionType: row.threadActionType,
+      linkBase: payload.linkBase,
+      requestId,
+    };
+  }
+
   /** The event of one notification as its recipient's list shows it now, or null when it is not shown. */
   async function eventOf({ applicationId, requestId, payload }: CreatedEntry, log: Logger): Promise<Record<string, unknown> | null> {
     // Gone (deleted, or being purged with its recipient, sender or application): no event is
@@ -40,6 +73,8 @@ export function eventHandlers(ctx: NotificationContext, webhooks: InternalClient
     for (const entry of entries) byApplication.set(entry.applicationId, [...(byApplication.get(entry.applicationId) ?? []), entry]);
     for (const [applicationId, group] of byApplication) {
       const { requestId } = group[0];
+      const candidates = (await Promise.all(group.map(mailCandidateOf))).filter((candidate) => candidate !== null);
+      await recordMailCandidates(mail, applicationId, candidates, requestId);
       // Rendering asks conversation and identity: none for an application nobody receives events of.
       if (!(await hasWebhookTargets(webhooks, applicationId, 'notification-created', requestId))) continue;
       const events = [];
@@ -57,7 +92,7 @@ export function eventHandlers(ctx: NotificationContext, webhooks: InternalClient
   };
 }
 
-export function eventsProcessor(ctx: NotificationContext, webhooks: InternalClient, logger: Logger): OutboxProcessor {
-  const { handlers, batchHandlers } = eventHandlers(ctx, webhooks);
+export function eventsProcessor(ctx: NotificationContext, clients: EventClients, logger: Logger): OutboxProcessor {
+  const { handlers, batchHandlers } = eventHandlers(ctx, clients);
   return eventsOutbox.processor(ctx.db, handlers, logger, batchHandlers);
 }

@@ -1,0 +1,8 @@
+/** Builds the mail service's Express app; never listens, so tests mount it directly. */
+import { createServiceApp, routesOf, type ServiceAppWiring } from '@collab/shared';
+import type { MailServiceContext } from './domain/context.js';
+import { mailLinkHandlers } from './http/routes/mail-links.routes.js';
+
+export function createMailApp(ctx: MailServiceContext, wiring: ServiceAppWiring) {
+  return createServiceApp({ ...wiring, service: 'mail', routes: routesOf('mail'), handlers: mailLinkHandlers(ctx) });
+}

@@ -1,0 +1,27 @@
+/** The mail service's internal API (contract in @collab/shared `mailInternal`) and its side of the deletion cascade. */
+import { ApiError, cascadeRouter, drainBatches, mailInternal, MAX_JSON_BODY_BYTES } from '@collab/shared';
+import express, { type Router } from 'express';
+import type { MailServiceContext } from '../domain/context.js';
+import { recordMails } from '../domain/mails/record-mails.js';
+import { mailsRepository } from '../repositories/mails.repository.js';
+
+const DELETE_BATCH = 1000;
+
+export function internalRouter(ctx: MailServiceContext): Router {
+  const router = express.Router();
+  router.post(mailInternal.recordNotifications.path.replace('/internal', ''), express.json({ limit: MAX_JSON_BODY_BYTES }), async (req, res) => {
+    const applicationId = req.ctx.applicationId;
+    if (!applicationId) throw new ApiError('invalid_request', 'The application header is required.');
+    const { notifications } = mailInternal.recordNotifications.request.parse(req.body);
+    res.json({ recorded: await recordMails(ctx, applicationId, notifications) });
+  });
+  // A deleted application's or user's mails and opt-outs go with it; a group's threads go with the
+  // conversation service, and a mail of one is then skipped when it is due.
+  router.use(
+    cascadeRouter(async (applicationId, target) => {
+      if (target.kind === 'application') await drainBatches(() => mailsRepository.deleteApplication(ctx.db, applicationId, DELETE_BATCH));
+      if (target.kind === 'user') await drainBatches(() => mailsRepository.deleteUser(ctx.db, applicationId, target.id, DELETE_BATCH));
+    }),
+  );
+  return router;
+}
