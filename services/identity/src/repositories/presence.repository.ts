@@ -1,0 +1,82 @@
+/** Durable presence rows, and the lookups a presence update and read need. */
+import type { Db } from './db.js';
+
+type Location = Record<string, string | number | boolean>;
+
+export interface PresenceSubjects {
+  userId: string | null;
+  groupId: string | null;
+  member: boolean;
+}
+
+export interface DurablePresence {
+  location: Location;
+  lastPresentAt: Date;
+}
+
+export const presenceRepository = {
+  /** The user and the group by external id (null when unknown), and whether the user is a member. */
+  async subjects(db: Db, applicationId: string, userExternalId: string, groupExternalId: string): Promise<PresenceSubjects> {
+    const rows: PresenceSubjects[] = await db.query(
+      `SELECT u.internal_id AS "userId", g.internal_id AS "groupId",
+              EXISTS (SELECT 1 FROM identity.group_members m WHERE m.group_id = g.internal_id AND m.user_id = u.internal_id) AS member
+       FROM (SELECT 1) one
+       LEFT JOIN identity.users u ON u.application_id = $1 AND u.external_id = $2
+       LEFT JOIN identity.groups g ON g.application_id = $1 AND g.external_id = $3`,
+      [applicationId, userExternalId, groupExternalId],
+    );
+    return rows[0];
+  },
+
+  /** The user (internal id, status) and the internal ids of its groups, in the order it joined them; null when unknown. */
+  async userWithGroups(
+    db: Db,
+    applicationId: string,
+    userExternalId: string,
+  ): Promise<{ userId: string; status: 'active' | 'deleted'; groupIds: string[] } | null> {
+    const rows: { userId: string; status: 'active' | 'deleted'; groupIds: string[] }[] = await db.query(
+      `SELECT u.internal_id AS "userId", u.status,
+              COALESCE(array_agg(m.group_id::text ORDER BY m.added_seq) FILTER (WHERE m.group_id IS NOT NULL), '{}') AS "groupIds"
+       FROM identity.users u
+       LEFT JOIN identity.group_members m ON m.user_id = u.internal_id
+       WHERE u.application_id = $1 AND u.external_id = $2
+       GROUP BY u.internal_id`,
+      [applicationId, userExternalId],
+    );
+    return rows[0] ?? null;
+  },
+
+  /** Records the user present at the location now (insert or refresh). */
+  async upsertDurable(db: Db, applicationId: string, groupId: string, userId: string, locationKey: string, location: Location): Promise<void> {
+    await db.query(
+      `INSERT INTO identity.durable_presence (application_id, group_id, user_id, location_key, location, last_present_at)
+       VALUES ($1, $2, $3, $4, $5::jsonb, now())
+       ON CONFLICT (group_id, user_id, location_key) DO UPDATE SET last_present_at = excluded.last_present_at`,
+      [applicationId, groupId, userId, locationKey, JSON.stringify(location)],
+    );
+  },
+
+  /**
+   * The user's most recent durable presence in the groups that matches the location: exactly
+   * (same canonical JSON) or, with `partial`, every location containing it.
+   */
+  async latestDurable(
+    db: Db,
+    applicationId: string,
+    userId: string,
+    groupIds: readonly string[],
+    match: { locationKey: string; location: Location; partial: boolean },
+  ): Promise<DurablePresence | null> {
+    if (groupIds.length === 0) return null;
+    const condition = match.partial ? 'location @> $4::jsonb' : 'location_key = $4';
+    const rows: DurablePresence[] = await db.query(
+      `SELECT location, last_present_at AS "lastPresentAt"
+       FROM identity.durable_presence
+       WHERE application_id = $1 AND user_id = $2 AND group_id = ANY($3::bigint[]) AND ${condition}
+       ORDER BY last_present_at DESC, location_key
+       LIMIT 1`,
+      [applicationId, userId, groupIds, match.partial ? JSON.stringify(match.location) : match.locationKey],
+    );
+    return rows[0] ?? null;
+  },
+};
