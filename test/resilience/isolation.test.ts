@@ -92,6 +92,12 @@ const BODIES: Record<string, (as: TestApplication) => Body | Promise<Body>> = {
   'notifications.create': () => ({
     json: { actor_id: 'ann', recipient_id: 'bob', template: 'B {{actor}}', url: 'https://b.example/n', type: 'url' },
   }),
+  'presence.update': () => ({ json: { location: { page: 'b' }, groupID: 'team', durable: true } }),
+};
+
+/** The query of a route that requires one: every location, so that A's presence is in A's view. */
+const QUERIES: Record<string, string> = {
+  'presence.getUser': `?location=${encodeURIComponent('{}')}&partial_match=true`,
 };
 
 /** A customer dump with nothing in it, as the `dump` part of a form. */
@@ -134,7 +140,7 @@ async function call(
     if (!(name in ids)) throw new Error(`no ID of A for :${name} (${label(route)}): add it to idsOfA`);
     return ids[name];
   };
-  const path = route.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(named(name)));
+  const path = route.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(named(name))) + (QUERIES[route.id] ?? '');
   let body: Body | undefined;
   if (takesBody(route)) {
     const build = BODIES[route.id];
@@ -239,6 +245,8 @@ async function seedA(): Promise<Record<string, string>> {
   ok(await client.put('/v1/users/bob', { name: `Bob ${MARK}`, metadata }), 'bob');
   ok(await client.put('/v1/groups/team', { name: `Team ${MARK}`, members: ['ann', 'bob'], metadata }), 'group');
   ok(await client.post('/v1/organizations', { id: 'org-a', name: `Org ${MARK}`, members: ['ann'] }), 'organization');
+  // Durable: ephemeral presence would expire while the matrix runs.
+  ok(await client.put('/v1/users/ann/presence', { location: { page: MARK }, groupID: 'team', durable: true }), 'presence');
   const uploaded = await fetch(`${system.url}/v1/files`, {
     method: 'POST',
     headers: { authorization: `Bearer ${await serverToken(appA.id, appA.secret)}`, ...keyOfA('files.upload') },
