@@ -5,9 +5,10 @@
  */
 import { createRedis, type RedisClient } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asCustomer, createApplication, uniqueId, type TestApplication } from '../support/client.js';
+import { asCustomer, createApplication, request, uniqueId, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
 import { systemWithApplication, type TestSystem } from '../support/system.js';
+import { clientToken } from '../support/tokens.js';
 
 const TTL_SECONDS = 7;
 
@@ -187,5 +188,54 @@ describe('presence goes with what it belongs to', () => {
     expect(await presenceKeys(doomed.id)).toHaveLength(1);
     expect((await asCustomer(system).delete(`/v1/applications/${doomed.id}`, { secret: doomed.secret })).status).toBe(200);
     expect(await presenceKeys(doomed.id)).toEqual([]);
+  });
+});
+
+describe('GET /v1/client/presence (client token)', () => {
+  const clientPath = (location: unknown, extra = '') => `/v1/client/presence?location=${enc(JSON.stringify(location))}${extra}`;
+  const asViewer = async (claims: { user_id: string; group_id?: string }, options: { alg?: 'HS256' | 'HS512'; exp?: number; secret?: string } = {}) =>
+    ({ authorization: `Bearer ${await clientToken(app.id, options.secret ?? app.secret, claims, options)}` });
+  const read = async (path: string, headers: Record<string, string>) => request(system.url, 'GET', path, { headers });
+
+  it("answers everyone's presence in the viewer's groups, and nothing of another group", async () => {
+    const [viewer, mate, stranger] = [uniqueId('viewer'), uniqueId('mate'), uniqueId('stranger')];
+    const shared = await groupWith(app, [viewer, mate]);
+    const other = await groupWith(app, [stranger, mate]);
+    expect((await app.client.put(presencePath(mate), { location: { page: 'p' }, groupID: shared })).status).toBe(200);
+    expect((await app.client.put(presencePath(viewer), { location: { page: 'p', part: 1 }, groupID: shared, durable: true })).status).toBe(200);
+    expect((await app.client.put(presencePath(stranger), { location: { page: 'p' }, groupID: other })).status).toBe(200);
+
+    const all = await read(clientPath({ page: 'p' }, '&partial_match=true'), await asViewer({ user_id: viewer }, { alg: 'HS256' }));
+    expect(all.status).toBe(200);
+    expect(all.body).toEqual([
+      { id: mate, ephemeral: { locations: [{ page: 'p' }] } },
+      { id: viewer, ephemeral: { locations: [] }, durable: { location: { page: 'p', part: 1 }, timestamp: expect.any(String) } },
+    ]);
+    const exact = await read(clientPath({ page: 'p' }, '&exclude_durable=true'), await asViewer({ user_id: viewer, group_id: shared }));
+    expect(exact.body).toEqual([{ id: mate, ephemeral: { locations: [{ page: 'p' }] } }]);
+    // The stranger's group is not the viewer's: a token naming it is refused.
+    expectError(await read(clientPath({ page: 'p' }), await asViewer({ user_id: viewer, group_id: other })), 403, 'invalid_session', 'The user is not a member of the group.');
+  });
+
+  it('refuses a token of another kind, a bad signature, an expired token or an unknown user with 403 invalid_session', async () => {
+    const viewer = uniqueId('viewer');
+    await groupWith(app, [viewer]);
+    const path = clientPath({ page: 'p' });
+    expectError(await app.client.get(path), 403, 'invalid_session');
+    expectError(await read(path, {}), 403, 'invalid_session');
+    expectError(await read(path, await asViewer({ user_id: viewer }, { secret: 'not the secret' })), 403, 'invalid_session', 'The client token is not signed with the application secret.');
+    expectError(await read(path, await asViewer({ user_id: viewer }, { exp: Math.floor(Date.now() / 1000) - 3600 })), 403, 'invalid_session', 'The client token has expired.');
+    expectError(await read(path, await asViewer({ user_id: uniqueId('nobody') })), 403, 'invalid_session', /Unable to load user/);
+    expectError(await read(path, await asViewer({ user_id: viewer, group_id: uniqueId('nogroup') })), 403, 'invalid_session', /not found/);
+    // A client token works on no other route.
+    expectError(await read(presencePath(viewer) + '?location=%7B%7D', await asViewer({ user_id: viewer })), 401, 'invalid_app_token');
+  });
+
+  it('checks the query after the token', async () => {
+    const viewer = uniqueId('viewer');
+    await groupWith(app, [viewer]);
+    const headers = await asViewer({ user_id: viewer });
+    expectError(await read('/v1/client/presence', headers), 400, 'invalid_request', '"location" parameter is required');
+    expectError(await read(clientPath({ a: 1 }, '&partial_match=x'), headers), 400, 'invalid_field', '"partial_match" must be a boolean');
   });
 });

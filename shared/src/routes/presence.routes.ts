@@ -1,6 +1,7 @@
 /**
  * Presence routes (decision 50): a user's ephemeral and durable presence at a location, set with a
- * server token and read back with one. Served by identity, which owns users and groups.
+ * server token and read back with one or, for the viewer's groups, with a client token. Served by
+ * identity, which owns users and groups.
  */
 import { ApiError } from '../errors.js';
 import { FlatObjectSchema, QueryParam, q, s, type JsonSchema } from '../schema/index.js';
@@ -81,6 +82,17 @@ export const presenceRoutes = {
     tag: 'Presence',
     summary: "Read a user's presence at a location, in every group the user belongs to",
     params: { userID: param.identifier('userID', 'invalid_request') },
+    query: presenceQuery,
+    response: { 200: s.array(userLocationView) },
+  }),
+  clientPresence: defineRoute({
+    id: 'client.presence',
+    method: 'GET',
+    path: '/v1/client/presence',
+    service: 'identity',
+    auth: 'client',
+    tag: 'Client',
+    summary: "Everyone's presence at a location in the viewer's groups",
     query: presenceQuery,
     response: { 200: s.array(userLocationView) },
   }),

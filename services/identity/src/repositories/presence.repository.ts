@@ -79,4 +79,66 @@ export const presenceRepository = {
     );
     return rows[0] ?? null;
   },
+
+  /**
+   * A client token's viewer: the user and, when the token names one, the group with whether the
+   * user is in it; `groupIds` are every group the user belongs to, in the order it joined them.
+   */
+  async viewer(
+    db: Db,
+    applicationId: string,
+    userExternalId: string,
+    groupExternalId: string | null,
+  ): Promise<ViewerRow | null> {
+    const rows: ViewerRow[] = await db.query(
+      `SELECT u.internal_id AS "userId", u.status,
+              g.internal_id AS "groupId", g.status AS "groupStatus",
+              COALESCE(array_agg(m.group_id::text ORDER BY m.added_seq) FILTER (WHERE m.group_id IS NOT NULL), '{}') AS "groupIds"
+       FROM identity.users u
+       LEFT JOIN identity.groups g ON g.application_id = $1 AND g.external_id = $3
+       LEFT JOIN identity.group_members m ON m.user_id = u.internal_id
+       WHERE u.application_id = $1 AND u.external_id = $2
+       GROUP BY u.internal_id, g.internal_id`,
+      [applicationId, userExternalId, groupExternalId],
+    );
+    return rows[0] ?? null;
+  },
+
+  /** The members of the groups, one row per (group, member), groups in the order given. */
+  async members(db: Db, applicationId: string, groupIds: readonly string[]): Promise<{ groupId: string; userId: string; externalId: string; status: 'active' | 'deleted' }[]> {
+    if (groupIds.length === 0) return [];
+    return db.query(
+      `SELECT m.group_id::text AS "groupId", u.internal_id::text AS "userId", u.external_id AS "externalId", u.status
+       FROM identity.group_members m JOIN identity.users u ON u.internal_id = m.user_id
+       WHERE m.application_id = $1 AND m.group_id = ANY($2::bigint[])
+       ORDER BY array_position($2::bigint[], m.group_id), m.added_seq`,
+      [applicationId, groupIds],
+    );
+  },
+
+  /** Each active user's most recent durable presence in the groups matching the location. */
+  async latestDurableOfActiveUsers(
+    db: Db,
+    applicationId: string,
+    groupIds: readonly string[],
+    match: { locationKey: string; location: Location; partial: boolean },
+  ): Promise<(DurablePresence & { externalId: string })[]> {
+    if (groupIds.length === 0) return [];
+    const condition = match.partial ? 'p.location @> $3::jsonb' : 'p.location_key = $3';
+    return db.query(
+      `SELECT DISTINCT ON (p.user_id) u.external_id AS "externalId", p.location, p.last_present_at AS "lastPresentAt"
+       FROM identity.durable_presence p JOIN identity.users u ON u.internal_id = p.user_id
+       WHERE p.application_id = $1 AND p.group_id = ANY($2::bigint[]) AND ${condition} AND u.status <> 'deleted'
+       ORDER BY p.user_id, p.last_present_at DESC, p.location_key`,
+      [applicationId, groupIds, match.partial ? JSON.stringify(match.location) : match.locationKey],
+    );
+  },
 };
+
+export interface ViewerRow {
+  userId: string;
+  status: 'active' | 'deleted';
+  groupId: string | null;
+  groupStatus: 'active' | 'deleted' | null;
+  groupIds: string[];
+}

@@ -2,6 +2,7 @@
 import { ApiError, type Infer, type PresenceLocation, type presenceBody } from '@collab/shared';
 import { presenceRepository } from '../../repositories/presence.repository.js';
 import type { IdentityContext } from '../context.js';
+import { viewerScope } from '../client/viewer.js';
 import { locationJson } from './presence-store.js';
 
 type PresenceUpdate = Infer<typeof presenceBody>;
@@ -81,6 +82,44 @@ export async function getUserPresence(ctx: IdentityContext, applicationId: strin
       ...(durable ? { durable: { location: durable.location, timestamp: durable.lastPresentAt.toISOString() } } : {}),
     },
   ];
+}
+
+/**
+ * Everyone's presence matching the query in the viewer's groups (GET /v1/client/presence, §1.4):
+ * users with ephemeral presence first, then those with durable presence only.
+ */
+export async function getClientPresence(
+  ctx: IdentityContext,
+  applicationId: string,
+  viewer: { userId: string; groupId: string | null },
+  query: PresenceQuery,
+) {
+  const scope = await viewerScope(ctx, applicationId, viewer);
+  const matches = (candidate: PresenceLocation) =>
+    query.partialMatch ? contains(candidate, query.location) : locationJson(candidate) === locationJson(query.location);
+  const members = await presenceRepository.members(ctx.db, applicationId, scope.groupIds);
+  const perMember = await Promise.all(
+    members.map(async (member) => (await ctx.presence.locations(applicationId, member.userId, [member.groupId]))[0].filter(matches)),
+  );
+  const ephemeral = new Map<string, PresenceLocation[]>();
+  members.forEach((member, index) => {
+    if (perMember[index].length === 0) return;
+    ephemeral.set(member.externalId, [...(ephemeral.get(member.externalId) ?? []), ...sortLocations(perMember[index])]);
+  });
+  const durable = query.excludeDurable
+    ? []
+    : await presenceRepository.latestDurableOfActiveUsers(ctx.db, applicationId, scope.groupIds, {
+        location: query.location,
+        locationKey: locationJson(query.location),
+        partial: query.partialMatch,
+      });
+  const durableOf = new Map(durable.map((row) => [row.externalId, { location: row.location, timestamp: row.lastPresentAt.toISOString() }]));
+  const ids = [...ephemeral.keys(), ...[...durableOf.keys()].filter((id) => !ephemeral.has(id))];
+  return ids.map((id) => ({
+    id,
+    ephemeral: { locations: ephemeral.get(id) ?? [] },
+    ...(durableOf.has(id) ? { durable: durableOf.get(id)! } : {}),
+  }));
 }
 
 /**

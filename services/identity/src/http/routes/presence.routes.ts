@@ -1,5 +1,5 @@
-/** Presence handlers: set a user's presence, read it back with a server token. */
-import { applicationOf, presenceRoutes as routes, routeBody, routeParams, routeQuery, type HandlerMap } from '@collab/shared';
+/** Presence handlers: set a user's presence, read it back with a server token or a client token. */
+import { applicationOf, presenceRoutes as routes, routeBody, routeParams, routeQuery, viewerOf, type HandlerMap } from '@collab/shared';
 import type { IdentityContext } from '../../domain/context.js';
 import * as presence from '../../domain/presence/presence.js';
 
@@ -17,6 +17,15 @@ export function presenceHandlers(ctx: IdentityContext): HandlerMap {
       const { userID } = routeParams(routes.getUserPresence, req);
       const query = routeQuery(routes.getUserPresence, req);
       return presence.getUserPresence(ctx, applicationOf(req), userID, {
+        location: query.location,
+        partialMatch: query.partial_match === 'true',
+        excludeDurable: query.exclude_durable === 'true',
+      });
+    },
+
+    [routes.clientPresence.id]: (req) => {
+      const query = routeQuery(routes.clientPresence, req);
+      return presence.getClientPresence(ctx, applicationOf(req), viewerOf(req), {
         location: query.location,
         partialMatch: query.partial_match === 'true',
         excludeDurable: query.exclude_durable === 'true',
