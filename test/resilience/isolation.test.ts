@@ -99,6 +99,7 @@ const BODIES: Record<string, (as: TestApplication) => Body | Promise<Body>> = {
 const QUERIES: Record<string, string> = {
   'presence.getUser': `?location=${encodeURIComponent('{}')}&partial_match=true`,
   'client.presence': `?location=${encodeURIComponent('{}')}&partial_match=true`,
+  'client.users': `?users=${encodeURIComponent('["ann", "bob"]')}`,
 };
 
 /** A customer dump with nothing in it, as the `dump` part of a form. */

@@ -133,7 +133,49 @@ export const presenceRepository = {
       [applicationId, groupIds, match.partial ? JSON.stringify(match.location) : match.locationKey],
     );
   },
+
+  /** The users among the IDs who belong to at least one of the groups. */
+  async usersInGroups(db: Db, applicationId: string, externalIds: readonly string[], groupIds: readonly string[]): Promise<ClientUserRow[]> {
+    if (externalIds.length === 0 || groupIds.length === 0) return [];
+    return db.query(
+      `SELECT ${CLIENT_USER_COLUMNS} FROM identity.users u
+       WHERE u.application_id = $1 AND u.external_id = ANY($2::text[])
+         AND EXISTS (SELECT 1 FROM identity.group_members m WHERE m.user_id = u.internal_id AND m.group_id = ANY($3::bigint[]))`,
+      [applicationId, [...new Set(externalIds)], groupIds],
+    );
+  },
+
+  /** The first `limit` members of the group whose status is not deleted, by internal id. */
+  async activeMembers(db: Db, applicationId: string, groupId: string, limit: number): Promise<ClientUserRow[]> {
+    return db.query(
+      `SELECT ${CLIENT_USER_COLUMNS} FROM identity.group_members m JOIN identity.users u ON u.internal_id = m.user_id
+       WHERE m.application_id = $1 AND m.group_id = $2 AND u.status <> 'deleted'
+       ORDER BY u.internal_id LIMIT $3`,
+      [applicationId, groupId, limit],
+    );
+  },
+
+  /** The group's internal id by external id, when the user belongs to it. */
+  async groupOfMember(db: Db, applicationId: string, groupExternalId: string, userId: string): Promise<string | null> {
+    const rows: { groupId: string }[] = await db.query(
+      `SELECT g.internal_id::text AS "groupId" FROM identity.groups g
+       JOIN identity.group_members m ON m.group_id = g.internal_id AND m.user_id = $3
+       WHERE g.application_id = $1 AND g.external_id = $2`,
+      [applicationId, groupExternalId, userId],
+    );
+    return rows[0]?.groupId ?? null;
+  },
 };
+
+const CLIENT_USER_COLUMNS = `u.external_id AS "externalId", u.name, u.short_name AS "shortName", u.profile_picture_url AS "profilePictureUrl", u.metadata`;
+
+export interface ClientUserRow {
+  externalId: string;
+  name: string | null;
+  shortName: string | null;
+  profilePictureUrl: string | null;
+  metadata: Location;
+}
 
 export interface ViewerRow {
   userId: string;
