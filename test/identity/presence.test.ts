@@ -226,6 +226,8 @@ describe('GET /v1/client/presence (client token)', () => {
     expectError(await read(path, await asViewer({ user_id: viewer }, { secret: 'not the secret' })), 403, 'invalid_session', 'The client token is not signed with the application secret.');
     expectError(await read(path, await asViewer({ user_id: viewer }, { exp: Math.floor(Date.now() / 1000) - 3600 })), 403, 'invalid_session', 'The client token has expired.');
     expectError(await read(path, await asViewer({ user_id: uniqueId('nobody') })), 403, 'invalid_session', /Unable to load user/);
+    expectError(await read(path, await asViewer({ user_id: 'lone \ud800 surrogate' })), 403, 'invalid_session', /user_id/);
+    expectError(await read(path, await asViewer({ user_id: 'x'.repeat(129) })), 403, 'invalid_session', /user_id/);
     expectError(await read(path, await asViewer({ user_id: viewer, group_id: uniqueId('nogroup') })), 403, 'invalid_session', /not found/);
     // A client token works on no other route.
     expectError(await read(presencePath(viewer) + '?location=%7B%7D', await asViewer({ user_id: viewer })), 401, 'invalid_app_token');

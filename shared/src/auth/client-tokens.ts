@@ -15,12 +15,14 @@ export interface ClientTokenClaims {
 }
 
 const session = (text: string) => new ApiError('invalid_session', text);
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /** An ID claim: a string of 1–128 characters, or a number (made a string). */
 function idClaim(value: unknown, name: string): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (typeof value === 'string' && value.length >= 1 && value.length <= 128) return value;
+  // Well-formed: the ID travels percent-encoded to the services, which a lone surrogate cannot be.
+  if (typeof value === 'string' && value.length >= 1 && value.length <= 128 && !LONE_SURROGATE.test(value)) return value;
   throw session(`Invalid ClientAuthTokenData: ${name} must be a string of 1 to 128 characters or a number.`);
 }
 
