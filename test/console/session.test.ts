@@ -112,6 +112,7 @@ describe('signing in', () => {
       ['conversation', true],
       ['notification', true],
       ['webhooks', true],
+      ['mail', true],
     ]);
     expect(body.queues.length).toBeGreaterThan(3);
     const { customers } = status.body as unknown as { customers: { customers: { id: string; applications: number }[]; total: number } };
