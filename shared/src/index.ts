@@ -30,6 +30,7 @@ export * from './openapi.js';
 export * from './metrics.js';
 export * from './crypto/secret-box.js';
 export * from './webhooks/signing.js';
+export * from './webhooks/events.js';
 export * from './webhooks/webhook-url.js';
 export * from './contracts/webhooks.js';
 export * from './contracts/conversation.js';

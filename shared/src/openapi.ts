@@ -12,6 +12,7 @@ import { MessageContentSchema } from './routes/message-content.js';
 import { ROUTES, VIEW_COMPONENTS } from './routes/index.js';
 import type { AuthKind, PathParam, PathParamFormat, RawAnswer, RouteDef, SuccessStatus } from './routes/route.js';
 import { s, Schema, type JsonSchema } from './schema/index.js';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS, webhookBodySchema } from './webhooks/events.js';
 
 /** Version of the API document; change it when the public contract changes. */
 export const OPENAPI_DOCUMENT_VERSION = '1.0.0';
@@ -23,6 +24,8 @@ export type OpenApiDocument = {
   servers: { url: string; description: string }[];
   tags: { name: string }[];
   paths: Record<string, Record<string, OpenApiOperation>>;
+  /** The requests this server sends to receivers, one per event type (the webhook event catalogue). */
+  webhooks: Record<string, { post: JsonSchema }>;
   components: {
     securitySchemes: Record<string, JsonSchema>;
     schemas: Record<string, JsonSchema>;
@@ -204,6 +207,34 @@ function operationOf(route: RouteDef): OpenApiOperation {
   };
 }
 
+/** Each event type as the signed POST a receiver gets; the receiver answers 2xx to acknowledge it. */
+function webhooks(): OpenApiDocument['webhooks'] {
+  return Object.fromEntries(
+    WEBHOOK_EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          operationId: `webhook.${type}`,
+          summary: WEBHOOK_EVENTS[type].description,
+          tags: ['Webhooks'],
+          parameters: [
+            { name: 'X-Cord-Timestamp', in: 'header', required: true, schema: { type: 'string' }, description: 'Milliseconds since the epoch.' },
+            {
+              name: 'X-Cord-Signature',
+              in: 'header',
+              required: true,
+              schema: { type: 'string' },
+              description: 'base64(HMAC-SHA256(application secret, `<timestamp>:<body>`)).',
+            },
+          ],
+          requestBody: { required: true, content: { 'application/json': { schema: webhookBodySchema(type).jsonSchema() } } },
+          responses: { '200': { description: 'Received; any other answer is retried (url-verification must answer 200).' } },
+        },
+      },
+    ]),
+  );
+}
+
 function components(): OpenApiDocument['components'] {
   const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } };
   const responses: Record<string, JsonSchema> = {};
@@ -285,6 +316,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[] = ROUTES): Open
     servers: [{ url: '/', description: 'This gateway' }],
     tags: tags.map((name) => ({ name })),
     paths,
+    webhooks: webhooks(),
     components: components(),
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { InternalClient } from '../http/internal-client.js';
 import { s, type Infer } from '../schema/index.js';
+import { RECORDED_EVENT_TYPES } from '../webhooks/events.js';
 
 export const webhooksInternal = {
   /**
@@ -17,7 +18,7 @@ export const webhooksInternal = {
       events: s.array(
         s.object({
           id: s.uuid(),
-          type: s.enum(['thread-message-added', 'notification-created']),
+          type: s.enum(RECORDED_EVENT_TYPES),
           // The event object as receivers get it; its shape is the producer's (the REST objects it owns).
           payload: s.unknown(),
         }),

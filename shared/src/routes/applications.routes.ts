@@ -1,8 +1,9 @@
 /** The application routes of the identity service, under /v1/applications and the alias /v1/projects. */
 import { s } from '../schema/index.js';
-import { WEBHOOK_EVENT_TYPES } from '../webhooks/signing.js';
+import { DEFAULT_SUBSCRIPTIONS, WEBHOOK_EVENT_TYPES } from '../webhooks/events.js';
 import { defineRoute, param } from './route.js';
-import { applicationView, successView, successWith } from './views.js';
+import { successView, successWith } from './views.js';
+import { applicationView } from './webhook-views.js';
 
 const applicationParam = {
   applicationID: param.uuid('applicationID', 'invalid_request', 'Application ID is invalid'),
@@ -15,7 +16,7 @@ const applicationFields = {
     .array(s.enum(WEBHOOK_EVENT_TYPES))
     .nullable()
     .optional()
-    .describe('Event types eventWebhookURL receives; null (never set) means thread-message-added and notification-created.'),
+    .describe(`Event types eventWebhookURL receives; null (never set) means ${DEFAULT_SUBSCRIPTIONS.join(' and ')}.`),
   redirectURI: s.string().nullable().optional(),
   emailSettings: s
     .object({

@@ -20,6 +20,7 @@ export { preferencesRoutes, NOTIFICATION_CHANNELS } from './preferences.routes.j
 export { mailRoutes } from './mail.routes.js';
 export * from './message-content.js';
 export * from './views.js';
+export * from './webhook-views.js';
 export * from './user-fields.js';
 
 /** Every public route of the API. */

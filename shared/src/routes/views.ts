@@ -7,14 +7,13 @@
  * schema per answer object, read one at a time.
  */
 import { s, type Infer, type Schema, type Shape } from '../schema/index.js';
-import { WEBHOOK_EVENT_TYPES } from '../webhooks/signing.js';
 import { MessageContentSchema } from './message-content.js';
 import { userFields } from './user-fields.js';
 
 const components: Schema<unknown>[] = [];
 
 /** Names a view for the OpenAPI components, where it is documented once and referred to. */
-function view<S extends Schema<unknown>>(name: string, schema: S): S {
+export function view<S extends Schema<unknown>>(name: string, schema: S): S {
   components.push(schema.named(name));
   return schema;
 }
@@ -22,7 +21,7 @@ function view<S extends Schema<unknown>>(name: string, schema: S): S {
 /** The named views, in the order the OpenAPI document lists them. */
 export const VIEW_COMPONENTS: readonly Schema<unknown>[] = components;
 
-const timestamp = () => s.dateTime();
+export const timestamp = () => s.dateTime();
 const ids = () => s.array(s.string());
 const status = () => s.enum(['active', 'deleted']);
 
@@ -150,18 +149,6 @@ export const groupDetailsView = view('GroupDetails', s.object({
   metadata: s.flatObject(),
 }));
 
-/** An application as listed and read; its secret is answered only by create and rotate. */
-export const applicationView = view('Application', s.object({
-  id: s.uuid(),
-  name: s.string(),
-  iconURL: s.string().nullable(),
-  eventWebhookURL: s.string().nullable(),
-  eventWebhookSubscriptions: s.array(s.enum(WEBHOOK_EVENT_TYPES)).nullable(),
-  redirectURI: s.string().nullable(),
-  emailSettings: s.record(s.unknown()).describe('E-mail settings as last written; stored, not used by this server.'),
-  createdTimestamp: timestamp(),
-}));
-
 /** A batch answered 202, followed by its id: waiting or running, then completed or failed. */
 export const batchStatusView = view('BatchStatus', s.union([
   s.object({ status: s.enum(['waiting', 'active']) }),
@@ -265,7 +252,7 @@ export const messageView = view('Message', s.object({
 // ---- notification --------------------------------------------------------------------------
 
 /** A user as a notification names them: the directory's fields and the names a client shows. */
-const notificationUserView = view('NotificationUser', s.object({
+export const notificationUserView = view('NotificationUser', s.object({
   id: s.string(),
   name: s.string().nullable(),
   shortName: s.string().nullable(),
@@ -297,26 +284,3 @@ export const notificationView = view('Notification', s.object({
   metadata: s.flatObject(),
   text: s.string().describe('The header as plain text, users by name.'),
 }));
-
-// ---- webhooks ------------------------------------------------------------------------------
-
-export const webhookView = view('Webhook', s.object({ id: s.string(), url: s.string(), events: s.array(s.enum(WEBHOOK_EVENT_TYPES)) }));
-
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
-
-export const deliveryView = view('Delivery', s.object({
-  id: s.uuid(),
-  eventID: s.uuid(),
-  type: s.enum(WEBHOOK_EVENT_TYPES),
-  url: s.string(),
-  status: s.enum(DELIVERY_STATUSES),
-  attempts: s.integer({ minimum: 0 }),
-  lastStatusCode: s.integer().nullable(),
-  lastError: s.string().nullable(),
-  createdTimestamp: timestamp(),
-  lastAttemptTimestamp: timestamp().nullable(),
-  nextAttemptTimestamp: timestamp().nullable(),
-}));
-
-/** One delivery, with the body of its last attempt exactly as sent (null before the first). */
-export const deliveryDetailsView = view('DeliveryDetails', s.object({ ...deliveryView.shape, body: s.string().nullable() }));

@@ -1,9 +1,10 @@
 /** Public routes owned by the webhooks service: registered webhooks and the delivery log. */
-import { WEBHOOK_EVENT_TYPES } from '../webhooks/signing.js';
 import { pageCursors } from '../pagination/cursors.js';
 import { q, s } from '../schema/index.js';
 import { defineRoute, prefixKeys, type PathParam } from './route.js';
-import { DELIVERY_STATUSES, deliveryDetailsView, deliveryView, pageOf, successView, successWith, webhookView } from './views.js';
+import { WEBHOOK_EVENT_TYPES } from '../webhooks/events.js';
+import { pageOf, successView, successWith } from './views.js';
+import { DELIVERY_STATUSES, deliveryDetailsView, deliveryView, webhookView } from './webhook-views.js';
 
 /**
  * The application in the path of the registration routes is never read: a registration always

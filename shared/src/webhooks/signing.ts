@@ -5,9 +5,7 @@
  * message = `<timestamp>:<body>`)), the timestamp being milliseconds since the epoch in decimal.
  */
 import { createHmac } from 'node:crypto';
-
-export const WEBHOOK_EVENT_TYPES = ['thread-message-added', 'notification-created', 'url-verification'] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+import type { WebhookEventType } from './events.js';
 
 /**
  * JSON with object keys sorted by UTF-16 code units at every depth and no whitespace.

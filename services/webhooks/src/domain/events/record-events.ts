@@ -4,19 +4,16 @@
  * one pending delivery per distinct target URL, then each delivery is queued; recording the same
  * event again (a relay retrying) adds nothing.
  */
-import { ENQUEUE_TIMEOUT_MS, type Queryable, type WebhookEventType } from '@collab/shared';
+import { DEFAULT_SUBSCRIPTIONS, ENQUEUE_TIMEOUT_MS, type Queryable, type RecordedEventType, type WebhookEventType } from '@collab/shared';
 import { registrationsRepository } from '../../repositories/registrations.repository.js';
 import { deliveriesRepository } from '../../repositories/deliveries.repository.js';
 import { webhooksPurge } from '../cascade/cascade.js';
 import type { WebhooksContext } from '../context.js';
 import { deliveryJobId } from '../deliveries/attempts.js';
 
-/** Event types the application-level URL receives when its subscriptions were never set. */
-const DEFAULT_SUBSCRIPTIONS: readonly string[] = ['thread-message-added', 'notification-created'];
-
 export interface IncomingEvent {
   id: string;
-  type: Exclude<WebhookEventType, 'url-verification'>;
+  type: RecordedEventType;
   payload: Record<string, unknown>;
 }
 
@@ -30,7 +27,7 @@ export async function targetUrls(ctx: WebhooksContext, applicationId: string, ty
   if (!application) return [];
   const urls = new Set(registered);
   const own = application.eventWebhookURL;
-  if (own && (application.eventWebhookSubscriptions ?? DEFAULT_SUBSCRIPTIONS).includes(type)) urls.add(own);
+  if (own && (application.eventWebhookSubscriptions ?? DEFAULT_SUBSCRIPTIONS).includes(type as WebhookEventType)) urls.add(own);
   return [...urls];
 }
 
