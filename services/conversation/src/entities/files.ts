@@ -1,10 +1,18 @@
 /** Uploaded files, their bytes and their attachment to messages. */
+import type { Brand } from '@collab/shared';
 import { EntitySchema } from 'typeorm';
 import type { MessageRef } from './messages.js';
 import { CONVERSATION_SCHEMA } from './schema.js';
 
+/**
+ * A file's id as this service holds it: only the files repository's insert for an application and
+ * its tenant-scoped reads produce one, so a write to a file or its bytes cannot be given an id
+ * that was not created or looked up in the application first.
+ */
+export type FileRef = Brand<'FileRef'>;
+
 export interface FileRow {
-  id: string;
+  id: FileRef;
   applicationId: string;
   ownerId: string;
   name: string;

@@ -1,5 +1,8 @@
-/** Uploaded files: metadata and bytes in 1 MiB chunks. Tenant first. */
-import type { FileRow } from '../entities/index.js';
+/**
+ * Uploaded files: metadata and bytes in 1 MiB chunks. Reads take the application, or (a signed
+ * download link) the id alone; writes take the FileRef that the insert for an application returned.
+ */
+import type { FileRef, FileRow } from '../entities/index.js';
 import type { Db } from './db.js';
 
 const FILE_COLUMNS = `f.id, f.application_id AS "applicationId", f.owner_id AS "ownerId", f.name, f.mime_type AS "mimeType",
@@ -19,18 +22,20 @@ export const filesRepository = {
     ]);
   },
 
-  async insert(db: Db, file: Omit<FileRow, 'createdAt' | 'uploadStatus'>): Promise<void> {
+  /** Creates the application's file; its FileRef is what the file's later writes take. */
+  async insert(db: Db, file: Omit<FileRow, 'id' | 'createdAt' | 'uploadStatus'> & { id: string }): Promise<FileRef> {
     await db.query(
       `INSERT INTO conversation.files (id, application_id, owner_id, name, mime_type, size) VALUES ($1, $2, $3, $4, $5, $6)`,
       [file.id, file.applicationId, file.ownerId, file.name, file.mimeType, file.size],
     );
+    return file.id as FileRef;
   },
 
-  async insertChunk(db: Db, fileId: string, seq: number, data: Buffer): Promise<void> {
+  async insertChunk(db: Db, fileId: FileRef, seq: number, data: Buffer): Promise<void> {
     await db.query(`INSERT INTO conversation.file_chunks (file_id, seq, data) VALUES ($1, $2, $3)`, [fileId, seq, data]);
   },
 
-  async chunk(db: Db, fileId: string, seq: number): Promise<Buffer | null> {
+  async chunk(db: Db, fileId: FileRef, seq: number): Promise<Buffer | null> {
     const rows: { data: Buffer }[] = await db.query(`SELECT data FROM conversation.file_chunks WHERE file_id = $1 AND seq = $2`, [
       fileId,
       seq,
@@ -45,9 +50,9 @@ export const filesRepository = {
     return rows[0] ?? null;
   },
 
-  async updateUploaded(db: Db, file: Pick<FileRow, 'id' | 'ownerId' | 'name' | 'mimeType' | 'size'>): Promise<void> {
+  async updateUploaded(db: Db, fileId: FileRef, file: Pick<FileRow, 'ownerId' | 'name' | 'mimeType' | 'size'>): Promise<void> {
     await db.query(`UPDATE conversation.files SET owner_id = $2, name = $3, mime_type = $4, size = $5 WHERE id = $1`, [
-      file.id,
+      fileId,
       file.ownerId,
       file.name,
       file.mimeType,

@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import { ApiError, isUuid, type RecordWrite } from '@collab/shared';
 import busboy from 'busboy';
 import { filesRepository } from '../../repositories/files.repository.js';
+import type { FileRef } from '../../entities/index.js';
 import type { Db } from '../../repositories/db.js';
 import type { ConversationContext } from '../context.js';
 import { isValidFileSignature } from './file-links.js';
@@ -22,7 +23,7 @@ interface UploadedPart {
 }
 
 /** Writes the stream as chunks of the file, hashing its bytes; returns what was written. */
-async function storeChunks(db: Db, fileId: string, stream: Readable, hash: Hash): Promise<{ size: number; truncated: boolean }> {
+async function storeChunks(db: Db, fileId: FileRef, stream: Readable, hash: Hash): Promise<{ size: number; truncated: boolean }> {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let seq = 0;
@@ -60,7 +61,7 @@ function uploadFingerprint(fields: Record<string, string>, part: UploadedPart | 
   return createHash('sha256').update(JSON.stringify({ fields: sortedFields, file })).digest('hex');
 }
 
-function parseUpload(db: Db, fileId: string, headers: IncomingHttpHeaders, body: Readable, maxBytes: number) {
+function parseUpload(db: Db, fileId: FileRef, headers: IncomingHttpHeaders, body: Readable, maxBytes: number) {
   return new Promise<{ fields: Record<string, string>; part: UploadedPart | null; fingerprint: string }>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
@@ -148,8 +149,8 @@ export async function uploadFile(
   const fileId = randomUUID();
   await ctx.db.transaction(async (tx) => {
     // The row exists first so that chunks can reference it; owner and size are set once known.
-    await filesRepository.insert(tx, { id: fileId, applicationId, ownerId: '', name: '', mimeType: '', size: '0' });
-    const { fields, part, fingerprint } = await parseUpload(tx, fileId, request.headers, request.body, ctx.files.maxBytes);
+    const file = await filesRepository.insert(tx, { id: fileId, applicationId, ownerId: '', name: '', mimeType: '', size: '0' });
+    const { fields, part, fingerprint } = await parseUpload(tx, file, request.headers, request.body, ctx.files.maxBytes);
     // A repeat of an upload already answered stops here (its chunks roll back).
     options.bodyFingerprint(fingerprint);
     const missing = [...(part ? [] : ['file']), ...(fields.ownerID ? [] : ['ownerID'])];
@@ -159,8 +160,7 @@ export async function uploadFile(
       throw new ApiError('payload_too_large', `The file is larger than ${ctx.files.maxBytes} bytes.`);
     const lookup = await ctx.identity.lookup(applicationId, { userIds: [fields.ownerID] }, requestId);
     if (!lookup.users.has(fields.ownerID)) throw new ApiError('user_not_found', `Platform user ${fields.ownerID} not found.`);
-    await filesRepository.updateUploaded(tx, {
-      id: fileId,
+    await filesRepository.updateUploaded(tx, file, {
       ownerId: fields.ownerID,
       name: fields.name || part!.filename,
       mimeType: part!.mimeType || 'application/octet-stream',

@@ -138,7 +138,7 @@ async function checkUpdate(ctx: ConversationContext, applicationId: string, thre
     throw new ApiError('invalid_field', 'Adding and removing the same attachment is invalid.');
   const authorId = input.authorID ?? message.authorId;
   const fileIds = await checkAttachments(ctx.db, applicationId, authorId, addAttachments);
-  const attached = new Set((await attachmentsRepository.of(ctx.db, [message.internalId])).map((file) => file.id));
+  const attached = new Set<string>((await attachmentsRepository.of(ctx.db, [message.internalId])).map((file) => file.id));
   if (fileIds.some((id) => attached.has(id))) throw new ApiError('invalid_field', 'Cannot attach an already-attached file');
   return { lookup, mentioned, fileIds };
 }
