@@ -1,5 +1,6 @@
 /**
- * The SQL of POST /v1/batch. Every method takes the application id first. Upserts in three steps,
+ * The SQL of POST /v1/batch. The writes take the application id first; the job's own record is
+ * named by its job id (test/operate/tenant-scope.test.ts lists why). Upserts in three steps,
  * each in the order of the ids (code-point order, the `C` collation of external_id): insert the
  * missing rows (`INSERT … ON CONFLICT DO NOTHING`), lock every row (`FOR NO KEY UPDATE`), then
  * write the provided fields. Two overlapping batches thus take their locks in the same order and
