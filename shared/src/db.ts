@@ -5,7 +5,7 @@
 import pg from 'pg';
 import { DataSource, type EntityManager, type EntitySchema, type MixedList, type QueryRunner } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel.js';
-import { ApiError } from './errors.js';
+import { unavailable } from './errors.js';
 import type { Queryable } from './sql.js';
 
 export interface ServiceDataSourceOptions {
@@ -37,7 +37,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 function unavailableOr(error: unknown): unknown {
   if (!isDatabaseUnavailable(error)) return error;
-  return new ApiError('service_unavailable', 'The database is unavailable. Try again.', { headers: { 'Retry-After': '1' } });
+  return unavailable('The database is unavailable. Try again.');
 }
 
 /**

@@ -93,6 +93,11 @@ export class ApiError extends Error {
   }
 }
 
+/** `503 service_unavailable` saying what failed: a dependency is down and retrying in a second may succeed. */
+export function unavailable(message: string): ApiError {
+  return new ApiError('service_unavailable', message, { headers: { 'Retry-After': '1' } });
+}
+
 export function isErrorBody(value: unknown): value is ErrorBody {
   return (
     typeof value === 'object' &&

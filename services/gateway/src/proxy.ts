@@ -3,7 +3,7 @@
  * A dead service answers 503, a garbled answer 502, a slow one 504, always in the error envelope.
  */
 import http from 'node:http';
-import { ApiError, writeApiError, type Logger, type ServiceName } from '@collab/shared';
+import { ApiError, unavailable, writeApiError, type Logger, type ServiceName } from '@collab/shared';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import type { Forward } from './app.js';
 import type { GatewayMetrics, UpstreamFailure } from './metrics.js';
@@ -15,9 +15,7 @@ const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHO
 function upstreamError(error: NodeJS.ErrnoException, timedOut: boolean, service: string): ApiError {
   if (timedOut) return new ApiError('gateway_timeout', `The ${service} service did not answer in time.`);
   if (error.code && CONNECT_FAILURES.has(error.code))
-    return new ApiError('service_unavailable', `The ${service} service is unavailable. Try again.`, {
-      headers: { 'Retry-After': '1' },
-    });
+    return unavailable(`The ${service} service is unavailable. Try again.`);
   return new ApiError('bad_gateway', `The ${service} service answered with an invalid response.`);
 }
 

@@ -1,7 +1,7 @@
 /** The receiving end of the deletion cascade, mounted at /internal by every dependent service. */
 import express, { type Router } from 'express';
 import { cascadeContract } from '../contracts/cascade.js';
-import { ApiError } from '../errors.js';
+import { ApiError, unavailable } from '../errors.js';
 import type { Infer } from '../schema/index.js';
 
 export type CascadeTarget = Infer<typeof cascadeContract.request>;
@@ -20,9 +20,7 @@ export function cascadeRouter(
       if (error instanceof ApiError) throw error;
       // Postgres or Redis (the queue) down: identity's outbox calls again later.
       req.log.warn({ err: (error as Error).message }, 'cascade not applied');
-      throw new ApiError('service_unavailable', 'The deletion could not be applied. Try again.', {
-        headers: { 'Retry-After': '1' },
-      });
+      throw unavailable('The deletion could not be applied. Try again.');
     }
     res.json({ success: true });
   });

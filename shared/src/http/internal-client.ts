@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { ApiError, isErrorBody } from '../errors.js';
+import { ApiError, isErrorBody, unavailable } from '../errors.js';
 import { INTERNAL_HEADERS } from '../internal-headers.js';
 
 export interface InternalCallOptions {
@@ -48,14 +48,14 @@ export function createInternalClient(config: {
       try {
         url = new URL(`${config.baseUrl}${path}`);
       } catch {
-        throw unavailable(config.service);
+        throw serviceUnavailable(config.service);
       }
       if (!connections) {
         const transport = url.protocol === 'https:' ? https : http;
         connections = { transport, agent: new transport.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }) };
       }
       const answer = await exchange(connections.transport, connections.agent, url, { method, headers, body }, options.timeoutMs ?? timeoutMs);
-      if (answer === 'unreachable') throw unavailable(config.service);
+      if (answer === 'unreachable') throw serviceUnavailable(config.service);
       let payload: unknown;
       try {
         if (answer.text === null) throw new Error('the answer broke off');
@@ -67,7 +67,7 @@ export function createInternalClient(config: {
       if (answer.status >= 200 && answer.status < 300) return payload as T;
       if (answer.status < 500 && isErrorBody(payload))
         throw new ApiError(payload.error, payload.message, { status: answer.status });
-      throw unavailable(config.service);
+      throw serviceUnavailable(config.service);
     },
   };
 }
@@ -118,8 +118,6 @@ function exchange(
   });
 }
 
-function unavailable(service: string): ApiError {
-  return new ApiError('service_unavailable', `The ${service} service is unavailable. Try again.`, {
-    headers: { 'Retry-After': '1' },
-  });
+function serviceUnavailable(service: string): ApiError {
+  return unavailable(`The ${service} service is unavailable. Try again.`);
 }

@@ -18,6 +18,7 @@ import {
   type Producer,
   type Queryable,
   type RecordWrite,
+  unavailable,
 } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import { batchRepository } from '../../repositories/batch.repository.js';
@@ -34,10 +35,6 @@ export interface BatchContext {
 }
 
 export type BatchSubmission = { kind: 'applied'; message: string; jobId: string } | { kind: 'accepted'; jobId: string };
-
-function unavailable(message: string): ApiError {
-  return new ApiError('service_unavailable', message, { headers: { 'Retry-After': '1' } });
-}
 
 /** The error a failed job reports: its API error, or an opaque internal error. */
 function failureError(reason: string | undefined): ApiError {

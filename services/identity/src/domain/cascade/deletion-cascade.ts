@@ -9,7 +9,7 @@
  * reached: the relay of the identity worker finishes it later). Each dependent service makes the
  * data unreadable when called and purges it with BullMQ jobs; calling it twice changes nothing.
  */
-import { ApiError, cascadeContract, createInternalClient, s, type InternalClient, type Logger, type Queryable } from '@collab/shared';
+import { ApiError, cascadeContract, createInternalClient, s, unavailable, type InternalClient, type Logger, type Queryable } from '@collab/shared';
 import { defineOutbox, type NewOutboxEntry, type OutboxHandlers, type OutboxProcessor } from '@collab/shared/storage';
 import type { DataSource } from 'typeorm';
 import { IDENTITY_SCHEMA } from '../../entities/index.js';
@@ -53,9 +53,7 @@ export function dependentServicesCascade(services: InternalClient[]): DeletionCa
       );
     } catch (error) {
       if (error instanceof ApiError && error.status >= 500) throw error;
-      throw new ApiError('service_unavailable', 'The deletion could not reach every service. Try again.', {
-        headers: { 'Retry-After': '1' },
-      });
+      throw unavailable('The deletion could not reach every service. Try again.');
     }
   };
   return {
