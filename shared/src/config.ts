@@ -133,6 +133,20 @@ export const commonVars = {
   LOG_LEVEL: vars.string('pino log level', 'info'),
 };
 
+/**
+ * What every process reads before (or without) its service's config: where it listens, its log
+ * level and its shutdown deadline. Read when asked, so a process's environment is read once per use.
+ */
+export const processVars = {
+  HOST: vars.string('Address the process listens on, its metrics port included', '0.0.0.0'),
+  LOG_LEVEL: commonVars.LOG_LEVEL,
+  SHUTDOWN_TIMEOUT_MS: vars.integer('Deadline for a graceful stop after SIGTERM', 10_000),
+};
+
+export function processSettings(env: NodeJS.ProcessEnv = process.env): ConfigOf<typeof processVars> {
+  return loadConfig(processVars, env);
+}
+
 /** The internal port of a process's Prometheus `GET /metrics` endpoint; each process has its own default. */
 export function metricsPortVar(defaultPort: number): VarSpec<number> {
   return vars.port('Internal port of the Prometheus GET /metrics endpoint (0 disables it)', defaultPort);

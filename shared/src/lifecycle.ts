@@ -4,6 +4,7 @@
  * pools, workers, Redis) and exit, with a deadline after which the process exits anyway.
  */
 import type { RequestListener, Server } from 'node:http';
+import { processSettings } from './config.js';
 import { createHttpServer, type HttpServerOptions } from './http/server.js';
 import type { Logger } from './logger.js';
 
@@ -14,7 +15,7 @@ export class ProcessLifecycle {
 
   constructor(
     private readonly logger: Logger,
-    private readonly shutdownDeadlineMs = Number(process.env.SHUTDOWN_TIMEOUT_MS ?? 10_000),
+    private readonly shutdownDeadlineMs = processSettings().SHUTDOWN_TIMEOUT_MS,
   ) {}
 
   readonly isDraining = (): boolean => this.drainingNow;
@@ -24,7 +25,7 @@ export class ProcessLifecycle {
     this.cleanups.unshift(cleanup);
   }
 
-  listen(app: RequestListener, port: number, options: HttpServerOptions = {}, host = process.env.HOST ?? '0.0.0.0'): Promise<Server> {
+  listen(app: RequestListener, port: number, options: HttpServerOptions = {}, host = processSettings().HOST): Promise<Server> {
     const server = createHttpServer(app, options);
     this.servers.push(server);
     return new Promise((resolve, reject) => {

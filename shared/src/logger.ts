@@ -1,5 +1,6 @@
 /** The one logger factory of every process: JSON lines (pino) with credentials redacted. */
 import { pino, type Logger } from 'pino';
+import { processSettings } from './config.js';
 
 export type { Logger } from 'pino';
 
@@ -39,7 +40,7 @@ function bufferedStdout(): pino.DestinationStream {
   return destination;
 }
 
-export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
+export function createLogger(service: string, level = processSettings().LOG_LEVEL): Logger {
   return pino(
     {
       level,

@@ -12,6 +12,7 @@ import type { Queue, Worker } from 'bullmq';
 import type { NextFunction, Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import type { DataSource } from 'typeorm';
+import { processSettings } from './config.js';
 import type { Logger } from './logger.js';
 
 /** The route label of a request that matched no route of the route table. */
@@ -243,7 +244,7 @@ export function startMetricsServer(
   metrics: ProcessMetrics,
   port: number,
   logger: Logger,
-  host = process.env.HOST ?? '0.0.0.0',
+  host = processSettings().HOST,
 ): Promise<Server | null> {
   const server = createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {

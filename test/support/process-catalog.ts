@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig, type VarSpec } from '@collab/shared';
+import { loadConfig, processVars, type VarSpec } from '@collab/shared';
 import { migrateConfigSpec } from '@collab/shared/storage';
 import {
   conversationConfigSpec,
@@ -101,9 +101,12 @@ export function sourceEntryPoints(): string[] {
   return found.sort();
 }
 
-/** Variables read straight from process.env outside the config specs (lifecycle, logger). */
+/**
+ * Variables every process reads apart from its service's config spec: the process settings
+ * (processVars: listen address, log level, shutdown deadline), and any read straight from process.env.
+ */
 function directlyReadVars(): Set<string> {
-  const names = new Set<string>();
+  const names = new Set<string>(Object.keys(processVars));
   const walk = (dir: string): void => {
     if (!existsSync(dir)) return;
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
