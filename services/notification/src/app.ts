@@ -1,6 +1,6 @@
 /** Builds the notification service's Express app; never listens, so tests mount it directly. */
 import { createServiceApp, routesOf, type ServiceAppWiring } from '@collab/shared';
-import type { NotificationContext } from './domain/notifications/notifications.js';
+import type { NotificationContext } from './domain/context.js';
 import { notificationHandlers } from './http/routes/notifications.routes.js';
 
 export function createNotificationApp(ctx: NotificationContext, wiring: ServiceAppWiring) {

@@ -7,7 +7,7 @@ import type { NotificationConfig, NotificationWorkerConfig } from './config.js';
 import { createNotificationDataSource } from './data-source.js';
 import { notificationPurge } from './domain/cascade/cascade.js';
 import { eventsProcessor } from './domain/events/relay.js';
-import type { NotificationContext } from './domain/notifications/notifications.js';
+import type { NotificationContext } from './domain/context.js';
 import { internalRouter } from './http/internal.router.js';
 
 /** What the use cases need, for the API process and the worker alike. */

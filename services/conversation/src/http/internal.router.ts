@@ -9,7 +9,7 @@ import type { ConversationContext } from '../domain/context.js';
 import { exportHandlers } from '../domain/import/export.js';
 import { importHandlers } from '../domain/import/import.js';
 import { messageStates, notificationViews, unsubscribeFromThread } from '../domain/notification-targets/notification-targets.js';
-import { linkBaseOf } from './routes/view-options.js';
+import { linkBaseOf } from './view-options.js';
 
 function applicationHeader(req: Request): string {
   if (!req.ctx.applicationId) throw new ApiError('invalid_request', 'The application header is required.');

@@ -7,7 +7,7 @@ import express, { type Router } from 'express';
 import { exportHandlers } from '../domain/import/export.js';
 import { importHandlers } from '../domain/import/import.js';
 import { createActivityNotifications } from '../domain/notifications/activity.js';
-import type { NotificationContext } from '../domain/notifications/notifications.js';
+import type { NotificationContext } from '../domain/context.js';
 
 export function internalRouter(
   ctx: NotificationContext,

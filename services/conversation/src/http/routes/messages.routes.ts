@@ -5,7 +5,7 @@ import { appendToMessage } from '../../domain/messages/append-message.js';
 import { createMessage } from '../../domain/messages/create-message.js';
 import * as messages from '../../domain/messages/messages.js';
 import { updateMessage } from '../../domain/messages/update-message.js';
-import { viewOptions } from './view-options.js';
+import { viewOptions } from '../view-options.js';
 
 export function messageHandlers(ctx: ConversationContext): HandlerMap {
   return {

@@ -1,7 +1,7 @@
 /** /v1/threads handlers: parse, call one use case, shape the response. */
 import { applicationOf, conversationRoutes as routes, routeBody, routeParams, routeQuery, type HandlerMap } from '@collab/shared';
 import type { ConversationContext } from '../../domain/context.js';
-import { viewOptions } from './view-options.js';
+import { viewOptions } from '../view-options.js';
 import * as threads from '../../domain/threads/threads.js';
 
 export function threadHandlers(ctx: ConversationContext): HandlerMap {

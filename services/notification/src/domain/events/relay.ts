@@ -16,7 +16,7 @@ import {
 import type { OutboxBatchHandlers, OutboxEntry, OutboxHandlers, OutboxProcessor } from '@collab/shared/storage';
 import { notificationsRepository } from '../../repositories/notifications.repository.js';
 import { renderItems, visibilityOf } from '../notifications/items.js';
-import type { NotificationContext } from '../notifications/notifications.js';
+import type { NotificationContext } from '../context.js';
 import { eventsOutbox, type NotificationCreated } from './outbox.js';
 
 type Topics = typeof eventsOutbox.topics;

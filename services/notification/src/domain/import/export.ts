@@ -5,7 +5,7 @@
  */
 import { derivedUuid, exportIds, formatTextArray, formatTimestamp, type ExportHandlers, type ExportRow } from '@collab/shared';
 import { exportRepository } from '../../repositories/export.repository.js';
-import type { NotificationContext } from '../notifications/notifications.js';
+import type { NotificationContext } from '../context.js';
 
 const CORD_ID = /^cord:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 

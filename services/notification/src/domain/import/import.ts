@@ -6,7 +6,7 @@
  */
 import type { ImportHandlers } from '@collab/shared';
 import { importRepository } from '../../repositories/import.repository.js';
-import type { NotificationContext } from '../notifications/notifications.js';
+import type { NotificationContext } from '../context.js';
 
 export function importHandlers(ctx: Pick<NotificationContext, 'db'>): ImportHandlers {
   return {

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { ActivityNotifications } from '@collab/shared';
 import { notificationsRepository, type NewNotification } from '../../repositories/notifications.repository.js';
 import { createdEntries, eventsOutbox } from '../events/outbox.js';
-import type { NotificationContext } from './notifications.js';
+import type { NotificationContext } from '../context.js';
 
 /** The rows one entry causes: one per recipient, the first named wins. */
 function rowsOf(request: ActivityNotifications): NewNotification[] {

@@ -4,23 +4,14 @@ import {
   ApiError,
   pageCursors,
   type notificationRoutes,
-  type ConversationDirectory,
   type CursorOf,
-  type IdentityDirectory,
   type RecordWrite,
   type RouteBody,
 } from '@collab/shared';
-import type { DataSource } from 'typeorm';
 import { notificationsRepository } from '../../repositories/notifications.repository.js';
 import { createdEntries, eventsOutbox } from '../events/outbox.js';
+import type { NotificationContext } from '../context.js';
 import { renderItems, visibilityOf } from './items.js';
-
-export interface NotificationContext {
-  db: DataSource;
-  identity: IdentityDirectory;
-  /** Where the messages and threads of activity notifications are asked. */
-  conversation: ConversationDirectory;
-}
 
 /** POST /v1/notifications body, validated at the edge by the route's schema. */
 export type NotificationInput = RouteBody<typeof notificationRoutes.createNotification>;

@@ -8,9 +8,10 @@ import {
   routeQuery,
   type HandlerMap,
 } from '@collab/shared';
+import type { NotificationContext } from '../../domain/context.js';
 import * as notifications from '../../domain/notifications/notifications.js';
 
-export function notificationHandlers(ctx: notifications.NotificationContext): HandlerMap {
+export function notificationHandlers(ctx: NotificationContext): HandlerMap {
   return {
     [routes.createNotification.id]: async (req) => {
       const body = routeBody(routes.createNotification, req);

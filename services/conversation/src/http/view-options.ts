@@ -1,7 +1,8 @@
+/** How a request asks for views: the public base URL of its download links and the key that signs them. */
 import { requestBaseUrl } from '@collab/shared';
 import type { Request } from 'express';
-import type { ConversationContext } from '../../domain/context.js';
-import type { ViewOptions } from '../../domain/messages/message-views.js';
+import type { ConversationContext } from '../domain/context.js';
+import type { ViewOptions } from '../domain/messages/message-views.js';
 
 /** Download links point at the public API: PUBLIC_URL, or the base URL the client called (through the gateway). */
 export function linkBaseOf(ctx: ConversationContext, requestBase: string): string {

@@ -1,0 +1,10 @@
+import type { ConversationDirectory, IdentityDirectory } from '@collab/shared';
+import type { DataSource } from 'typeorm';
+
+/** What the notification use cases need, wired once per process (service.ts). */
+export interface NotificationContext {
+  db: DataSource;
+  identity: IdentityDirectory;
+  /** Where the messages and threads of activity notifications are asked. */
+  conversation: ConversationDirectory;
+}
