@@ -8,7 +8,7 @@ import type { CredentialStore, JobHandlers, PendingJob, Producer } from '@collab
 /** Where a job finds the application's current secret. */
 type SecretSource = Pick<CredentialStore, 'application'>;
 import type { DataSource } from 'typeorm';
-import { ATTEMPT_LEASE_MS, attemptDelivery, deliveryJobId, type RetrySchedule, type WebhookPoster } from '../domain/deliveries/attempts.js';
+import { ATTEMPT_LEASE_MS, attemptDelivery, deliveryJobId, enqueueAttempt, type RetrySchedule, type WebhookPoster } from '../domain/deliveries/attempts.js';
 import { deliveriesRepository } from '../repositories/deliveries.repository.js';
 import { webhookMetrics } from '../domain/deliveries/metrics.js';
 
@@ -33,11 +33,7 @@ export function deliveryJobs(ctx: DeliveryJobsContext): JobHandlers<'webhooks-de
           retrySchedule: ctx.retrySchedule,
           secretOf: async (id) => (await ctx.credentials.application(id, requestId))?.secret ?? null,
           schedule: async (id, attempt, at) => {
-            await ctx.queue.add(
-              'delivery.send',
-              { applicationId, requestId, deliveryId: id },
-              { jobId: deliveryJobId(id, attempt), delay: Math.max(0, at.getTime() - Date.now()) },
-            );
+            await enqueueAttempt(ctx.queue, { applicationId, requestId, deliveryId: id }, attempt, { at });
           },
           observe: metrics.observe,
         },

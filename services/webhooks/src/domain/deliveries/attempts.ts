@@ -8,7 +8,7 @@
  * WEBHOOK_RETRY_HOURS after the event. A Retry-After of up to an hour replaces the schedule's
  * delay. Any other 4xx is final; any 2xx is success.
  */
-import { signWebhook, type Logger, type WebhookEventType } from '@collab/shared';
+import { signWebhook, type Logger, type Producer, type WebhookEventType } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import type { DeliveryStatus } from '../../entities/index.js';
 import { deliveriesRepository, type AttemptResult } from '../../repositories/deliveries.repository.js';
@@ -26,6 +26,28 @@ export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** A BullMQ job id per attempt, so that the same attempt is never queued twice. */
 export function deliveryJobId(deliveryId: string, attempt: number): string {
   return `${deliveryId}-${attempt}`;
+}
+
+/**
+ * Queues one attempt of a delivery under its attempt's job id; `manual` gives a retry asked for by
+ * a client a job id of its own, beside a scheduled attempt of the same number.
+ */
+export function enqueueAttempt(
+  queue: Producer<'webhooks-delivery'>,
+  delivery: { applicationId: string; deliveryId: string; requestId: string },
+  attempt: number,
+  options: { at?: Date; manual?: boolean; timeoutMs?: number } = {},
+) {
+  const jobId = deliveryJobId(delivery.deliveryId, attempt);
+  return queue.add(
+    'delivery.send',
+    delivery,
+    {
+      jobId: options.manual ? `${jobId}-manual-${Date.now()}` : jobId,
+      ...(options.at ? { delay: Math.max(0, options.at.getTime() - Date.now()) } : {}),
+    },
+    { timeoutMs: options.timeoutMs },
+  );
 }
 
 /** What the receiver did with one attempt, as far as the sender can tell. */

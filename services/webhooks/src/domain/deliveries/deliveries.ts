@@ -3,7 +3,7 @@ import { ApiError, ENQUEUE_TIMEOUT_MS, pageCursors, type CursorOf } from '@colla
 import type { DeliveryStatus } from '../../entities/index.js';
 import { deliveriesRepository, type DeliveryFilter, type DeliveryLogRow } from '../../repositories/deliveries.repository.js';
 import type { WebhooksContext } from '../context.js';
-import { deliveryJobId } from './attempts.js';
+import { enqueueAttempt } from './attempts.js';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -62,12 +62,7 @@ export async function retryDelivery(ctx: WebhooksContext, applicationId: string,
   // Its own job id: a scheduled attempt of the same number may wait in the queue; whichever runs
   // first sends, the other finds the delivery not due.
   try {
-    await ctx.deliveryQueue.add(
-      'delivery.send',
-      { applicationId, requestId, deliveryId: id },
-      { jobId: `${deliveryJobId(id, attempts + 1)}-manual-${Date.now()}` },
-      { timeoutMs: ENQUEUE_TIMEOUT_MS },
-    );
+    await enqueueAttempt(ctx.deliveryQueue, { applicationId, requestId, deliveryId: id }, attempts + 1, { manual: true, timeoutMs: ENQUEUE_TIMEOUT_MS });
   } catch (error) {
     // Due in Postgres already: the worker's recovery scan queues it once Redis is back.
     ctx.logger.warn({ err: (error as Error).message, deliveryId: id, requestId }, 'retry recorded but not queued');

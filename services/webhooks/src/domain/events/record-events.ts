@@ -9,7 +9,7 @@ import { registrationsRepository } from '../../repositories/registrations.reposi
 import { deliveriesRepository } from '../../repositories/deliveries.repository.js';
 import { webhooksPurge } from '../cascade/cascade.js';
 import type { WebhooksContext } from '../context.js';
-import { deliveryJobId } from '../deliveries/attempts.js';
+import { enqueueAttempt } from '../deliveries/attempts.js';
 
 export interface IncomingEvent {
   id: string;
@@ -56,12 +56,7 @@ export async function recordEvents(ctx: WebhooksContext, applicationId: string, 
   }
   for (const delivery of queued) {
     try {
-      await ctx.deliveryQueue.add(
-        'delivery.send',
-        { applicationId, requestId, deliveryId: delivery.id },
-        { jobId: deliveryJobId(delivery.id, delivery.attempts + 1) },
-        { timeoutMs: ENQUEUE_TIMEOUT_MS },
-      );
+      await enqueueAttempt(ctx.deliveryQueue, { applicationId, requestId, deliveryId: delivery.id }, delivery.attempts + 1, { timeoutMs: ENQUEUE_TIMEOUT_MS });
     } catch (error) {
       // Recorded as due in Postgres: the worker's recovery scan queues it once Redis is back.
       ctx.logger.warn({ err: (error as Error).message, deliveryId: delivery.id, requestId }, 'delivery recorded but not queued');
