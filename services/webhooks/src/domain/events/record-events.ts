@@ -44,8 +44,11 @@ async function admitsEvents(ctx: WebhooksContext, tx: Queryable, applicationId: 
 /** Records the events and queues their deliveries; returns how many deliveries were created. */
 export async function recordEvents(ctx: WebhooksContext, applicationId: string, events: IncomingEvent[], requestId: string) {
   const queued: { id: string; attempts: number }[] = [];
+  // The targets of each event type, computed once for the whole batch.
+  const targetsOf = new Map<string, Promise<string[]>>();
   for (const event of events) {
-    const urls = await targetUrls(ctx, applicationId, event.type, requestId);
+    if (!targetsOf.has(event.type)) targetsOf.set(event.type, targetUrls(ctx, applicationId, event.type, requestId));
+    const urls = await targetsOf.get(event.type)!;
     // No target: nothing to deliver, nothing to keep.
     if (urls.length === 0) continue;
     queued.push(
