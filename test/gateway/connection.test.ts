@@ -1,6 +1,8 @@
 /**
  * The connection itself, spoken byte for byte: a client's `Connection: close` closes the
- * connection after the answer also when a service answered through the gateway (RFC 9112 §9.6).
+ * connection after the answer also when a service answered through the gateway (RFC 9112 §9.6),
+ * and a CONNECT, which Node hands to no app, is answered 405 in the envelope like any other
+ * method the API does not know, by the gateway and by every service.
  */
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -96,5 +98,32 @@ describe('Connection: close', () => {
     const answer = await exchange(system.url, getUser(''), false);
     expect(answer.status).toBe(200);
     expect(answer.headers.connection).toBe('keep-alive');
+  });
+});
+
+describe('CONNECT', () => {
+  const connect = (baseUrl: string) => {
+    const { host } = new URL(baseUrl);
+    return exchange(baseUrl, `CONNECT example.com:443 HTTP/1.1\r\nHost: ${host}\r\n\r\n`, true);
+  };
+
+  it('the gateway answers 405 method_not_allowed in the envelope, with a request id, and closes', async () => {
+    const answer = await connect(system.url);
+    expect(answer.status).toBe(405);
+    expect(answer.headers['content-type']).toMatch(/^application\/json/);
+    expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(JSON.parse(answer.body)).toEqual({ error: 'method_not_allowed', message: 'CONNECT is not allowed: this server is not a proxy.' });
+    expect(answer.ended).toBe(true);
+  });
+
+  it.each(['identity', 'conversation', 'notification', 'webhooks'] as const)('the %s service answers it the same way', async (service) => {
+    const answer = await connect(system.serviceUrls[service]);
+    expect(answer.status).toBe(405);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: 'method_not_allowed' });
+  });
+
+  it('the gateway keeps answering afterwards', async () => {
+    await connect(system.url);
+    expect((await app.client.get('/v1/users/alice')).status).toBe(200);
   });
 });
