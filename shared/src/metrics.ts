@@ -23,7 +23,7 @@ const ROUTE_LOCAL = 'metricsRoute';
 /** The slice of an outbox processor the gauges read (see outbox/outbox.ts). */
 interface OutboxBacklog {
   schema: string;
-  backlog(): Promise<{ entries: number; oldestAgeSeconds: number }>;
+  backlog(): Promise<{ entries: number; oldestAgeSeconds: number; failed: number }>;
 }
 
 /** The slice of pg's Pool the gauges read. */
@@ -111,8 +111,10 @@ export class ProcessMetrics {
         },
       });
     this.outboxFamilies.push(
-      outboxGauge('outbox_entries_pending', 'Outbox entries recorded and not handled yet', (backlog) => backlog.entries),
+      outboxGauge('outbox_entries_pending', 'Outbox entries recorded and not handled yet (failed ones aside)', (backlog) => backlog.entries),
       outboxGauge('outbox_oldest_entry_age_seconds', 'Age of the oldest outbox entry not handled yet (0: none)', (backlog) => backlog.oldestAgeSeconds),
+      // Refused by the service they go to (e.g. too large): kept, never retried by themselves.
+      outboxGauge('outbox_entries_failed', 'Outbox entries kept as failed: refused, waiting for `npm run outbox -- retry`', (backlog) => backlog.failed),
     );
     this.jobsCompleted = new Counter({
       name: 'bullmq_jobs_completed_total',
