@@ -14,6 +14,8 @@ export interface FaultProxy {
   setLatency(ms: number): void;
   /** Resets (RST) every open connection. */
   resetAll(): void;
+  /** Resolves when the next bytes from a client arrive here (before they are forwarded). */
+  clientData(): Promise<void>;
   /** Refuses new connections (resets each at once). */
   refuse(): void;
   /** Forwards new connections again. */
@@ -27,6 +29,8 @@ export async function startFaultProxy(target: { host?: string; port: number }): 
   const open = new Set<Socket>();
   let latencyMs = 0;
   let refusing = false;
+  /** Waiting for the next bytes from a client (clientData). */
+  let onClientData: (() => void)[] = [];
 
   const forward = (from: Socket, to: Socket) => {
     from.on('data', (chunk) => {
@@ -49,6 +53,11 @@ export async function startFaultProxy(target: { host?: string; port: number }): 
       open.add(socket);
       socket.on('close', () => open.delete(socket));
     }
+    client.on('data', () => {
+      const waiting = onClientData;
+      onClientData = [];
+      for (const resolve of waiting) resolve();
+    });
     forward(client, upstream);
     forward(upstream, client);
   };
@@ -74,6 +83,7 @@ export async function startFaultProxy(target: { host?: string; port: number }): 
       latencyMs = ms;
     },
     resetAll,
+    clientData: () => new Promise<void>((resolve) => onClientData.push(resolve)),
     refuse,
     async accept() {
       refusing = false;
