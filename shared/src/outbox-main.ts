@@ -15,13 +15,19 @@ const OUTBOX_SERVICES = ['identity', 'conversation', 'notification'] as const;
 
 const USAGE = 'usage: npm run outbox -- failed | retry <entry id>... | retry --all';
 
+/** A mistyped command: what was wrong and the usage, no stack. */
+function refuse(problem: string | null): never {
+  console.error(problem ? `${problem}\n${USAGE}` : USAGE);
+  process.exit(2);
+}
+
 runMain('outbox', async () => {
   const [command, ...args] = process.argv.slice(2);
   const retryAll = args.length === 1 && args[0] === '--all';
-  if (command !== 'failed' && !(command === 'retry' && args.length > 0)) throw new Error(USAGE);
+  if (command !== 'failed' && !(command === 'retry' && args.length > 0)) refuse(null);
   if (command === 'retry' && !retryAll) {
     const invalid = args.filter((id) => !isUuid(id));
-    if (invalid.length > 0) throw new Error(`not an entry id: ${invalid.join(', ')}\n${USAGE}`);
+    if (invalid.length > 0) refuse(`not an entry id: ${invalid.join(', ')}`);
   }
   const config = loadConfig({
     DATABASE_URL: commonVars.DATABASE_URL,
