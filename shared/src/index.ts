@@ -11,6 +11,7 @@ export * from './http/service-app.js';
 export * from './http/readiness.js';
 export * from './http/idempotency.js';
 export * from './http/server.js';
+export * from './http/listen.js';
 export * from './http/input.js';
 export * from './http/internal-client.js';
 export * from './redis.js';

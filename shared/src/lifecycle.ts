@@ -5,6 +5,7 @@
  */
 import type { RequestListener, Server } from 'node:http';
 import { processSettings } from './config.js';
+import { listenWhenFree } from './http/listen.js';
 import { createHttpServer, type HttpServerOptions } from './http/server.js';
 import type { Logger } from './logger.js';
 
@@ -25,16 +26,12 @@ export class ProcessLifecycle {
     this.cleanups.unshift(cleanup);
   }
 
-  listen(app: RequestListener, port: number, options: HttpServerOptions = {}, host = processSettings().HOST): Promise<Server> {
+  /** Resolves once listening; a taken port is logged and tried again until it is free. */
+  async listen(app: RequestListener, port: number, options: HttpServerOptions = {}, host = processSettings().HOST): Promise<Server> {
     const server = createHttpServer(app, options);
     this.servers.push(server);
-    return new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve(server);
-      });
-    });
+    await listenWhenFree(server, port, host, this.logger, 'service');
+    return server;
   }
 
   async shutdown(reason: string): Promise<void> {

@@ -13,6 +13,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { processSettings } from './config.js';
+import { listenWhenFree } from './http/listen.js';
 import type { Logger } from './logger.js';
 
 /** The route label of a request that matched no route of the route table. */
@@ -24,7 +25,7 @@ const ROUTE_LOCAL = 'metricsRoute';
 /** The slice of an outbox processor the gauges read (see outbox/outbox.ts). */
 interface OutboxBacklog {
   schema: string;
-  backlog(): Promise<{ entries: number; oldestAgeSeconds: number }>;
+  backlog(): Promise<{ entries: number; oldestAgeSeconds: number; failed: number }>;
 }
 
 /** The slice of pg's Pool the gauges read. */
@@ -113,8 +114,10 @@ export class ProcessMetrics {
         },
       });
     this.outboxFamilies.push(
-      outboxGauge('outbox_entries_pending', 'Outbox entries recorded and not handled yet', (backlog) => backlog.entries),
+      outboxGauge('outbox_entries_pending', 'Outbox entries recorded and not handled yet (failed ones aside)', (backlog) => backlog.entries),
       outboxGauge('outbox_oldest_entry_age_seconds', 'Age of the oldest outbox entry not handled yet (0: none)', (backlog) => backlog.oldestAgeSeconds),
+      // Refused by the service they go to (e.g. too large): kept, never retried by themselves.
+      outboxGauge('outbox_entries_failed', 'Outbox entries kept as failed: refused, waiting for `npm run outbox -- retry`', (backlog) => backlog.failed),
     );
     this.jobsCompleted = new Counter({
       name: 'bullmq_jobs_completed_total',
@@ -236,17 +239,9 @@ export function processMetrics(): ProcessMetrics {
   return processMetricsInstance;
 }
 
-/**
- * Serves `GET /metrics` of `metrics` on its own port. A port that cannot be bound is logged
- * and the process goes on without metrics: they never take the API down.
- */
-export function startMetricsServer(
-  metrics: ProcessMetrics,
-  port: number,
-  logger: Logger,
-  host = processSettings().HOST,
-): Promise<Server | null> {
-  const server = createServer((req, res) => {
+/** The server of `GET /metrics` of `metrics`, not listening yet. */
+function metricsServer(metrics: ProcessMetrics, logger: Logger): Server {
+  return createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found\n');
       return;
@@ -254,21 +249,24 @@ export function startMetricsServer(
     metrics.metrics().then(
       (text) => res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(text),
       (error: Error) => {
-        logger.warn({ err: error.message }, 'metrics collection failed');
+        logger.warn({ err: (error as Error).message }, 'metrics collection failed');
         res.writeHead(500, { 'Content-Type': 'text/plain' }).end('metrics collection failed\n');
       },
     );
   });
-  return new Promise((resolve) => {
-    server.once('error', (error) => {
-      logger.error({ err: error.message, port }, 'metrics server could not listen; continuing without metrics');
-      resolve(null);
-    });
-    server.listen(port, host, () => {
-      logger.info({ port: (server.address() as AddressInfo).port }, 'metrics listening');
-      resolve(server);
-    });
-  });
+}
+
+/** Serves `GET /metrics` of `metrics` on its own port; resolves once listening (a taken port is tried again). */
+export async function startMetricsServer(
+  metrics: ProcessMetrics,
+  port: number,
+  logger: Logger,
+  host = processSettings().HOST,
+): Promise<Server> {
+  const server = metricsServer(metrics, logger);
+  await listenWhenFree(server, port, host, logger, 'metrics');
+  logger.info({ port: (server.address() as AddressInfo).port }, 'metrics listening');
+  return server;
 }
 
 export function closeServer(server: Server | null): Promise<void> {
@@ -289,6 +287,13 @@ export async function serveMetrics(
   metrics: ProcessMetrics = processMetrics(),
 ): Promise<void> {
   if (port === 0) return;
-  const server = await startMetricsServer(metrics, port, logger);
+  const server = metricsServer(metrics, logger);
   lifecycle.onShutdown(() => closeServer(server));
+  // Not waited for: a taken metrics port is tried again in the background and never holds up
+  // the API; metrics never take it down.
+  const host = processSettings().HOST;
+  listenWhenFree(server, port, host, logger, 'metrics').then(
+    () => logger.info({ port }, 'metrics listening'),
+    (error: Error) => logger.warn({ err: error.message, port }, 'metrics not served'),
+  );
 }

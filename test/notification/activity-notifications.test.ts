@@ -289,8 +289,10 @@ describe('notifications gone with what they point to', () => {
 });
 
 describe('the internal API behind them', () => {
+  // A relay's call has a short deadline and is retried; these calls are made once, so they wait
+  // for the answer within the test's own time, also on a busy machine (5,000 notifications in one call).
   const internal = (service: 'notification' | 'conversation') =>
-    createInternalClient({ baseUrl: system.serviceUrls[service], internalToken: system.env.INTERNAL_TOKEN, service });
+    createInternalClient({ baseUrl: system.serviceUrls[service], internalToken: system.env.INTERNAL_TOKEN, service, timeoutMs: 25_000 });
 
   /** A message of a new thread of a fresh application, and what an outbox entry about it names. */
   async function activityTarget() {

@@ -172,6 +172,7 @@ describe('deploy/grafana/collab-backend.json', () => {
       'bullmq_jobs_completed_total',
       'bullmq_jobs_failed_total',
       'outbox_entries_pending',
+      'outbox_entries_failed',
       'webhook_deliveries_total',
       'webhook_delivery_duration_seconds_bucket',
       'db_pool_connections_total',

@@ -2,17 +2,20 @@
  * The transactional outbox against a real Postgres, on a schema of its own in a database of this
  * file: what a committed transaction records runs, in order; what rolled back never runs; a
  * failing handler is retried later; a request's processNow and a relay never run one entry twice;
- * a relay wakes on NOTIFY and listens again after losing its connection.
+ * a relay wakes on NOTIFY and listens again after losing its connection; an entry whose work is
+ * refused is kept as failed until queued again.
  */
 import { dropDatabase, until } from '@collab/shared/devkit';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { processMetrics, s, type Logger } from '@collab/shared';
+import { ApiError, processMetrics, s, type Logger } from '@collab/shared';
 import {
   createServiceDataSource,
   defineOutbox,
   ensureDatabase,
+  failedOutboxEntries,
   outboxEntity,
   outboxTableMigration,
+  retryFailedOutboxEntries,
   startOutboxRelay,
   type OutboxEntry,
   type OutboxProcessor,
@@ -383,5 +386,43 @@ describe('the backlog', () => {
     const text = await metrics.metrics();
     expect(text).toContain(`outbox_entries_pending{schema="${SCHEMA}"} 2`);
     expect(text).toMatch(new RegExp(`outbox_oldest_entry_age_seconds\\{schema="${SCHEMA}"\\} \\d`));
+  });
+});
+
+describe('an entry whose work is refused', () => {
+  it('(413, 400, 422) is kept as failed with its reason, never run again by itself, counted apart from the backlog', async () => {
+    handle = async (entry) => {
+      if (entry.payload.n === 1) throw new ApiError('payload_too_large', 'Request body is larger than 40 MB.');
+      if (entry.payload.n === 2) throw new ApiError('service_unavailable', 'The webhooks service is unavailable. Try again.');
+    };
+    const [refused, unavailable] = await record(1, 2, 3);
+    expect(await processor.drain()).toBeGreaterThan(0);
+    expect(handled).toEqual([1, 2, 3]);
+    const { rows } = await sql.query(`SELECT id, attempts, last_error, available_at = 'infinity' AS failed FROM "${SCHEMA}".outbox ORDER BY created_at`);
+    expect(rows).toEqual([
+      { id: refused, attempts: 1, last_error: 'Request body is larger than 40 MB.', failed: true },
+      { id: unavailable, attempts: 1, last_error: 'The webhooks service is unavailable. Try again.', failed: false },
+    ]);
+    expect(logLines.find((line) => line.msg === 'outbox entry refused; kept as failed')).toMatchObject({ outboxId: refused, err: 'Request body is larger than 40 MB.' });
+    expect(await processor.backlog()).toMatchObject({ entries: 1, failed: 1 });
+    const metrics = processMetrics();
+    metrics.watchOutbox(processor);
+    expect(await metrics.metrics()).toContain(`outbox_entries_failed{schema="${SCHEMA}"} 1`);
+    expect(await failedOutboxEntries(db, SCHEMA)).toEqual([expect.objectContaining({ id: refused, topic: 'thing.happened', attempts: 1, lastError: 'Request body is larger than 40 MB.' })]);
+  });
+
+  it('runs again once queued again, and is gone when handled', async () => {
+    let refuse = true;
+    handle = async () => {
+      if (refuse) throw new ApiError('invalid_field', 'An event payload must be an object.');
+    };
+    const [id] = await record(1);
+    expect(await processor.drain()).toBeNull();
+    refuse = false;
+    expect(await retryFailedOutboxEntries(db, SCHEMA, [id])).toBe(1);
+    expect(await retryFailedOutboxEntries(db, SCHEMA, 'all')).toBe(0);
+    await processor.drain();
+    expect(handled).toEqual([1, 1]);
+    expect(await entriesLeft()).toBe(0);
   });
 });

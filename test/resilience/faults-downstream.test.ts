@@ -161,8 +161,10 @@ describe('a downstream service killed', () => {
 
   it('answers 503 when its connections are reset mid-request, and 504 when it is slower than the upstream timeout', async () => {
     link.setLatency(200);
+    // Reset once the request is on its way (held by the latency), not after a guessed time.
+    const arrived = link.clientData();
     const inFlight = threadRead();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await arrived;
     link.resetAll();
     const reset = await inFlight;
     link.setLatency(0);

@@ -1,11 +1,11 @@
 /**
  * A small fault-injecting TCP proxy between a client and a server (Postgres, Redis, a service):
  * it forwards bytes both ways and can add latency, reset every open connection, or refuse new
- * ones (the port stops listening: clients get ECONNREFUSED), as a crashed or partitioned server
- * would look to its clients, while the server itself keeps its state.
+ * ones (each is reset at once), as a crashed or partitioned server would look to its clients,
+ * while the server itself keeps its state. The proxy keeps its port all along: given up while
+ * refusing, another program on a busy machine could take it before it listens again.
  */
-import { freePort } from '@collab/shared/devkit';
-import { createServer, createConnection, type Server, type Socket } from 'node:net';
+import { createServer, createConnection, type AddressInfo, type Server, type Socket } from 'node:net';
 
 export interface FaultProxy {
   /** The proxy's port on 127.0.0.1, to use instead of the target's. */
@@ -14,9 +14,11 @@ export interface FaultProxy {
   setLatency(ms: number): void;
   /** Resets (RST) every open connection. */
   resetAll(): void;
-  /** Stops listening, so that new connections are refused. */
+  /** Resolves when the next bytes from a client arrive here (before they are forwarded). */
+  clientData(): Promise<void>;
+  /** Refuses new connections (resets each at once). */
   refuse(): void;
-  /** Listens again on the same port. */
+  /** Forwards new connections again. */
   accept(): Promise<void>;
   /** Unreachable: refuses new connections and resets the open ones. */
   down(): void;
@@ -24,10 +26,11 @@ export interface FaultProxy {
 }
 
 export async function startFaultProxy(target: { host?: string; port: number }): Promise<FaultProxy> {
-  const port = await freePort();
   const open = new Set<Socket>();
   let latencyMs = 0;
-  let server: Server | null = null;
+  let refusing = false;
+  /** Waiting for the next bytes from a client (clientData). */
+  let onClientData: (() => void)[] = [];
 
   const forward = (from: Socket, to: Socket) => {
     from.on('data', (chunk) => {
@@ -41,44 +44,50 @@ export async function startFaultProxy(target: { host?: string; port: number }): 
   };
 
   const onConnection = (client: Socket) => {
+    if (refusing) {
+      client.resetAndDestroy();
+      return;
+    }
     const upstream = createConnection({ host: target.host ?? '127.0.0.1', port: target.port });
     for (const socket of [client, upstream]) {
       open.add(socket);
       socket.on('close', () => open.delete(socket));
     }
+    client.on('data', () => {
+      const waiting = onClientData;
+      onClientData = [];
+      for (const resolve of waiting) resolve();
+    });
     forward(client, upstream);
     forward(upstream, client);
   };
 
-  async function accept(): Promise<void> {
-    if (server) return;
-    const listening = createServer(onConnection);
-    await new Promise<void>((resolve, reject) => {
-      listening.once('error', reject);
-      listening.listen(port, '127.0.0.1', () => resolve());
-    });
-    server = listening;
-  }
-
   function refuse(): void {
     // New connections are refused from now on; open ones stay until reset or ended.
-    server?.close();
-    server = null;
+    refusing = true;
   }
 
   function resetAll(): void {
     for (const socket of open) socket.resetAndDestroy();
   }
 
-  await accept();
+  const server: Server = createServer(onConnection);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
   return {
     port,
     setLatency(ms) {
       latencyMs = ms;
     },
     resetAll,
+    clientData: () => new Promise<void>((resolve) => onClientData.push(resolve)),
     refuse,
-    accept,
+    async accept() {
+      refusing = false;
+    },
     down() {
       refuse();
       resetAll();
@@ -86,6 +95,7 @@ export async function startFaultProxy(target: { host?: string; port: number }): 
     close() {
       refuse();
       resetAll();
+      server.close();
     },
   };
 }

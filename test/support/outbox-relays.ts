@@ -4,6 +4,7 @@
  * they reach the other services.
  */
 import { createLogger, workerVars } from '@collab/shared';
+import type { OutboxProcessor } from '@collab/shared/storage';
 import { loadConversationWorkerConfig } from '../../services/conversation/src/config.js';
 import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
 import { conversationContext, conversationEvents } from '../../services/conversation/src/service.js';
@@ -13,6 +14,8 @@ import { notificationContext, notificationEvents } from '../../services/notifica
 import type { TestSystem } from './system.js';
 
 export interface OutboxRelays {
+  /** What the relays run, e.g. to read their backlog. */
+  processors: OutboxProcessor[];
   /** Stops both relays, then closes their database connections. */
   stop(): Promise<void>;
 }
@@ -26,11 +29,13 @@ export async function startOutboxRelays(system: TestSystem, conversationEnv: Rec
   const notificationDb = createNotificationDataSource(system.env.DATABASE_URL, 2);
   const databases = [conversationDb, notificationDb];
   for (const db of databases) await db.initialize();
-  const relays = [
+  const processors = [
     conversationEvents(conversationContext(conversationDb, conversationConfig, logger), conversationConfig, logger),
     notificationEvents(notificationContext(notificationDb, notificationConfig), notificationConfig, logger),
-  ].map((outbox) => outbox.startRelay({ pollMs: workerVars.OUTBOX_POLL_MS.default! }));
+  ];
+  const relays = processors.map((outbox) => outbox.startRelay({ pollMs: workerVars.OUTBOX_POLL_MS.default! }));
   return {
+    processors,
     async stop() {
       await Promise.all(relays.map((relay) => relay.stop()));
       for (const db of databases) await db.destroy();

@@ -125,13 +125,7 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
       : undefined,
     readiness: [
       { name: 'redis', check: () => redis.ping() },
-      ...(Object.keys(targets) as ServiceName[]).map((name) => ({
-        name,
-        check: async () => {
-          const response = await fetch(`${targets[name]}/readyz`, { signal: AbortSignal.timeout(2000) });
-          if (!response.ok) throw new Error(`${name} not ready (${response.status})`);
-        },
-      })),
+      ...(Object.keys(targets) as ServiceName[]).map((name) => ({ name, check: () => serviceReady(name, targets[name]) })),
     ],
   });
   // Slow clients (slowloris): a request's head must arrive within HEADERS_TIMEOUT_MS and all of it
@@ -152,4 +146,18 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
       limiterConnection?.disconnect();
     },
   };
+}
+
+/**
+ * A service's readiness as its /readyz says. A service of ours answers 200, or 503 with its checks;
+ * any other answer comes from another program on its port, which the service then cannot bind
+ * (it logs the same and tries again): the answer names the port, not a status alone.
+ */
+async function serviceReady(name: ServiceName, target: string): Promise<void> {
+  const response = await fetch(`${target}/readyz`, { signal: AbortSignal.timeout(2000) });
+  if (response.ok) return;
+  const body: unknown = await response.json().catch(() => null);
+  if (response.status === 503 && typeof body === 'object' && body !== null && 'checks' in body) throw new Error(`${name} not ready (503)`);
+  const port = new URL(target).port || '80';
+  throw new Error(`${name} not ready: port ${port} is taken by another program (it answered ${response.status})`);
 }

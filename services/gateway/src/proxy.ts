@@ -50,6 +50,13 @@ export function createServiceProxies(options: {
             }),
           );
         },
+        // Connection is hop-by-hop (RFC 9110 §7.6.1): the upstream's keep-alive must not keep the
+        // client's connection open when the client asked to close it (RFC 9112 §9.6). Node decided
+        // from the request whether to keep it (`shouldKeepAlive`); a `connection` header copied
+        // from upstream would overrule that decision.
+        proxyRes: (proxyRes, _req, res) => {
+          if (!res.shouldKeepAlive) proxyRes.headers.connection = 'close';
+        },
         error: (error, req, res) => {
           const timedOut = (req as ProxiedRequest).upstreamTimedOut === true;
           const apiError = upstreamError(error as NodeJS.ErrnoException, timedOut, service);

@@ -2,7 +2,9 @@
  * The webhooks service's internal HTTP API: the relays of the services that record events hand
  * them over here. Producer and consumer both validate against these schemas.
  */
+import { ApiError } from '../errors.js';
 import type { InternalClient } from '../http/internal-client.js';
+import { MAX_INTERNAL_BODY_BYTES } from '../http/json-body.js';
 import { s, type Infer } from '../schema/index.js';
 import { RECORDED_EVENT_TYPES } from '../webhooks/events.js';
 
@@ -40,10 +42,41 @@ export const webhooksInternal = {
 
 export type WebhookEventInput = Infer<typeof webhooksInternal.recordEvents.request>['events'][number];
 
+/** Events one call carries at most (the contract's maxItems). */
+const EVENTS_PER_CALL = 1000;
+/** `{"events":[]}` around them. */
+const ENVELOPE_BYTES = 13;
+
 /**
- * Hands events to the webhooks service; returns how many deliveries they made. Any failure throws
- * (the caller's outbox entry is then retried), and since an event id already recorded adds
- * nothing, retrying never sends an event twice.
+ * The events in calls that each fit the internal body limit and the contract, in their order. An
+ * event that cannot fit any call is refused (413), which its outbox entry keeps as failed.
+ */
+function callsOf(events: WebhookEventInput[]): WebhookEventInput[][] {
+  const calls: WebhookEventInput[][] = [];
+  let current: WebhookEventInput[] = [];
+  let bytes = ENVELOPE_BYTES;
+  for (const event of events) {
+    // Its JSON and the comma before it.
+    const size = Buffer.byteLength(JSON.stringify(event)) + 1;
+    if (ENVELOPE_BYTES + size > MAX_INTERNAL_BODY_BYTES)
+      throw new ApiError('payload_too_large', `Event ${event.id} (${event.type}) is ${size} bytes, more than a call between services may carry (${MAX_INTERNAL_BODY_BYTES}).`);
+    if (current.length > 0 && (bytes + size > MAX_INTERNAL_BODY_BYTES || current.length === EVENTS_PER_CALL)) {
+      calls.push(current);
+      current = [];
+      bytes = ENVELOPE_BYTES;
+    }
+    current.push(event);
+    bytes += size;
+  }
+  if (current.length > 0) calls.push(current);
+  return calls;
+}
+
+/**
+ * Hands events to the webhooks service, in as many calls as they need to fit; returns how many
+ * deliveries they made. Any failure throws (the caller's outbox entry is then retried, or kept as
+ * failed when refused), and since an event id already recorded adds nothing, retrying never sends
+ * an event twice, also after some of the calls went through.
  */
 export async function recordWebhookEvents(
   webhooks: InternalClient,
@@ -52,8 +85,12 @@ export async function recordWebhookEvents(
   requestId: string,
 ): Promise<number> {
   const contract = webhooksInternal.recordEvents;
-  const answer = await webhooks.call(contract.method, contract.path, { applicationId, requestId, body: { events } });
-  return contract.response.parse(answer).deliveries;
+  let deliveries = 0;
+  for (const call of callsOf(events)) {
+    const answer = await webhooks.call(contract.method, contract.path, { applicationId, requestId, body: { events: call } });
+    deliveries += contract.response.parse(answer).deliveries;
+  }
+  return deliveries;
 }
 
 /** Whether an event of `type` of the application has a receiver now (webhooksInternal.hasTargets). */

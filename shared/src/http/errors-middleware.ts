@@ -4,12 +4,13 @@ import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 /** Maps the framework's failures (body-parser, Express's path decoding) to the API's codes. */
-function fromFramework(error: { type?: string; status?: number }): ApiError | null {
+function fromFramework(error: { type?: string; status?: number; limit?: number }): ApiError | null {
   // Express cannot percent-decode a path parameter (`%E0%A4%A`).
   if (error instanceof URIError) return new ApiError('invalid_request', 'Request path is not valid percent-encoding.');
   switch (error.type) {
     case 'entity.too.large':
-      return new ApiError('payload_too_large', 'Request body is larger than 10 MB.');
+      // The public limit (10 MB), or an internal route's own.
+      return new ApiError('payload_too_large', `Request body is larger than ${Math.round((error.limit ?? 0) / 1024 / 1024)} MB.`);
     case 'request.aborted':
     case 'request.size.invalid':
     case 'encoding.unsupported':

@@ -3,7 +3,7 @@ import express, { type Router } from 'express';
 import { exportInternal, type ExportedKind, type ExportPage, type ExportRequest } from '../contracts/exports.js';
 import { importInternal, type ImportedRow, type ImportKind, type ImportResponse } from '../contracts/imports.js';
 import { ApiError } from '../errors.js';
-import { MAX_JSON_BODY_BYTES } from './json-body.js';
+import { MAX_INTERNAL_BODY_BYTES } from './json-body.js';
 
 export type ImportHandlers = {
   [K in ImportKind]?: (applicationId: string, rows: ImportedRow<K>[], overwrite: boolean) => Promise<ImportResponse<K>>;
@@ -14,7 +14,7 @@ export function importRouter(handlers: ImportHandlers): Router {
   for (const kind of Object.keys(handlers) as ImportKind[]) {
     const contract = importInternal[kind];
     const handle = handlers[kind] as (applicationId: string, rows: unknown[], overwrite: boolean) => Promise<unknown>;
-    router.post(contract.path.replace('/internal', ''), express.json({ limit: MAX_JSON_BODY_BYTES }), async (req, res) => {
+    router.post(contract.path.replace('/internal', ''), express.json({ limit: MAX_INTERNAL_BODY_BYTES }), async (req, res) => {
       const applicationId = req.ctx.applicationId;
       if (!applicationId) throw new ApiError('invalid_request', 'The application header is required.');
       const { overwrite, rows } = contract.check(req.body);

@@ -13,6 +13,13 @@ import { isPlainObject } from '../schema/object-schemas.js';
 
 export const MAX_JSON_BODY_BYTES = 10 * 1024 * 1024;
 export const MAX_JSON_DEPTH = 100;
+/**
+ * The body limit of calls between the services, sized from the public one: an event built from a
+ * message accepted at MAX_JSON_BODY_BYTES carries its content, its plain text, its thread and the
+ * users it notifies, and must fit one call. A caller handing over many at once splits them into
+ * calls that fit (recordWebhookEvents).
+ */
+export const MAX_INTERNAL_BODY_BYTES = 4 * MAX_JSON_BODY_BYTES;
 
 /** Depth of brackets outside strings, without parsing (so a hostile body cannot exhaust the stack). */
 export function jsonDepthExceeds(text: string, maxDepth: number): boolean {

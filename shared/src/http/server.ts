@@ -2,7 +2,7 @@
  * The HTTP server of every process: Node's server with the deadlines it is given, a keep-alive
  * longer than any load balancer's, answers that wait for the rest of a body still arriving before
  * they end, and the error envelope for requests Node refuses before any handler runs (a head over
- * 16 KB, a malformed request line, a client too slow).
+ * 16 KB, a malformed request line, a client too slow, a CONNECT).
  */
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
@@ -40,6 +40,7 @@ export function createHttpServer(handler: RequestListener, options: HttpServerOp
   );
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.on('clientError', answerClientError);
+  server.on('connect', answerConnect);
   return server;
 }
 
@@ -108,7 +109,20 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     socket.destroy();
     return;
   }
-  const apiError = new ApiError(...clientErrorOf(error));
+  endWithError(socket, new ApiError(...clientErrorOf(error)));
+}
+
+/**
+ * CONNECT asks for a tunnel, which no process here offers. Node hands such a request to a
+ * 'connect' listener instead of the app, and without one drops the connection with no answer:
+ * answer 405 in the envelope, as for any other method the API does not know.
+ */
+function answerConnect(_req: IncomingMessage, socket: Duplex): void {
+  endWithError(socket, new ApiError('method_not_allowed', 'CONNECT is not allowed: this server is not a proxy.'));
+}
+
+/** Writes `apiError` straight to the socket as Node's own answer would be, and closes it. */
+function endWithError(socket: Duplex, apiError: ApiError): void {
   const body = JSON.stringify(apiError.toBody());
   socket.end(
     `HTTP/1.1 ${apiError.status} ${http.STATUS_CODES[apiError.status]}\r\n` +

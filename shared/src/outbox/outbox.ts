@@ -11,6 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
+import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Infer, ObjectSchema, Shape } from '../schema/index.js';
 import type { Queryable } from '../sql.js';
@@ -35,8 +36,9 @@ export interface OutboxEntry<Payload> {
 }
 
 /**
- * One handler per topic; a handler that throws is retried later (with backoff), forever. A
- * handler must end in bounded time (time its calls out): a relay runs one entry at a time.
+ * One handler per topic; a handler that throws is retried later (with backoff), forever, unless
+ * its work was refused (isRefusal): the entry is then kept as failed. A handler must end in
+ * bounded time (time its calls out): a relay runs one entry at a time.
  */
 export type OutboxHandlers<T extends OutboxTopics> = {
   [K in TopicName<T>]: (entry: OutboxEntry<Infer<T[K]>>, log: Logger) => Promise<void>;
@@ -66,8 +68,8 @@ export interface OutboxProcessor {
    * in progress); returns the milliseconds until the next one is due (null: none left).
    */
   drain(proceed?: () => boolean): Promise<number | null>;
-  /** Entries waiting and the age of the oldest, for the metrics. */
-  backlog(): Promise<{ entries: number; oldestAgeSeconds: number }>;
+  /** Entries waiting, the age of the oldest, and entries kept as failed, for the metrics. */
+  backlog(): Promise<{ entries: number; oldestAgeSeconds: number; failed: number }>;
   /** Starts a relay that drains this outbox whenever an entry is recorded or falls due. */
   startRelay(options: OutboxRelayOptions): OutboxRelay;
 }
@@ -103,6 +105,21 @@ const RETRY_MAX_MS = 5 * 60_000;
  * all fall back to their own handlers still ends in bounded time.
  */
 const RELAY_BATCH_SIZE = 100;
+
+/**
+ * A failed entry is kept with this `available_at`, so no relay runs it again until an operator
+ * re-queues it (`npm run outbox -- retry`); its `last_error` says why.
+ */
+export const OUTBOX_FAILED_AT = 'infinity';
+
+/**
+ * Whether a handler's error is a refusal of the work itself, which the same call would get again:
+ * a service answered 400, 413 or 422. Anything else (unreachable, 5xx, 404 from a service still
+ * being deployed, 409, 429) may pass, and is retried.
+ */
+export function isRefusal(error: Error): boolean {
+  return error instanceof ApiError && [400, 413, 422].includes(error.status);
+}
 
 /** How long an entry that has failed `attempts` times waits before its next run. */
 export function outboxRetryDelayMs(attempts: number): number {
@@ -197,6 +214,17 @@ export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T):
         await handlerOf(entry.topic)(asEntry(entry), log);
       } catch (caught) {
         const error = caught instanceof Error ? caught : new Error(String(caught));
+        if (isRefusal(error)) {
+          await tx.query(`UPDATE ${table} SET attempts = $2, last_error = $3, available_at = '${OUTBOX_FAILED_AT}' WHERE id = $1`, [
+            entry.id,
+            attempt,
+            error.message,
+          ]);
+          // Retrying the same call gets the same refusal: kept, counted (outbox_entries_failed) and
+          // listed by `npm run outbox -- failed`, never retried in a loop.
+          log.error({ err: error.message }, 'outbox entry refused; kept as failed');
+          return error;
+        }
         const retryInMs = outboxRetryDelayMs(attempt);
         await tx.query(
           `UPDATE ${table} SET attempts = $2, last_error = $3, available_at = clock_timestamp() + make_interval(secs => $4) WHERE id = $1`,
@@ -276,16 +304,18 @@ export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T):
         while (proceed() && (await runOldestDue(proceed)));
         // Measured by Postgres's clock, which also set available_at.
         const [next]: { ms: number | null }[] = await db.query(
-          `SELECT (extract(epoch FROM min(available_at) - clock_timestamp()) * 1000)::float8 AS ms FROM ${table}`,
+          `SELECT (extract(epoch FROM min(available_at) - clock_timestamp()) * 1000)::float8 AS ms FROM ${table} WHERE available_at <> '${OUTBOX_FAILED_AT}'`,
         );
         return next.ms === null ? null : Math.max(0, next.ms);
       },
 
       async backlog() {
-        const [row]: { entries: number; age: number | null }[] = await db.query(
-          `SELECT count(*)::int AS entries, extract(epoch FROM clock_timestamp() - min(created_at))::float8 AS age FROM ${table}`,
+        const [row]: { entries: number; age: number | null; failed: number }[] = await db.query(
+          `SELECT count(*) FILTER (WHERE NOT failed)::int AS entries, count(*) FILTER (WHERE failed)::int AS failed,
+             extract(epoch FROM clock_timestamp() - min(created_at) FILTER (WHERE NOT failed))::float8 AS age
+           FROM (SELECT created_at, available_at = '${OUTBOX_FAILED_AT}' AS failed FROM ${table}) entries`,
         );
-        return { entries: row.entries, oldestAgeSeconds: row.age ?? 0 };
+        return { entries: row.entries, oldestAgeSeconds: row.age ?? 0, failed: row.failed };
       },
 
       startRelay(options) {

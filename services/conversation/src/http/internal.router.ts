@@ -3,7 +3,7 @@
  * what the notification service shows of messages and threads, and this service's side of the
  * deletion cascade, and its part of importing and exporting a customer dump.
  */
-import { ApiError, cascadeRouter, conversationInternal, exportRouter, importRouter, MAX_JSON_BODY_BYTES, type CascadeTarget } from '@collab/shared';
+import { ApiError, cascadeRouter, conversationInternal, exportRouter, importRouter, MAX_INTERNAL_BODY_BYTES, type CascadeTarget } from '@collab/shared';
 import express, { type Request, type Router } from 'express';
 import type { ConversationContext } from '../domain/context.js';
 import { exportHandlers } from '../domain/import/export.js';
@@ -24,7 +24,7 @@ export function internalRouter(
 ): Router {
   const router = express.Router();
   // A user's every notification may name a message: the request takes as many as a body may hold.
-  const json = express.json({ limit: MAX_JSON_BODY_BYTES });
+  const json = express.json({ limit: MAX_INTERNAL_BODY_BYTES });
 
   router.post(internalPath(conversationInternal.messageStates.path), json, async (req, res) => {
     const { messageRefs } = conversationInternal.messageStates.request.parse(req.body);

@@ -2,7 +2,7 @@
  * Identity's internal API for the gateway (contracts in @collab/shared `identityInternal`).
  * An unknown id answers 404 `not_found`; the caller decides what that means for its client.
  */
-import { ApiError, identityLookup, identityMailContext, isUuid, MAX_JSON_BODY_BYTES } from '@collab/shared';
+import { ApiError, identityLookup, identityMailContext, isUuid, MAX_INTERNAL_BODY_BYTES } from '@collab/shared';
 import express, { type Router } from 'express';
 import type { IdentityContext } from '../domain/context.js';
 import { mailContext } from '../domain/preferences/preferences.js';
@@ -66,7 +66,7 @@ export function internalRouter(ctx: IdentityContext): Router {
   });
 
   // A public request of up to 10 MB may name that many ids; the lookup must take them all.
-  router.post('/lookup', express.json({ limit: MAX_JSON_BODY_BYTES }), async (req, res) => {
+  router.post('/lookup', express.json({ limit: MAX_INTERNAL_BODY_BYTES }), async (req, res) => {
     const applicationId = req.ctx.applicationId;
     if (!applicationId) throw new ApiError('invalid_request', 'The application header is required.');
     const { userIds, groupId } = identityLookup.request.parse(req.body);

@@ -1,5 +1,5 @@
 /** The mail service's internal API (contract in @collab/shared `mailInternal`) and its side of the deletion cascade. */
-import { ApiError, cascadeRouter, drainBatches, mailInternal, MAX_JSON_BODY_BYTES } from '@collab/shared';
+import { ApiError, cascadeRouter, drainBatches, mailInternal, MAX_INTERNAL_BODY_BYTES } from '@collab/shared';
 import express, { type Router } from 'express';
 import type { MailServiceContext } from '../domain/context.js';
 import { recordMails } from '../domain/mails/record-mails.js';
@@ -9,7 +9,7 @@ const DELETE_BATCH = 1000;
 
 export function internalRouter(ctx: MailServiceContext): Router {
   const router = express.Router();
-  router.post(mailInternal.recordNotifications.path.replace('/internal', ''), express.json({ limit: MAX_JSON_BODY_BYTES }), async (req, res) => {
+  router.post(mailInternal.recordNotifications.path.replace('/internal', ''), express.json({ limit: MAX_INTERNAL_BODY_BYTES }), async (req, res) => {
     const applicationId = req.ctx.applicationId;
     if (!applicationId) throw new ApiError('invalid_request', 'The application header is required.');
     const { notifications } = mailInternal.recordNotifications.request.parse(req.body);

@@ -2,7 +2,7 @@
  * The notification service's internal API (contracts in @collab/shared `notificationInternal`):
  * notifications from activity, its part of a dump import and export, and this service's side of the deletion cascade.
  */
-import { ApiError, cascadeRouter, exportRouter, importRouter, MAX_JSON_BODY_BYTES, notificationInternal, type CascadeTarget } from '@collab/shared';
+import { ApiError, cascadeRouter, exportRouter, importRouter, MAX_INTERNAL_BODY_BYTES, notificationInternal, type CascadeTarget } from '@collab/shared';
 import express, { type Router } from 'express';
 import { exportHandlers } from '../domain/import/export.js';
 import { importHandlers } from '../domain/import/import.js';
@@ -17,7 +17,7 @@ export function internalRouter(
   // A message may notify every member of a large group.
   router.post(
     notificationInternal.createActivity.path.replace('/internal', ''),
-    express.json({ limit: MAX_JSON_BODY_BYTES }),
+    express.json({ limit: MAX_INTERNAL_BODY_BYTES }),
     async (req, res) => {
       const applicationId = req.ctx.applicationId;
       if (!applicationId) throw new ApiError('invalid_request', 'The application header is required.');

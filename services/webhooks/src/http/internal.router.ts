@@ -1,5 +1,5 @@
 /** The webhooks service's internal API (contracts in @collab/shared `webhooksInternal`) and its side of the deletion cascade. */
-import { ApiError, cascadeRouter, exportRouter, importRouter, isPlainObject, MAX_JSON_BODY_BYTES, webhooksInternal, type CascadeTarget } from '@collab/shared';
+import { ApiError, cascadeRouter, exportRouter, importRouter, isPlainObject, MAX_INTERNAL_BODY_BYTES, webhooksInternal, type CascadeTarget } from '@collab/shared';
 import express, { type Router } from 'express';
 import type { WebhooksContext } from '../domain/context.js';
 import { exportHandlers } from '../domain/import/export.js';
@@ -10,7 +10,7 @@ export function internalRouter(
   cascade: (applicationId: string, target: CascadeTarget, requestId: string) => Promise<void>,
 ): Router {
   const router = express.Router();
-  router.post(webhooksInternal.recordEvents.path.replace('/internal', ''), express.json({ limit: MAX_JSON_BODY_BYTES }), async (req, res) => {
+  router.post(webhooksInternal.recordEvents.path.replace('/internal', ''), express.json({ limit: MAX_INTERNAL_BODY_BYTES }), async (req, res) => {
     const applicationId = req.ctx.applicationId;
     if (!applicationId) throw new ApiError('invalid_request', 'The application header is required.');
     const { events } = webhooksInternal.recordEvents.request.parse(req.body);
