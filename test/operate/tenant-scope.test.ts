@@ -32,6 +32,8 @@ const ALLOWED: Record<string, string> = {
   'webhooks/deliveries.repository.ts:recordAttempt': 'The worker names a delivery its own job claimed (claimAttempt, tenant-scoped) by id and job.',
   'webhooks/deliveries.repository.ts:due': 'The recovery scan over all applications: it only re-queues due deliveries by id.',
   'webhooks/deliveries.repository.ts:pruneBefore': 'Retention applies to every application alike.',
+  'mail/mails.repository.ts:findByLinkToken': 'A mail’s unsubscribe or redirect link names it by a random token; the token is the credential.',
+  'mail/mails.repository.ts:due': 'The recovery scan over all applications: it only re-queues due mails by id.',
 };
 
 const TENANT_PARAMETER = /^(applicationId|customerId|applicationIds|customerIds)$/;
