@@ -17,7 +17,6 @@ export * from './http/internal-client.js';
 export * from './redis.js';
 export * from './pubsub.js';
 export * from './auth/tokens.js';
-export * from './auth/client-tokens.js';
 export * from './auth/credentials.js';
 export * from './contracts/identity.js';
 export * from './lifecycle.js';

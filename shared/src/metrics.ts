@@ -45,7 +45,6 @@ export class ProcessMetrics {
   private readonly jobsFailed: Counter<'queue'>;
   /** Answers a service replayed for a repeated Idempotency-Key, by route pattern. */
   private readonly idempotentReplays: Counter<'route'>;
-  private readonly presenceUpdates: Counter<'kind'>;
   /** The families registered on first use, by what turns them on. */
   private readonly poolFamilies: Metric[] = [];
   private readonly queueFamilies: Metric[] = [];
@@ -131,12 +130,6 @@ export class ProcessMetrics {
       labelNames: ['route'],
       registers: [],
     });
-    this.presenceUpdates = new Counter({
-      name: 'presence_updates_total',
-      help: 'Presence updates applied, by kind (ephemeral, absent, durable)',
-      labelNames: ['kind'],
-      registers: [],
-    });
     this.jobsFailed = new Counter({
       name: 'bullmq_jobs_failed_total',
       help: 'Job attempts that failed in this worker process (retried or not)',
@@ -186,13 +179,6 @@ export class ProcessMetrics {
     this.export([this.idempotentReplays]);
     this.idempotentReplays.inc({ route }, 0);
     return () => this.idempotentReplays.inc({ route });
-  }
-
-  /** Counts the presence updates this process applies (from 0 for each kind); returns what counts one. */
-  watchPresenceUpdates(): (kind: 'ephemeral' | 'absent' | 'durable') => void {
-    this.export([this.presenceUpdates]);
-    for (const kind of ['ephemeral', 'absent', 'durable']) this.presenceUpdates.inc({ kind }, 0);
-    return (kind) => this.presenceUpdates.inc({ kind });
   }
 
   /** Reports the backlog of an outbox this process relays, read on scrape. */

@@ -46,7 +46,6 @@ export type OpenApiOperation = {
 const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
   app: [{ serverToken: [] }],
   customer: [{ customerToken: [] }],
-  client: [{ clientToken: [] }],
   none: [],
 };
 
@@ -270,13 +269,6 @@ function components(): OpenApiDocument['components'] {
         scheme: 'bearer',
         bearerFormat: 'JWT',
         description: 'An application-management token (HS512, `{customer_id}`, signed with the customer secret).',
-      },
-      clientToken: {
-        type: 'http',
-        scheme: 'bearer',
-        bearerFormat: 'JWT',
-        description:
-          'A client token (HS256 or HS512, `{project_id or app_id, user_id, group_id?}`, signed with the application secret): the read-only `/v1/client/*` routes, as its user.',
       },
     },
     schemas: {

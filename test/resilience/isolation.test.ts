@@ -17,7 +17,7 @@ import { ApiClient, asCustomer, createApplication, request, type ApiResponse, ty
 import { waitForQueuesIdle } from '../support/queues.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { clientToken, customerToken, serverToken } from '../support/tokens.js';
+import { customerToken, serverToken } from '../support/tokens.js';
 
 const run = promisify(execFile);
 const CUSTOMER_CLI = fileURLToPath(new URL('../../services/identity/dist/cli/customer.js', import.meta.url));
@@ -93,14 +93,6 @@ const BODIES: Record<string, (as: TestApplication) => Body | Promise<Body>> = {
   'notifications.create': () => ({
     json: { actor_id: 'ann', recipient_id: 'bob', template: 'B {{actor}}', url: 'https://b.example/n', type: 'url' },
   }),
-  'presence.update': () => ({ json: { location: { page: 'b' }, groupID: 'team', durable: true } }),
-};
-
-/** The query of a route that requires one: every location, so that A's presence is in A's view. */
-const QUERIES: Record<string, string> = {
-  'presence.getUser': `?location=${encodeURIComponent('{}')}&partial_match=true`,
-  'client.presence': `?location=${encodeURIComponent('{}')}&partial_match=true`,
-  'client.users': `?users=${encodeURIComponent('["ann", "bob"]')}`,
 };
 
 /** A customer dump with nothing in it, as the `dump` part of a form. */
@@ -143,20 +135,16 @@ async function call(
     if (!(name in ids)) throw new Error(`no ID of A for :${name} (${label(route)}): add it to idsOfA`);
     return ids[name];
   };
-  const path = route.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(named(name))) + (QUERIES[route.id] ?? '');
+  const path = route.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(named(name)));
   let body: Body | undefined;
   if (takesBody(route)) {
     const build = BODIES[route.id];
     if (!build) throw new Error(`no body for ${route.id} (${label(route)}): add it to BODIES`);
     body = await build(as.app ?? appA);
   }
-  // A client route reads as `ann` of the caller's application (a client token of its own).
-  const token = route.auth === 'client' && as.app ? await clientToken(as.app.id, as.app.secret, { user_id: 'ann' }) : as.token;
   // Internal headers naming A: the gateway must drop them, whatever the route.
   const headers = {
-    authorization: `Bearer ${token}`,
-    'x-collab-viewer-user-id': 'ann',
-    'x-collab-viewer-group-id': 'team',
+    authorization: `Bearer ${as.token}`,
     'x-collab-application-id': appA.id,
     'x-collab-customer-id': system.customer.id,
     // A's key: another application's request with it runs as its own, never answers A's answer.
@@ -253,8 +241,6 @@ async function seedA(): Promise<Record<string, string>> {
   ok(await client.put('/v1/users/ann/preferences', { key: 'notification_channels', value: { sendViaEmail: false, sendViaSlack: false } }), 'preferences');
   ok(await client.put('/v1/groups/team', { name: `Team ${MARK}`, members: ['ann', 'bob'], metadata }), 'group');
   ok(await client.post('/v1/organizations', { id: 'org-a', name: `Org ${MARK}`, members: ['ann'] }), 'organization');
-  // Durable: ephemeral presence would expire while the matrix runs.
-  ok(await client.put('/v1/users/ann/presence', { location: { page: MARK }, groupID: 'team', durable: true }), 'presence');
   const uploaded = await fetch(`${system.url}/v1/files`, {
     method: 'POST',
     headers: { authorization: `Bearer ${await serverToken(appA.id, appA.secret)}`, ...keyOfA('files.upload') },
@@ -350,7 +336,7 @@ describe('the matrix covers the whole route table', () => {
   });
 
   it("A's baseline is complete: every read route answers A with A's data", () => {
-    for (const route of readRoutes.filter((candidate) => candidate.auth === 'app' || candidate.auth === 'client')) {
+    for (const route of readRoutes.filter((candidate) => candidate.auth === 'app')) {
       const { status, body } = baseline.view[label(route)] as { status: number; body: unknown };
       expect(status, label(route)).toBe(200);
       // A batch job's status and a user's preferences (two booleans) name nothing of A's; everything else shows A's marked data.
@@ -367,8 +353,8 @@ describe("application B with A's IDs", () => {
     expect(leaksOfA(response), JSON.stringify(response.body)).toEqual([]);
     if (route.id === 'auth.verify') expect(response.body.application_id).toBe(readerB.id);
     else if (response.status < 300) expect(isEmpty(response.body), JSON.stringify(response.body)).toBe(true);
-    // Not found, under the reference's 401 `…_not_found` codes or a 404; a client route: B has no user ann.
-    else expect(`${response.status} ${response.body?.error}`).toMatch(/^40[14] \w+_not_found$|^404 not_found$|^403 invalid_session$/);
+    // Not found, under the reference's 401 `…_not_found` codes or a 404.
+    else expect(`${response.status} ${response.body?.error}`).toMatch(/^40[14] \w+_not_found$|^404 not_found$/);
   });
 
   it.each(writeRoutes)('$method $path: leaves A\'s data as it was', async (route) => {

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { createApplication, type TestApplication } from './client.js';
 import { startSystem, type TestSystem } from './system.js';
-import { clientToken, customerToken, serverToken } from './tokens.js';
+import { customerToken, serverToken } from './tokens.js';
 
 /** An HTTP answer as received: its body parsed as JSON where it is JSON, undefined otherwise. */
 export interface Answer {
@@ -27,13 +27,9 @@ export async function startFuzzSystem(applicationName: string): Promise<{ system
   // Fuzzed webhook URLs are never retried: one attempt each, refused or failed, then final.
   const system = await startSystem({ env: { WEBHOOK_RETRY_HOURS: '0' } });
   const app = await createApplication(system, applicationName);
-  // The client routes read as a user of the application, in a group of its own.
-  await app.client.put('/v1/users/fuzz-viewer', { name: 'Fuzz viewer' });
-  await app.client.put('/v1/groups/fuzz-group', { name: 'Fuzz group', members: ['fuzz-viewer'] });
   const tokens: RouteTokens = {
     app: await serverToken(app.id, app.secret),
     customer: await customerToken(system.customer.id, system.customer.secret),
-    client: await clientToken(app.id, app.secret, { user_id: 'fuzz-viewer' }),
   };
   return { system, app, tokens };
 }

@@ -28,15 +28,3 @@ export async function customerToken(
   if (options.exp !== undefined) jwt.setExpirationTime(options.exp);
   return jwt.sign(encode(secret));
 }
-
-/** A client token as a customer's backend signs one for a user (HS512 unless `alg` says otherwise). */
-export async function clientToken(
-  applicationId: string,
-  secret: string,
-  claims: { user_id: string; group_id?: string } & Record<string, unknown>,
-  options: { alg?: 'HS256' | 'HS512'; exp?: number } = {},
-): Promise<string> {
-  const jwt = new SignJWT({ project_id: applicationId, ...claims }).setProtectedHeader({ alg: options.alg ?? 'HS512', typ: 'JWT' });
-  if (options.exp !== undefined) jwt.setExpirationTime(options.exp);
-  return jwt.sign(encode(secret));
-}

@@ -70,8 +70,6 @@ const CLIENT_FORBIDDEN_HEADERS = [
   INTERNAL_HEADERS.internalToken,
   INTERNAL_HEADERS.applicationId,
   INTERNAL_HEADERS.customerId,
-  INTERNAL_HEADERS.viewerUserId,
-  INTERNAL_HEADERS.viewerGroupId,
   INTERNAL_HEADERS.requestId,
 ];
 
@@ -170,11 +168,6 @@ function forwarding(options: GatewayAppOptions) {
         record.applicationId = caller.applicationId;
       }
       if (caller.customerId) req.headers[INTERNAL_HEADERS.customerId] = caller.customerId;
-      if (caller.viewer) {
-        // Percent-encoded: a header holds only some characters, a user ID any.
-        req.headers[INTERNAL_HEADERS.viewerUserId] = encodeURIComponent(caller.viewer.userId);
-        if (caller.viewer.groupId !== null) req.headers[INTERNAL_HEADERS.viewerGroupId] = encodeURIComponent(caller.viewer.groupId);
-      }
       options.proxies[route.service](req, res, fail);
     };
     check().catch(fail);

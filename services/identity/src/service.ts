@@ -4,7 +4,6 @@ import {
   createOutboundClient,
   exportClient,
   invalidationChannel,
-  processMetrics,
   SecretBox,
   type Logger,
 } from '@collab/shared';
@@ -14,16 +13,12 @@ import type { IdentityConfig } from './config.js';
 import { createIdentityDataSource } from './data-source.js';
 import { deletionProcessor } from './domain/cascade/deletion-cascade.js';
 import type { IdentityContext } from './domain/context.js';
-import { redisPresenceStore } from './domain/presence/presence-store.js';
 
 /**
  * Identity's dependencies (database, Redis, deletion outbox, outbound calls) for the API process
  * and the CLIs: everything but the batch, metrics and idempotency settings, which only the API uses.
  */
-export async function createIdentityContext(
-  config: Omit<IdentityConfig, 'BATCH_WAIT_MS' | 'METRICS_PORT' | 'IDEMPOTENCY_TTL_HOURS' | 'PRESENCE_TTL_SECONDS'> & { PRESENCE_TTL_SECONDS?: number },
-  logger: Logger,
-) {
+export async function createIdentityContext(config: Omit<IdentityConfig, 'BATCH_WAIT_MS' | 'METRICS_PORT' | 'IDEMPOTENCY_TTL_HOURS'>, logger: Logger) {
   const stores = await openServiceStores({ dataSource: createIdentityDataSource(config.DATABASE_URL, config.DB_POOL_SIZE), config, logger });
   const { db, redis } = stores;
   const channel = invalidationChannel(config.REDIS_PREFIX);
@@ -35,9 +30,6 @@ export async function createIdentityContext(
     accessTokenSecret: config.ACCESS_TOKEN_SECRET,
     secretRotationGraceHours: config.SECRET_ROTATION_GRACE_HOURS,
     outbound: createOutboundClient({ allowedCidrs: config.OUTBOUND_ALLOWED_CIDRS }),
-    // The CLIs set no presence: their TTL is only a placeholder.
-    presence: redisPresenceStore(redis, config.REDIS_PREFIX, config.PRESENCE_TTL_SECONDS ?? 30),
-    countPresenceUpdate: processMetrics().watchPresenceUpdates(),
     async publishInvalidation(message) {
       try {
         await redis.publish(channel, JSON.stringify(message));

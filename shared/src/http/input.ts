@@ -30,12 +30,6 @@ export function applicationOf(req: Request): string {
   return req.ctx.applicationId;
 }
 
-/** The viewer of a client-token request (decision 53). */
-export function viewerOf(req: Request): { userId: string; groupId: string | null } {
-  if (!req.ctx.viewer) throw new ApiError('invalid_session', 'No viewer is associated with this request.');
-  return req.ctx.viewer;
-}
-
 export function customerOf(req: Request): string {
   if (!req.ctx.customerId) throw new ApiError('invalid_customer_token', 'No customer is associated with this request.');
   return req.ctx.customerId;

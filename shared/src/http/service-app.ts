@@ -21,8 +21,6 @@ export interface RequestContext {
   applicationId?: string;
   /** The customer a verified application-management token belongs to. */
   customerId?: string;
-  /** The user (and group, if named) of a verified client token. */
-  viewer?: { userId: string; groupId: string | null };
 }
 
 declare module 'express-serve-static-core' {
@@ -114,7 +112,6 @@ export function createServiceApp(options: ServiceAppOptions): Express {
       requestId,
       applicationId: header(req, INTERNAL_HEADERS.applicationId),
       customerId: header(req, INTERNAL_HEADERS.customerId),
-      viewer: viewerOfHeaders(req),
     };
     // One child logger per request (each costs its bindings' serialisation).
     req.log = logger.child(req.ctx.applicationId ? { requestId, applicationId: req.ctx.applicationId } : { requestId });
@@ -167,12 +164,4 @@ function logRequest(req: Request, res: Response): void {
       'request',
     );
   });
-}
-
-/** The client token's viewer the gateway forwarded (percent-encoded: IDs may hold any character). */
-function viewerOfHeaders(req: Request): RequestContext['viewer'] {
-  const userId = header(req, INTERNAL_HEADERS.viewerUserId);
-  if (userId === undefined) return undefined;
-  const groupId = header(req, INTERNAL_HEADERS.viewerGroupId);
-  return { userId: decodeURIComponent(userId), groupId: groupId === undefined ? null : decodeURIComponent(groupId) };
 }

@@ -12,11 +12,9 @@ export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
 /**
  * `app`: a server token signed with the application's secret, or an access token.
  * `customer`: the application-management token signed with the customer's secret.
- * `client`: a client token, signed with the application's secret and naming a user (the viewer);
- *   only the read-only `/v1/client/*` routes take it (decision 53).
  * `none`: no Authorization header (only POST /v1/authorize).
  */
-export type AuthKind = 'app' | 'customer' | 'client' | 'none';
+export type AuthKind = 'app' | 'customer' | 'none';
 
 export type PathParamFormat = 'identifier' | 'identifier-or-server-id' | 'uuid' | 'any';
 

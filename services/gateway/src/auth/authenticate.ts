@@ -6,14 +6,12 @@ import {
   accessTokenSession,
   ApiError,
   bearerToken,
-  clientTokenClaims,
   customerTokenCustomerId,
   serverTokenApplicationId,
   TOKEN_CLOCK_TOLERANCE_SECONDS,
   unverifiedPayload,
   verifySignedToken,
   verifySignedTokenWithAny,
-  verifyClientToken,
   type ApplicationCredentials,
   type AuthKind,
 } from '@collab/shared';
@@ -23,8 +21,6 @@ import { signedTokenValidUntil, VerifiedTokens } from './verified-tokens.js';
 export interface Caller {
   applicationId?: string;
   customerId?: string;
-  /** A client token's user and group; identity checks that they exist when it loads the viewer. */
-  viewer?: { userId: string; groupId: string | null };
 }
 
 /**
@@ -106,24 +102,8 @@ export function createAuthenticator(credentials: CredentialStore, accessTokenSec
     return { customerId };
   }
 
-  /** A client token: every failure is the original's `403 invalid_session`. */
-  async function clientCaller(authorization: string | undefined, requestId: string): Promise<Caller> {
-    let token: string;
-    try {
-      token = bearerToken(authorization);
-    } catch (error) {
-      throw new ApiError('invalid_session', (error as Error).message);
-    }
-    const { applicationId, userId, groupId } = clientTokenClaims(token);
-    const application = await credentials.application(applicationId, requestId);
-    if (!application) throw new ApiError('invalid_session', `Platform project ${applicationId} not found.`);
-    await verifyClientToken(token, acceptedSecrets(application));
-    return { applicationId, viewer: { userId, groupId } };
-  }
-
   return async function authenticate(kind: AuthKind, authorization: string | undefined, requestId: string): Promise<Caller> {
     if (kind === 'none') return {};
-    if (kind === 'client') return clientCaller(authorization, requestId);
     const token = bearerToken(authorization);
     return kind === 'customer' ? customerCaller(token, requestId) : applicationCaller(token, requestId);
   };

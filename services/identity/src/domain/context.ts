@@ -1,7 +1,6 @@
 import type { InvalidationMessage, Logger, OutboundClient, SecretBox } from '@collab/shared';
 import type { OutboxProcessor } from '@collab/shared/storage';
 import type { DataSource } from 'typeorm';
-import type { PresenceStore } from './presence/presence-store.js';
 
 /** What identity's use cases need: the database, cache invalidation, the deletion outbox, the keys and outbound calls. */
 export interface IdentityContext {
@@ -17,7 +16,4 @@ export interface IdentityContext {
   secretRotationGraceHours: number;
   /** Calls customer-given URLs (the webhook URL-verification handshake). */
   outbound: OutboundClient;
-  /** Ephemeral presence, in Redis (presence/presence-store.ts). */
-  presence: PresenceStore;
-  countPresenceUpdate(kind: 'ephemeral' | 'absent' | 'durable'): void;
 }

@@ -1,5 +1,4 @@
 /** Application use cases; every call is scoped to the calling customer. */
-import { forgetPresence } from '../presence/presence.js';
 import { randomUUID } from 'node:crypto';
 import { ApiError, requireAllowedAddress, requireHttpUrl, type identityRoutes, type RecordWrite, type RouteBody } from '@collab/shared';
 import type { ApplicationRow } from '../../entities/index.js';
@@ -169,6 +168,5 @@ export async function removeApplication(ctx: IdentityContext, application: Appli
   // Committed: no token of the application verifies any more, whatever the other services answer.
   await ctx.publishInvalidation({ kind: 'application', id });
   await ctx.publishInvalidation({ kind: 'sessions-of-application', id });
-  await forgetPresence(ctx, id, {});
   await ctx.deletions.processNow(deletion);
 }

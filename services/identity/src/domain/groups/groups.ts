@@ -1,5 +1,4 @@
 /** Group use cases, shared by /v1/groups and /v1/organizations. */
-import { forgetPresence } from '../presence/presence.js';
 import { ApiError, pageCursors, type CursorOf, type identityRoutes, type RouteBody } from '@collab/shared';
 import type { GroupRow } from '../../entities/index.js';
 import type { Db } from '../../repositories/db.js';
@@ -167,12 +166,10 @@ export async function deleteGroup(
   notFound: GroupNotFound,
   requestId: string,
 ): Promise<void> {
-  const { deletion, internalId } = await ctx.db.transaction(async (tx) => {
+  const deletion = await ctx.db.transaction(async (tx) => {
     const group = await requireGroup(tx, applicationId, groupId, notFound, true);
     await groupsRepository.delete(tx, applicationId, group.internalId);
-    const recorded = await recordDeletion(tx, { topic: 'group.deleted', applicationId, requestId, payload: { groupId } });
-    return { deletion: recorded, internalId: group.internalId };
+    return recordDeletion(tx, { topic: 'group.deleted', applicationId, requestId, payload: { groupId } });
   });
-  await forgetPresence(ctx, applicationId, { groupId: internalId });
   await ctx.deletions.processNow(deletion);
 }

@@ -1,5 +1,4 @@
 /** User use cases. */
-import { forgetPresence } from '../presence/presence.js';
 import { ApiError, pageCursors, type CursorOf, type FlatJson, type identityRoutes, type RouteBody } from '@collab/shared';
 import { groupsRepository } from '../../repositories/groups.repository.js';
 import { usersRepository, type UserFields } from '../../repositories/users.repository.js';
@@ -130,14 +129,12 @@ export async function getUser(ctx: IdentityContext, applicationId: string, userI
  * could not be deleted: none, since files are purged by jobs of their own.
  */
 export async function deleteUser(ctx: IdentityContext, applicationId: string, userId: string, requestId: string): Promise<string[]> {
-  const { deletion, internalId } = await ctx.db.transaction(async (tx) => {
+  const deletion = await ctx.db.transaction(async (tx) => {
     const user = await usersRepository.find(tx, applicationId, userId, true);
     if (!user) throw userNotFound(userId);
     await usersRepository.delete(tx, applicationId, user.internalId);
-    const recorded = await recordDeletion(tx, { topic: 'user.deleted', applicationId, requestId, payload: { userId } });
-    return { deletion: recorded, internalId: user.internalId };
+    return recordDeletion(tx, { topic: 'user.deleted', applicationId, requestId, payload: { userId } });
   });
-  await forgetPresence(ctx, applicationId, { userId: internalId });
   await ctx.deletions.processNow(deletion);
   return [];
 }
