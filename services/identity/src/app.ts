@@ -10,6 +10,7 @@ import { batchHandlers } from './http/routes/batch.routes.js';
 import { groupHandlers } from './http/routes/groups.routes.js';
 import { importHandlers } from './http/routes/imports.routes.js';
 import { organizationHandlers } from './http/routes/organizations.routes.js';
+import { presenceHandlers } from './http/routes/presence.routes.js';
 import { userHandlers } from './http/routes/users.routes.js';
 import { internalRouter } from './http/internal.router.js';
 
@@ -26,6 +27,7 @@ export function createIdentityApp(
       ...groupHandlers(ctx),
       ...organizationHandlers(ctx),
       ...userHandlers(ctx),
+      ...presenceHandlers(ctx),
       ...applicationHandlers(ctx),
       ...batchHandlers(batch),
       ...importHandlers(imports),

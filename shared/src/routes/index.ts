@@ -1,6 +1,7 @@
 import { conversationRoutes } from './conversation.routes.js';
 import { identityRoutes } from './identity.routes.js';
 import { notificationRoutes } from './notification.routes.js';
+import { presenceRoutes } from './presence.routes.js';
 import { webhooksRoutes } from './webhooks.routes.js';
 import type { RouteDef, ServiceName } from './route.js';
 
@@ -9,6 +10,7 @@ export * from './match.js';
 export { identityRoutes, batchBody, BATCH_LIMITS } from './identity.routes.js';
 export { conversationRoutes } from './conversation.routes.js';
 export { notificationRoutes, TEMPLATE_PLACEHOLDER } from './notification.routes.js';
+export { presenceRoutes, presenceQuery, userLocationView } from './presence.routes.js';
 export { webhooksRoutes, webhookRegistrationRoutes } from './webhooks.routes.js';
 export * from './message-content.js';
 export * from './views.js';
@@ -17,6 +19,7 @@ export * from './user-fields.js';
 /** Every public route of the API. */
 export const ROUTES: readonly RouteDef[] = [
   ...Object.values(identityRoutes),
+  ...Object.values(presenceRoutes),
   ...Object.values(conversationRoutes),
   ...Object.values(notificationRoutes),
   ...Object.values(webhooksRoutes),

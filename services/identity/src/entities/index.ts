@@ -7,11 +7,13 @@ import { idempotencyKeyEntity, outboxEntity } from '@collab/shared/storage';
 import { EntitySchema } from 'typeorm';
 import { BatchEntity } from './batch.entity.js';
 import { ImportChunkEntity, ImportFileChunkEntity, ImportMappingEntity, ImportRecordEntity } from './imports.entity.js';
+import { DurablePresenceEntity } from './presence.entity.js';
 import { IDENTITY_SCHEMA } from './schema.js';
 
 export { IDENTITY_SCHEMA } from './schema.js';
 export * from './batch.entity.js';
 export * from './imports.entity.js';
+export * from './presence.entity.js';
 
 /**
  * Customer and application secrets are stored encrypted (domain/secrets.ts): `secretEncrypted`
@@ -224,4 +226,5 @@ export const identityEntities = [
   ImportChunkEntity,
   ImportFileChunkEntity,
   ImportMappingEntity,
+  DurablePresenceEntity,
 ];

@@ -9,6 +9,7 @@ import { KeepPreviousApplicationSecret1795600000001 } from './1795600000001-keep
 import { RecordImports1795700000000 } from './1795700000000-record-imports.js';
 import { StoreImportChunksUncompressed1795700000001 } from './1795700000001-store-import-chunks-uncompressed.js';
 import { StoreImportFiles1795700000002 } from './1795700000002-store-import-files.js';
+import { RecordDurablePresence1795857832949 } from './1795857832949-record-durable-presence.js';
 
 /** Every identity migration, oldest first. */
 export const identityMigrations = [
@@ -23,4 +24,5 @@ export const identityMigrations = [
   RecordImports1795700000000,
   StoreImportChunksUncompressed1795700000001,
   StoreImportFiles1795700000002,
+  RecordDurablePresence1795857832949,
 ];
