@@ -7,6 +7,7 @@ import type { ImportsContext } from './domain/imports/imports.js';
 import { applicationHandlers } from './http/routes/applications.routes.js';
 import { authHandlers } from './http/routes/auth.routes.js';
 import { batchHandlers } from './http/routes/batch.routes.js';
+import { clientHandlers } from './http/routes/client.routes.js';
 import { groupHandlers } from './http/routes/groups.routes.js';
 import { importHandlers } from './http/routes/imports.routes.js';
 import { organizationHandlers } from './http/routes/organizations.routes.js';
@@ -28,6 +29,7 @@ export function createIdentityApp(
       ...organizationHandlers(ctx),
       ...userHandlers(ctx),
       ...presenceHandlers(ctx),
+      ...clientHandlers(ctx),
       ...applicationHandlers(ctx),
       ...batchHandlers(batch),
       ...importHandlers(imports),

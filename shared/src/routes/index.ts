@@ -1,6 +1,7 @@
 import { conversationRoutes } from './conversation.routes.js';
 import { identityRoutes } from './identity.routes.js';
 import { notificationRoutes } from './notification.routes.js';
+import { clientIdentityRoutes } from './client.routes.js';
 import { presenceRoutes } from './presence.routes.js';
 import { webhooksRoutes } from './webhooks.routes.js';
 import type { RouteDef, ServiceName } from './route.js';
@@ -10,6 +11,7 @@ export * from './match.js';
 export { identityRoutes, batchBody, BATCH_LIMITS } from './identity.routes.js';
 export { conversationRoutes } from './conversation.routes.js';
 export { notificationRoutes, TEMPLATE_PLACEHOLDER } from './notification.routes.js';
+export { clientIdentityRoutes, clientUserView } from './client.routes.js';
 export { presenceRoutes, presenceQuery, userLocationView } from './presence.routes.js';
 export { webhooksRoutes, webhookRegistrationRoutes } from './webhooks.routes.js';
 export * from './message-content.js';
@@ -20,6 +22,7 @@ export * from './user-fields.js';
 export const ROUTES: readonly RouteDef[] = [
   ...Object.values(identityRoutes),
   ...Object.values(presenceRoutes),
+  ...Object.values(clientIdentityRoutes),
   ...Object.values(conversationRoutes),
   ...Object.values(notificationRoutes),
   ...Object.values(webhooksRoutes),

@@ -6,19 +6,26 @@ import {
   accessTokenSession,
   ApiError,
   bearerToken,
+  clientSessionContract,
+  clientTokenClaims,
   customerTokenCustomerId,
   serverTokenApplicationId,
   unverifiedPayload,
   verifySignedToken,
+  verifyClientToken,
   verifySignedTokenWithAny,
   type ApplicationCredentials,
   type AuthKind,
+  type InternalClient,
+  type Viewer,
 } from '@collab/shared';
 import type { CredentialStore } from '@collab/shared';
 
 export interface Caller {
   applicationId?: string;
   customerId?: string;
+  /** The user a client token names, and the groups they may read. */
+  viewer?: Viewer;
 }
 
 /**
@@ -31,7 +38,7 @@ export function acceptedSecrets(application: ApplicationCredentials, now = Date.
   return [secret, previousSecret];
 }
 
-export function createAuthenticator(credentials: CredentialStore, accessTokenSecret: string) {
+export function createAuthenticator(credentials: CredentialStore, accessTokenSecret: string, identity: InternalClient) {
   async function applicationCaller(token: string, requestId: string): Promise<Caller> {
     const sessionId = await accessTokenSession(token, accessTokenSecret);
     if (sessionId) {
@@ -57,8 +64,35 @@ export function createAuthenticator(credentials: CredentialStore, accessTokenSec
     return { customerId };
   }
 
+  /**
+   * A client token: its claims, its signature, then the viewer from identity (which applies
+   * user_details and group_details). Every failure is `403 invalid_session` (decision 53).
+   */
+  async function clientCaller(authorization: string | undefined, requestId: string): Promise<Caller> {
+    try {
+      const token = bearerToken(authorization);
+      const claims = clientTokenClaims(unverifiedPayload(token, 'invalid_session'));
+      const application = await credentials.application(claims.applicationId, requestId);
+      if (!application) throw new ApiError('invalid_session', `Platform project ${claims.applicationId} not found.`);
+      await verifyClientToken(token, acceptedSecrets(application));
+      const body = clientSessionContract.request.parse({
+        userId: claims.userId,
+        groupId: claims.groupId,
+        userDetails: claims.userDetails,
+        groupDetails: claims.groupDetails,
+      });
+      const answer = await identity.call('POST', clientSessionContract.path, { applicationId: claims.applicationId, requestId, body });
+      return { applicationId: claims.applicationId, viewer: clientSessionContract.response.parse(answer) };
+    } catch (error) {
+      if (error instanceof ApiError && (error.code === 'invalid_session' || error.status >= 500)) throw error;
+      const text = error instanceof ApiError ? error.message : 'invalid token';
+      throw new ApiError('invalid_session', `${text}`);
+    }
+  }
+
   return async function authenticate(kind: AuthKind, authorization: string | undefined, requestId: string): Promise<Caller> {
     if (kind === 'none') return {};
+    if (kind === 'client') return clientCaller(authorization, requestId);
     const token = bearerToken(authorization);
     return kind === 'customer' ? customerCaller(token, requestId) : applicationCaller(token, requestId);
   };

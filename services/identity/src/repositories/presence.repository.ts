@@ -153,13 +153,24 @@ export const presenceScopeRepository = {
     return rows.length > 0;
   },
 
-  /** Internal ids of the user's groups, oldest membership first. */
-  async groupsOf(db: Db, applicationId: string, userId: string): Promise<string[]> {
-    const rows: { groupId: string }[] = await db.query(
-      `SELECT group_id AS "groupId" FROM identity.group_members WHERE application_id = $1 AND user_id = $2 ORDER BY added_seq`,
+  /** The user's groups (internal and external ids), oldest membership first. */
+  async groupsOf(db: Db, applicationId: string, userId: string): Promise<{ internalId: string; externalId: string }[]> {
+    return db.query(
+      `SELECT g.internal_id AS "internalId", g.external_id AS "externalId"
+       FROM identity.group_members m JOIN identity.groups g ON g.internal_id = m.group_id
+       WHERE m.application_id = $1 AND m.user_id = $2 ORDER BY m.added_seq`,
       [applicationId, userId],
     );
-    return rows.map((row) => row.groupId);
+  },
+
+  /** Internal ids of the application's groups named. */
+  async internalIds(db: Db, applicationId: string, externalIds: readonly string[]): Promise<string[]> {
+    if (externalIds.length === 0) return [];
+    const rows: { internalId: string }[] = await db.query(
+      `SELECT internal_id AS "internalId" FROM identity.groups WHERE application_id = $1 AND external_id = ANY($2::text[])`,
+      [applicationId, externalIds],
+    );
+    return rows.map((row) => row.internalId);
   },
 
   /** External ids of the members of the groups, by internal id. */

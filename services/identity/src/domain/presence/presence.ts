@@ -103,8 +103,8 @@ export async function readPresence(
 export async function getUserPresence(ctx: IdentityContext, applicationId: string, userId: string, match: PresenceMatch): Promise<UserLocation> {
   const user = await usersRepository.find(ctx.db, applicationId, userId);
   if (!user) throw new ApiError('user_not_found', `User ${userId} not found.`);
-  const groupIds = await presenceScopeRepository.groupsOf(ctx.db, applicationId, user.internalId);
-  const [item] = await readPresence(ctx, applicationId, groupIds, match, user.internalId);
+  const groups = await presenceScopeRepository.groupsOf(ctx.db, applicationId, user.internalId);
+  const [item] = await readPresence(ctx, applicationId, groups.map((group) => group.internalId), match, user.internalId);
   return item ?? { id: user.externalId, ephemeral: { locations: [] } };
 }
 

@@ -1,0 +1,96 @@
+/**
+ * The `/v1/client/*` reads (original-extras §4, decision 53): client token only, as the viewer it
+ * names, within the viewer's groups. Read-only; no other token kind is taken here.
+ */
+import { ApiError } from '../errors.js';
+import { QueryParam, q, s, type JsonSchema } from '../schema/index.js';
+import { presenceQuery, userLocationView } from './presence.routes.js';
+import { defineRoute, param } from './route.js';
+
+/** ClientUserData (§4.6). */
+export const clientUserView = s.object({
+  id: s.string(),
+  name: s.string().nullable(),
+  shortName: s.string().nullable(),
+  displayName: s.string(),
+  secondaryDisplayName: s.string(),
+  profilePictureURL: s.string().nullable(),
+  metadata: s.flatObject(),
+});
+
+/** `users`: a JSON array of strings or numbers. */
+export class UserIdsQueryParam extends QueryParam<string[]> {
+  parse(raw: unknown): string[] {
+    try {
+      const parsed: unknown = typeof raw === 'string' ? JSON.parse(raw) : undefined;
+      if (!Array.isArray(parsed) || !parsed.every((id) => typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))))
+        throw new Error('not ids');
+      return parsed.map(String);
+    } catch {
+      throw new ApiError('invalid_request', '"users" must be a JSON array of user IDs.');
+    }
+  }
+  jsonSchema(): JsonSchema {
+    return { type: 'string', description: 'URI-encoded JSON array of user IDs' };
+  }
+}
+
+const clientRoute = { service: 'identity', auth: 'client', tag: 'Client reads' } as const;
+
+export const clientIdentityRoutes = {
+  clientViewer: defineRoute({
+    ...clientRoute,
+    id: 'client.viewer',
+    method: 'GET',
+    path: '/v1/client/viewer',
+    summary: 'The viewer, with their groups and notification preferences',
+    response: {
+      200: s.object({
+        ...clientUserView.shape,
+        organizationID: s.string().nullable(),
+        groupID: s.string().nullable(),
+        notificationPreferences: s.object({ sendViaEmail: s.boolean(), sendViaSlack: s.boolean() }),
+        isSlackConnected: s.boolean(),
+        organizationIsSlackConnected: s.boolean(),
+        groupIsSlackConnected: s.boolean(),
+        groups: s.array(s.string()),
+      }),
+    },
+  }),
+  clientUser: defineRoute({
+    ...clientRoute,
+    id: 'client.user',
+    method: 'GET',
+    path: '/v1/client/user/:userID',
+    summary: 'A user who shares a group with the viewer',
+    params: { userID: param.identifier('userID', 'invalid_request') },
+    response: { 200: clientUserView },
+  }),
+  clientUsers: defineRoute({
+    ...clientRoute,
+    id: 'client.users',
+    method: 'GET',
+    path: '/v1/client/users',
+    summary: 'Users who share a group with the viewer, null for the others',
+    query: q.object({ users: new UserIdsQueryParam('URI-encoded JSON array of user IDs.') }),
+    response: { 200: s.record(clientUserView.nullable()) },
+  }),
+  clientGroupMembers: defineRoute({
+    ...clientRoute,
+    id: 'client.groupMembers',
+    method: 'GET',
+    path: '/v1/client/groupMembers/:groupID',
+    summary: "The first members of one of the viewer's groups",
+    params: { groupID: param.identifier('groupID', 'invalid_request') },
+    response: { 200: s.object({ groupMembers: s.array(clientUserView), loading: s.literal(false), hasMore: s.boolean() }) },
+  }),
+  clientPresence: defineRoute({
+    ...clientRoute,
+    id: 'client.presence',
+    method: 'GET',
+    path: '/v1/client/presence',
+    summary: "Presence at a location, in the viewer's groups",
+    query: presenceQuery,
+    response: { 200: s.array(userLocationView) },
+  }),
+};
