@@ -3,7 +3,7 @@
  * names, within the viewer's groups. Read-only; no other token kind is taken here.
  */
 import { ApiError } from '../errors.js';
-import { QueryParam, q, s, type JsonSchema } from '../schema/index.js';
+import { filterId, filterLocation, filterMetadata, filterResolvedStatus, QueryParam, q, s, type FilterKeyParser, type JsonSchema } from '../schema/index.js';
 import { presenceQuery, userLocationView } from './presence.routes.js';
 import { defineRoute, param } from './route.js';
 
@@ -92,5 +92,49 @@ export const clientIdentityRoutes = {
     summary: "Presence at a location, in the viewer's groups",
     query: presenceQuery,
     response: { 200: s.array(userLocationView) },
+  }),
+};
+
+/** Filter `viewer`: "subscribed", "mentioned" or an array of them (several: any of them). */
+export const filterViewer: FilterKeyParser<('subscribed' | 'mentioned')[]> = (value) => {
+  const values = Array.isArray(value) ? value : [value];
+  if (values.length === 0 || !values.every((item) => item === 'subscribed' || item === 'mentioned'))
+    throw new ApiError('invalid_field', '"viewer" must be "subscribed", "mentioned" or an array of them.');
+  return values as ('subscribed' | 'mentioned')[];
+};
+
+/** The thread filter of the client reads (§4.4); `groupID` is accepted and, as the original, has no effect. */
+const clientThreadFilter = q.filter(
+  {
+    location: filterLocation,
+    metadata: filterMetadata,
+    resolvedStatus: filterResolvedStatus,
+    viewer: filterViewer,
+    groupID: filterId('groupID'),
+    organizationID: filterId('organizationID'),
+  },
+  'URI-encoded JSON: {"location", "metadata", "resolvedStatus", "viewer"}.',
+);
+
+/** ThreadActivitySummary (§4.6, §4.7): counts over the viewer's threads from their read state. */
+export const threadCountsView = s.object({
+  total: s.integer({ minimum: 0 }),
+  unread: s.integer({ minimum: 0 }),
+  unreadSubscribed: s.integer({ minimum: 0 }),
+  new: s.integer({ minimum: 0 }),
+  resolved: s.integer({ minimum: 0 }),
+  empty: s.integer({ minimum: 0 }),
+});
+
+export const clientConversationRoutes = {
+  clientThreadCounts: defineRoute({
+    ...clientRoute,
+    service: 'conversation',
+    id: 'client.threadCounts',
+    method: 'GET',
+    path: '/v1/client/threadCounts',
+    summary: "Counts of the viewer's threads: total, unread, new, unreadSubscribed, resolved, empty",
+    query: q.object({ filter: clientThreadFilter }),
+    response: { 200: threadCountsView },
   }),
 };
