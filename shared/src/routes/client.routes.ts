@@ -6,6 +6,7 @@ import { ApiError } from '../errors.js';
 import { filterId, filterLocation, filterMetadata, filterResolvedStatus, QueryParam, q, s, type FilterKeyParser, type JsonSchema } from '../schema/index.js';
 import { presenceQuery, userLocationView } from './presence.routes.js';
 import { defineRoute, param } from './route.js';
+import { notificationView } from './views.js';
 
 /** ClientUserData (§4.6). */
 export const clientUserView = s.object({
@@ -136,5 +137,26 @@ export const clientConversationRoutes = {
     summary: "Counts of the viewer's threads: total, unread, new, unreadSubscribed, resolved, empty",
     query: q.object({ filter: clientThreadFilter }),
     response: { 200: threadCountsView },
+  }),
+};
+
+export const clientNotificationRoutes = {
+  clientNotifications: defineRoute({
+    ...clientRoute,
+    service: 'notification',
+    id: 'client.notifications',
+    method: 'GET',
+    path: '/v1/client/notifications',
+    summary: "The viewer's newest notifications",
+    response: { 200: s.object({ notifications: s.array(notificationView), loading: s.literal(false), hasMore: s.boolean() }) },
+  }),
+  clientNotificationCounts: defineRoute({
+    ...clientRoute,
+    service: 'notification',
+    id: 'client.notificationCounts',
+    method: 'GET',
+    path: '/v1/client/notificationCounts',
+    summary: "How many of the viewer's notifications are unread",
+    response: { 200: s.object({ unread: s.integer({ minimum: 0 }) }) },
   }),
 };

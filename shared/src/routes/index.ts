@@ -1,7 +1,7 @@
 import { conversationRoutes } from './conversation.routes.js';
 import { identityRoutes } from './identity.routes.js';
 import { notificationRoutes } from './notification.routes.js';
-import { clientConversationRoutes, clientIdentityRoutes } from './client.routes.js';
+import { clientConversationRoutes, clientIdentityRoutes, clientNotificationRoutes } from './client.routes.js';
 import { presenceRoutes } from './presence.routes.js';
 import { webhooksRoutes } from './webhooks.routes.js';
 import type { RouteDef, ServiceName } from './route.js';
@@ -11,7 +11,7 @@ export * from './match.js';
 export { identityRoutes, batchBody, BATCH_LIMITS } from './identity.routes.js';
 export { conversationRoutes } from './conversation.routes.js';
 export { notificationRoutes, TEMPLATE_PLACEHOLDER } from './notification.routes.js';
-export { clientConversationRoutes, clientIdentityRoutes, clientUserView } from './client.routes.js';
+export { clientConversationRoutes, clientIdentityRoutes, clientNotificationRoutes, clientUserView } from './client.routes.js';
 export { presenceRoutes, presenceQuery, userLocationView } from './presence.routes.js';
 export { webhooksRoutes, webhookRegistrationRoutes } from './webhooks.routes.js';
 export * from './message-content.js';
@@ -24,6 +24,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...Object.values(presenceRoutes),
   ...Object.values(clientIdentityRoutes),
   ...Object.values(clientConversationRoutes),
+  ...Object.values(clientNotificationRoutes),
   ...Object.values(conversationRoutes),
   ...Object.values(notificationRoutes),
   ...Object.values(webhooksRoutes),
