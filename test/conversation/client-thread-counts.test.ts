@@ -1,6 +1,7 @@
 /**
  * GET /v1/client/threadCounts (original-extras §4.7): the counts of the viewer's threads from
- * their read state, within the viewer's groups only, and with the thread filter.
+ * their read state, within the viewer's groups only, and with the thread filter; and
+ * GET /v1/client/message/<ID>, never a message of another group.
  */
 import { describe, expect, it } from 'vitest';
 import { request, uniqueId, type TestApplication } from '../support/client.js';
@@ -22,9 +23,9 @@ async function counts(viewer: string, filter?: object) {
   return request(system.url, 'GET', `/v1/client/threadCounts${query}`, { token });
 }
 
-async function post(threadId: string, authorId: string, groupId: string, location: object) {
+async function post(threadId: string, authorId: string, groupId: string, location: object, messageId = uniqueId('message')) {
   const response = await app.client.post(`/v1/threads/${enc(threadId)}/messages`, {
-    id: uniqueId('message'),
+    id: messageId,
     authorID: authorId,
     content: paragraph('hello'),
     createThread: { groupID: groupId, location, url: 'https://example.com/t', name: 'T' },
@@ -73,5 +74,28 @@ describe('GET /v1/client/threadCounts', () => {
     expectError(await counts(viewer, { authorID: 'x' }), 400, 'invalid_field', 'The filter object does not support "authorID" as a field.');
     expectError(await counts(viewer, { viewer: 'everyone' }), 400, 'invalid_field', /"viewer"/);
     expectError(await counts(viewer, { resolvedStatus: 'maybe' }), 400, 'invalid_field', /resolvedStatus/);
+  });
+});
+
+describe('GET /v1/client/message/<ID>', () => {
+  it("answers a message of the viewer's groups with seen, and not found for another group's", async () => {
+    const [viewer, other, stranger, mine, theirs] = ['viewer', 'other', 'stranger', 'mine', 'theirs'].map(uniqueId);
+    for (const id of [viewer, other, stranger]) expect((await app.client.put(`/v1/users/${enc(id)}`, { name: id })).status).toBe(200);
+    expect((await app.client.put(`/v1/groups/${enc(mine)}`, { name: 'Mine', members: [viewer, other] })).status).toBe(200);
+    expect((await app.client.put(`/v1/groups/${enc(theirs)}`, { name: 'Theirs', members: [stranger] })).status).toBe(200);
+    const [thread, foreignThread, messageId, foreignId] = ['thread', 'foreign', 'message', 'foreign-message'].map(uniqueId);
+    await post(thread, other, mine, { page: 'a' }, messageId);
+    await post(foreignThread, stranger, theirs, { page: 'a' }, foreignId);
+
+    const token = await clientToken(app.id, app.secret, { user_id: viewer });
+    const read = (id: string) => request(system.url, 'GET', `/v1/client/message/${enc(id)}`, { token });
+    const unseen = await read(messageId);
+    expect(unseen.status).toBe(200);
+    expect(unseen.body).toMatchObject({ id: messageId, threadID: thread, groupID: mine, authorID: other, seen: false });
+    expect((await app.client.put(`/v1/threads/${enc(thread)}`, { seenByUsers: [{ userID: viewer, seen: true }] })).status).toBe(200);
+    expect((await read(messageId)).body.seen).toBe(true);
+
+    expectError(await read(foreignId), 404, 'message_not_found');
+    expectError(await read(uniqueId('unknown')), 404, 'message_not_found');
   });
 });

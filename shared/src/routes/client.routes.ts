@@ -6,7 +6,7 @@ import { ApiError } from '../errors.js';
 import { filterId, filterLocation, filterMetadata, filterResolvedStatus, QueryParam, q, s, type FilterKeyParser, type JsonSchema } from '../schema/index.js';
 import { presenceQuery, userLocationView } from './presence.routes.js';
 import { defineRoute, param } from './route.js';
-import { notificationView } from './views.js';
+import { messageView, notificationView } from './views.js';
 
 /** ClientUserData (§4.6). */
 export const clientUserView = s.object({
@@ -128,6 +128,16 @@ export const threadCountsView = s.object({
 });
 
 export const clientConversationRoutes = {
+  clientMessage: defineRoute({
+    ...clientRoute,
+    service: 'conversation',
+    id: 'client.message',
+    method: 'GET',
+    path: '/v1/client/message/:messageID',
+    summary: "A message of a thread in the viewer's groups, with whether the viewer has seen it",
+    params: { messageID: param.identifierOrServerId('messageID', 'invalid_field') },
+    response: { 200: s.object({ ...messageView.shape, seen: s.boolean() }) },
+  }),
   clientThreadCounts: defineRoute({
     ...clientRoute,
     service: 'conversation',
