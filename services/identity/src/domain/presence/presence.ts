@@ -7,6 +7,7 @@ import { groupsRepository } from '../../repositories/groups.repository.js';
 import { durablePresenceRepository, locationKey, presenceScopeRepository } from '../../repositories/presence.repository.js';
 import { usersRepository } from '../../repositories/users.repository.js';
 import type { IdentityContext } from '../context.js';
+import { countPresenceUpdate } from './metrics.js';
 
 export type PresenceInput = RouteBody<typeof presenceRoutes.updatePresence>;
 
@@ -41,6 +42,7 @@ export async function updatePresence(ctx: IdentityContext, applicationId: string
       await ctx.presence.set(applicationId, group.internalId, user.internalId, locationKey(region), locationKey(input.location));
     }
   }
+  countPresenceUpdate(input.durable ? 'durable' : input.absent ? 'absent' : 'ephemeral');
 }
 
 export interface PresenceMatch {
