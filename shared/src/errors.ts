@@ -17,6 +17,7 @@ export const ERROR_CATALOG = {
   invalid_app_token: { status: 401, message: 'Invalid app token.' },
   invalid_customer_token: { status: 401, message: 'Invalid customer token.' },
   invalid_access_token: { status: 401, message: 'Invalid access token.' },
+  invalid_session: { status: 403, message: 'Invalid client token.' },
   expired_access_token: { status: 401, message: 'Access token has expired.' },
   application_not_found: { status: 401, message: 'Application not found.' },
   user_not_found: { status: 401, message: 'Platform user not found.' },

@@ -19,6 +19,7 @@ export * from './pubsub.js';
 export * from './auth/tokens.js';
 export * from './auth/credentials.js';
 export * from './contracts/identity.js';
+export * from './contracts/client-session.js';
 export * from './lifecycle.js';
 export * from './identity-directory.js';
 export * from './queues/index.js';

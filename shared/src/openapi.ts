@@ -46,6 +46,7 @@ export type OpenApiOperation = {
 const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
   app: [{ serverToken: [] }],
   customer: [{ customerToken: [] }],
+  client: [{ clientToken: [] }],
   none: [],
 };
 
@@ -269,6 +270,13 @@ function components(): OpenApiDocument['components'] {
         scheme: 'bearer',
         bearerFormat: 'JWT',
         description: 'An application-management token (HS512, `{customer_id}`, signed with the customer secret).',
+      },
+      clientToken: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description:
+          'A client token (HS256 or HS512, `{project_id, user_id, group_id?, user_details?, group_details?}`, signed with the application secret): reads as that user, within their groups. Refused: `403 invalid_session`.',
       },
     },
     schemas: {

@@ -75,7 +75,7 @@ describe('the authenticator with its cache', () => {
     subscriber.quit = () => redis.quit();
     await credentials.subscribe(redis, system.env.REDIS_PREFIX!, createLogger('test', 'silent'));
     const verified = new VerifiedTokens();
-    return { verified, authenticate: createAuthenticator(credentials, system.env.ACCESS_TOKEN_SECRET!, verified) };
+    return { verified, authenticate: createAuthenticator(credentials, system.env.ACCESS_TOKEN_SECRET!, identity, verified) };
   }
 
   it('answers a token again from the cache until a rotation stops the secret that signed it', async () => {

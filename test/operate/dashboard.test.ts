@@ -278,6 +278,7 @@ describe('the dashboard against a running system', () => {
     const call = (method: string, path: string, body?: unknown) => request(gatewayUrl, method, path, { token, body });
     expect((await call('PUT', '/v1/users/alice', { name: 'Alice' })).status).toBe(200);
     expect((await call('PUT', '/v1/groups/team', { name: 'Team', members: ['alice'] })).status).toBe(200);
+    expect((await call('PUT', '/v1/users/alice/presence', { groupID: 'team', location: { page: 'dashboard' } })).status).toBe(200);
     const missing = await call('GET', '/v1/users/nobody');
     // An unknown user answers 401 user_not_found, as the original does: an error status to count.
     expect(missing.status, JSON.stringify(missing.body)).toBe(401);

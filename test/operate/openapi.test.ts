@@ -273,12 +273,12 @@ describe('the OpenAPI document', () => {
   });
 
   it('asks for the token each route takes', () => {
-    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['customerToken', 'serverToken']);
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['clientToken', 'customerToken', 'serverToken']);
     for (const scheme of Object.values(document.components.securitySchemes))
       expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-    const expected = { app: [{ serverToken: [] }], customer: [{ customerToken: [] }], none: [] };
+    const expected = { app: [{ serverToken: [] }], customer: [{ customerToken: [] }], client: [{ clientToken: [] }], none: [] };
     for (const route of ROUTES) expect(operationOf(document, route).security, route.id).toEqual(expected[route.auth]);
-    expect(new Set(ROUTES.map((route) => route.auth))).toEqual(new Set(['app', 'customer', 'none']));
+    expect(new Set(ROUTES.map((route) => route.auth))).toEqual(new Set(['app', 'customer', 'client', 'none']));
   });
 
   it('answers errors with the shared ErrorResponse', () => {

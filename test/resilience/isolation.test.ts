@@ -14,10 +14,11 @@ import { promisify } from 'node:util';
 import { ROUTES, type RouteDef } from '@collab/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, asCustomer, createApplication, request, type ApiResponse, type TestApplication } from '../support/client.js';
+import { expectError } from '../support/expect.js';
 import { waitForQueuesIdle } from '../support/queues.js';
 import { startSystem, type TestSystem } from '../support/system.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { customerToken, serverToken } from '../support/tokens.js';
+import { clientToken, customerToken, serverToken } from '../support/tokens.js';
 
 const run = promisify(execFile);
 const CUSTOMER_CLI = fileURLToPath(new URL('../../services/identity/dist/cli/customer.js', import.meta.url));
@@ -88,11 +89,19 @@ const BODIES: Record<string, (as: TestApplication) => Body | Promise<Body>> = {
     },
   }),
   'messages.append': () => ({ json: { text: 'B appends' } }),
+  'presence.update': () => ({ json: { location: { page: MARK }, groupID: 'team', durable: true } }),
   'files.upload': () => ({ form: () => uploadForm('ann', 'B file') }),
   'imports.create': () => ({ form: () => dumpForm() }),
   'notifications.create': () => ({
     json: { actor_id: 'ann', recipient_id: 'bob', template: 'B {{actor}}', url: 'https://b.example/n', type: 'url' },
   }),
+};
+
+/** The query a read route needs to show anything (the location A's presence is at, the users it names). */
+const QUERIES: Record<string, string> = {
+  'presence.get': `?location=${encodeURIComponent(JSON.stringify({ page: MARK }))}`,
+  'client.presence': `?location=${encodeURIComponent(JSON.stringify({ page: MARK }))}`,
+  'client.users': `?users=${encodeURIComponent(JSON.stringify(['ann', 'bob']))}`,
 };
 
 /** A customer dump with nothing in it, as the `dump` part of a form. */
@@ -135,16 +144,20 @@ async function call(
     if (!(name in ids)) throw new Error(`no ID of A for :${name} (${label(route)}): add it to idsOfA`);
     return ids[name];
   };
-  const path = route.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(named(name)));
+  const path = route.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(named(name))) + (QUERIES[route.id] ?? '');
   let body: Body | undefined;
   if (takesBody(route)) {
     const build = BODIES[route.id];
     if (!build) throw new Error(`no body for ${route.id} (${label(route)}): add it to BODIES`);
     body = await build(as.app ?? appA);
   }
+  // Client routes read as a viewer: the application's user `ann`, in the application's own secret.
+  const caller = as.app ?? appA;
+  const token = route.auth === 'client' ? await clientToken(caller.id, caller.secret, { user_id: 'ann' }) : as.token;
   // Internal headers naming A: the gateway must drop them, whatever the route.
   const headers = {
-    authorization: `Bearer ${as.token}`,
+    authorization: `Bearer ${token}`,
+    'x-collab-viewer': Buffer.from(JSON.stringify({ userId: 'ann', groupId: null, groupIds: ['team'] })).toString('base64url'),
     'x-collab-application-id': appA.id,
     'x-collab-customer-id': system.customer.id,
     // A's key: another application's request with it runs as its own, never answers A's answer.
@@ -241,6 +254,7 @@ async function seedA(): Promise<Record<string, string>> {
   ok(await client.put('/v1/users/ann/preferences', { key: 'notification_channels', value: { sendViaEmail: false, sendViaSlack: false } }), 'preferences');
   ok(await client.put('/v1/groups/team', { name: `Team ${MARK}`, members: ['ann', 'bob'], metadata }), 'group');
   ok(await client.post('/v1/organizations', { id: 'org-a', name: `Org ${MARK}`, members: ['ann'] }), 'organization');
+  ok(await client.put('/v1/users/ann/presence', { location: { page: MARK }, groupID: 'team', durable: true }), 'presence');
   const uploaded = await fetch(`${system.url}/v1/files`, {
     method: 'POST',
     headers: { authorization: `Bearer ${await serverToken(appA.id, appA.secret)}`, ...keyOfA('files.upload') },
@@ -353,6 +367,8 @@ describe("application B with A's IDs", () => {
     expect(leaksOfA(response), JSON.stringify(response.body)).toEqual([]);
     if (route.id === 'auth.verify') expect(response.body.application_id).toBe(readerB.id);
     else if (response.status < 300) expect(isEmpty(response.body), JSON.stringify(response.body)).toBe(true);
+    // B has no user `ann`: its client token names no viewer.
+    else if (route.auth === 'client') expectError(response, 403, 'invalid_session');
     // Not found, under the reference's 401 `…_not_found` codes or a 404.
     else expect(`${response.status} ${response.body?.error}`).toMatch(/^40[14] \w+_not_found$|^404 not_found$/);
   });

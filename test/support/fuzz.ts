@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { createApplication, type TestApplication } from './client.js';
 import { startSystem, type TestSystem } from './system.js';
-import { customerToken, serverToken } from './tokens.js';
+import { clientToken, customerToken, serverToken } from './tokens.js';
 
 /** An HTTP answer as received: its body parsed as JSON where it is JSON, undefined otherwise. */
 export interface Answer {
@@ -27,9 +27,13 @@ export async function startFuzzSystem(applicationName: string): Promise<{ system
   // Fuzzed webhook URLs are never retried: one attempt each, refused or failed, then final.
   const system = await startSystem({ env: { WEBHOOK_RETRY_HOURS: '0' } });
   const app = await createApplication(system, applicationName);
+  // Client routes read as a user of the application, in a group of theirs.
+  const viewer = await app.client.put('/v1/users/fuzz-viewer', { name: 'Fuzz viewer', addGroups: [] });
+  if (viewer.status !== 200) throw new Error(`creating the fuzz viewer failed: ${JSON.stringify(viewer.body)}`);
   const tokens: RouteTokens = {
     app: await serverToken(app.id, app.secret),
     customer: await customerToken(system.customer.id, system.customer.secret),
+    client: await clientToken(app.id, app.secret, { user_id: 'fuzz-viewer' }),
   };
   return { system, app, tokens };
 }

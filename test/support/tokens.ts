@@ -28,3 +28,15 @@ export async function customerToken(
   if (options.exp !== undefined) jwt.setExpirationTime(options.exp);
   return jwt.sign(encode(secret));
 }
+
+/** A client token as a customer's backend gives its browser: `{project_id, user_id, …}`, HS256 by default. */
+export async function clientToken(
+  applicationId: string,
+  secret: string,
+  claims: Record<string, unknown>,
+  options: { alg?: string; exp?: number } = {},
+): Promise<string> {
+  const jwt = new SignJWT({ project_id: applicationId, ...claims }).setProtectedHeader({ alg: options.alg ?? 'HS256', typ: 'JWT' }).setIssuedAt();
+  if (options.exp !== undefined) jwt.setExpirationTime(options.exp);
+  return jwt.sign(encode(secret));
+}

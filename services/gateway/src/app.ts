@@ -14,6 +14,7 @@ import {
   ApiError,
   buildOpenApiDocument,
   errorMiddleware,
+  encodeViewer,
   INTERNAL_HEADERS,
   processMetrics,
   ROUTES,
@@ -70,6 +71,7 @@ const CLIENT_FORBIDDEN_HEADERS = [
   INTERNAL_HEADERS.internalToken,
   INTERNAL_HEADERS.applicationId,
   INTERNAL_HEADERS.customerId,
+  INTERNAL_HEADERS.viewer,
   INTERNAL_HEADERS.requestId,
 ];
 
@@ -168,6 +170,7 @@ function forwarding(options: GatewayAppOptions) {
         record.applicationId = caller.applicationId;
       }
       if (caller.customerId) req.headers[INTERNAL_HEADERS.customerId] = caller.customerId;
+      if (caller.viewer) req.headers[INTERNAL_HEADERS.viewer] = encodeViewer(caller.viewer);
       options.proxies[route.service](req, res, fail);
     };
     check().catch(fail);

@@ -85,7 +85,7 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
   const app = createGatewayApp({
     logger,
     internalToken: config.INTERNAL_TOKEN,
-    authenticate: createAuthenticator(credentials, config.ACCESS_TOKEN_SECRET),
+    authenticate: createAuthenticator(credentials, config.ACCESS_TOKEN_SECRET, identity),
     proxies: createServiceProxies({ targets, timeoutMs: config.UPSTREAM_TIMEOUT_MS, logger, metrics }),
     isDraining,
     queueDashboard: { router: createQueueDashboardRouter(queues), credentials: operator },

@@ -7,10 +7,12 @@ import type { ImportsContext } from './domain/imports/imports.js';
 import { applicationHandlers } from './http/routes/applications.routes.js';
 import { authHandlers } from './http/routes/auth.routes.js';
 import { batchHandlers } from './http/routes/batch.routes.js';
+import { clientHandlers } from './http/routes/client.routes.js';
 import { groupHandlers } from './http/routes/groups.routes.js';
 import { importHandlers } from './http/routes/imports.routes.js';
 import { organizationHandlers } from './http/routes/organizations.routes.js';
 import { preferencesHandlers } from './http/routes/preferences.routes.js';
+import { presenceHandlers } from './http/routes/presence.routes.js';
 import { userHandlers } from './http/routes/users.routes.js';
 import { internalRouter } from './http/internal.router.js';
 
@@ -28,6 +30,8 @@ export function createIdentityApp(
       ...organizationHandlers(ctx),
       ...userHandlers(ctx),
       ...preferencesHandlers(ctx),
+      ...presenceHandlers(ctx),
+      ...clientHandlers(ctx),
       ...applicationHandlers(ctx),
       ...batchHandlers(batch),
       ...importHandlers(imports),

@@ -33,6 +33,7 @@ export const identityConfigSpec = {
   NOTIFICATION_URL: vars.url('Internal URL of the notification service (deletion cascade)', 'http://127.0.0.1:8083'),
   WEBHOOKS_URL: vars.url('Internal URL of the webhooks service (deletion cascade)', 'http://127.0.0.1:8084'),
   MAIL_URL: vars.url('Internal URL of the mail service (deletion cascade)', 'http://127.0.0.1:8085'),
+  PRESENCE_TTL_SECONDS: vars.integer('How long ephemeral presence lasts after its latest update, in seconds', 30),
   BATCH_WAIT_MS: vars.integer('How long POST /v1/batch waits for its job before answering 202 with a jobID', 8000),
   ...idempotencyVars,
 };

@@ -13,12 +13,16 @@ import type { IdentityConfig } from './config.js';
 import { createIdentityDataSource } from './data-source.js';
 import { deletionProcessor } from './domain/cascade/deletion-cascade.js';
 import type { IdentityContext } from './domain/context.js';
+import { ephemeralPresenceStore } from './repositories/presence.repository.js';
 
 /**
  * Identity's dependencies (database, Redis, deletion outbox, outbound calls) for the API process
  * and the CLIs: everything but the batch, metrics and idempotency settings, which only the API uses.
  */
-export async function createIdentityContext(config: Omit<IdentityConfig, 'BATCH_WAIT_MS' | 'METRICS_PORT' | 'IDEMPOTENCY_TTL_HOURS'>, logger: Logger) {
+export async function createIdentityContext(
+  config: Omit<IdentityConfig, 'BATCH_WAIT_MS' | 'METRICS_PORT' | 'IDEMPOTENCY_TTL_HOURS' | 'PRESENCE_TTL_SECONDS'> & { PRESENCE_TTL_SECONDS?: number },
+  logger: Logger,
+) {
   const stores = await openServiceStores({ dataSource: createIdentityDataSource(config.DATABASE_URL, config.DB_POOL_SIZE), config, logger });
   const { db, redis } = stores;
   const channel = invalidationChannel(config.REDIS_PREFIX);
@@ -30,6 +34,7 @@ export async function createIdentityContext(config: Omit<IdentityConfig, 'BATCH_
     accessTokenSecret: config.ACCESS_TOKEN_SECRET,
     secretRotationGraceHours: config.SECRET_ROTATION_GRACE_HOURS,
     outbound: createOutboundClient({ allowedCidrs: config.OUTBOUND_ALLOWED_CIDRS }),
+    presence: ephemeralPresenceStore(redis, config.REDIS_PREFIX, config.PRESENCE_TTL_SECONDS ?? 30),
     async publishInvalidation(message) {
       try {
         await redis.publish(channel, JSON.stringify(message));

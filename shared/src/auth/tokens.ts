@@ -261,3 +261,52 @@ export async function signAccessToken(sessionId: string, signingSecret: string, 
     .setExpirationTime(iat + ACCESS_TOKEN_TTL_SECONDS)
     .sign(hmacKey(signingSecret));
 }
+
+/** What a client token names (original-extras §4.2): `project_id` wins over `app_id`, `group_id` over `organization_id`. */
+export interface ClientTokenClaims {
+  applicationId: string;
+  userId: string;
+  groupId: string | null;
+  userDetails?: unknown;
+  groupDetails?: unknown;
+}
+
+function clientId(value: unknown, claim: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+  if (typeof text !== 'string' || text.length < 1 || text.length > 128)
+    throw new ApiError('invalid_session', `${claim} must be a string of 1 to 128 characters or a number.`);
+  return text;
+}
+
+/** Client-token claims, read from the unverified payload; each failure is `403 invalid_session`. */
+export function clientTokenClaims(payload: Record<string, unknown>): ClientTokenClaims {
+  const applicationId = payload.project_id ?? payload.app_id;
+  if (typeof applicationId !== 'string' || !isUuid(applicationId))
+    throw new ApiError('invalid_session', 'Invalid ClientAuthTokenData: the token requires field project_id (a UUID).');
+  const userId = clientId(payload.user_id, 'user_id');
+  if (userId === undefined) throw new ApiError('invalid_session', 'Invalid ClientAuthTokenData: the token requires field user_id.');
+  const groupId = clientId(payload.group_id ?? payload.organization_id, 'group_id') ?? null;
+  const groupDetails = payload.group_details ?? payload.organization_details;
+  if (groupDetails !== undefined && groupId === null)
+    throw new ApiError('invalid_session', 'Specified group_details to create/update a group, but not a group_id to create/update.');
+  return { applicationId: applicationId.toLowerCase(), userId, groupId, userDetails: payload.user_details, groupDetails };
+}
+
+/**
+ * Verifies a client token's signature (HS256 or HS512) with any of the application's accepted
+ * secrets; `exp` and `nbf` are honoured when present, with no maximum age (unlike server tokens).
+ */
+export async function verifyClientToken(token: string, secrets: readonly string[]): Promise<void> {
+  let failure: unknown;
+  for (const secret of secrets) {
+    try {
+      await jwtVerify(token, hmacKey(secret), { algorithms: ['HS256', 'HS512'], clockTolerance: TOKEN_CLOCK_TOLERANCE_SECONDS });
+      return;
+    } catch (error) {
+      failure ??= error;
+      if ((error as { code?: string }).code !== 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') break;
+    }
+  }
+  throw new ApiError('invalid_session', `${describeJoseError(failure)}`);
+}

@@ -5,6 +5,7 @@
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import express, { type Express, type Request, type RequestHandler, type Response, type Router } from 'express';
+import { decodeViewer, type Viewer } from '../contracts/client-session.js';
 import { ApiError } from '../errors.js';
 import { INTERNAL_HEADERS } from '../internal-headers.js';
 import type { Logger } from '../logger.js';
@@ -21,6 +22,8 @@ export interface RequestContext {
   applicationId?: string;
   /** The customer a verified application-management token belongs to. */
   customerId?: string;
+  /** The viewer of a verified client token. */
+  viewer?: Viewer;
 }
 
 declare module 'express-serve-static-core' {
@@ -112,6 +115,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
       requestId,
       applicationId: header(req, INTERNAL_HEADERS.applicationId),
       customerId: header(req, INTERNAL_HEADERS.customerId),
+      viewer: decodeViewer(header(req, INTERNAL_HEADERS.viewer)),
     };
     // One child logger per request (each costs its bindings' serialisation).
     req.log = logger.child(req.ctx.applicationId ? { requestId, applicationId: req.ctx.applicationId } : { requestId });

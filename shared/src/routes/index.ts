@@ -3,6 +3,8 @@ import { identityRoutes } from './identity.routes.js';
 import { notificationRoutes } from './notification.routes.js';
 import { mailRoutes } from './mail.routes.js';
 import { preferencesRoutes } from './preferences.routes.js';
+import { clientConversationRoutes, clientIdentityRoutes, clientNotificationRoutes } from './client.routes.js';
+import { presenceRoutes } from './presence.routes.js';
 import { webhooksRoutes } from './webhooks.routes.js';
 import type { RouteDef, ServiceName } from './route.js';
 
@@ -11,6 +13,8 @@ export * from './match.js';
 export { identityRoutes, batchBody, BATCH_LIMITS } from './identity.routes.js';
 export { conversationRoutes } from './conversation.routes.js';
 export { notificationRoutes, TEMPLATE_PLACEHOLDER } from './notification.routes.js';
+export { clientConversationRoutes, clientIdentityRoutes, clientNotificationRoutes, clientUserView } from './client.routes.js';
+export { presenceRoutes, presenceQuery, userLocationView } from './presence.routes.js';
 export { webhooksRoutes, webhookRegistrationRoutes } from './webhooks.routes.js';
 export { preferencesRoutes, NOTIFICATION_CHANNELS } from './preferences.routes.js';
 export { mailRoutes } from './mail.routes.js';
@@ -23,6 +27,10 @@ export * from './user-fields.js';
 export const ROUTES: readonly RouteDef[] = [
   ...Object.values(identityRoutes),
   ...Object.values(preferencesRoutes),
+  ...Object.values(presenceRoutes),
+  ...Object.values(clientIdentityRoutes),
+  ...Object.values(clientConversationRoutes),
+  ...Object.values(clientNotificationRoutes),
   ...Object.values(conversationRoutes),
   ...Object.values(notificationRoutes),
   ...Object.values(webhooksRoutes),

@@ -12,9 +12,10 @@ export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
 /**
  * `app`: a server token signed with the application's secret, or an access token.
  * `customer`: the application-management token signed with the customer's secret.
+ * `client`: a client token, a JWT signed with the application's secret naming a user (the viewer).
  * `none`: no Authorization header (only POST /v1/authorize).
  */
-export type AuthKind = 'app' | 'customer' | 'none';
+export type AuthKind = 'app' | 'customer' | 'client' | 'none';
 
 export type PathParamFormat = 'identifier' | 'identifier-or-server-id' | 'uuid' | 'any';
 

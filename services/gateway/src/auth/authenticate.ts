@@ -6,14 +6,19 @@ import {
   accessTokenSession,
   ApiError,
   bearerToken,
+  clientSessionContract,
+  clientTokenClaims,
   customerTokenCustomerId,
   serverTokenApplicationId,
   TOKEN_CLOCK_TOLERANCE_SECONDS,
   unverifiedPayload,
   verifySignedToken,
   verifySignedTokenWithAny,
+  verifyClientToken,
   type ApplicationCredentials,
   type AuthKind,
+  type InternalClient,
+  type Viewer,
 } from '@collab/shared';
 import type { CredentialStore } from '@collab/shared';
 import { signedTokenValidUntil, VerifiedTokens } from './verified-tokens.js';
@@ -21,6 +26,8 @@ import { signedTokenValidUntil, VerifiedTokens } from './verified-tokens.js';
 export interface Caller {
   applicationId?: string;
   customerId?: string;
+  /** The user a client token names, and the groups they may read. */
+  viewer?: Viewer;
 }
 
 /**
@@ -46,7 +53,12 @@ function accessTokenValidUntil(token: string): number {
   }
 }
 
-export function createAuthenticator(credentials: CredentialStore, accessTokenSecret: string, verified = new VerifiedTokens()) {
+export function createAuthenticator(
+  credentials: CredentialStore,
+  accessTokenSecret: string,
+  identity: InternalClient,
+  verified = new VerifiedTokens(),
+) {
   async function sessionCaller(sessionId: string, requestId: string): Promise<Caller> {
     const session = await credentials.session(sessionId, requestId);
     if (!session) throw new ApiError('invalid_access_token', 'No valid session found.');
@@ -102,8 +114,35 @@ export function createAuthenticator(credentials: CredentialStore, accessTokenSec
     return { customerId };
   }
 
+  /**
+   * A client token: its claims, its signature, then the viewer from identity (which applies
+   * user_details and group_details). Every failure is `403 invalid_session` (decision 53).
+   */
+  async function clientCaller(authorization: string | undefined, requestId: string): Promise<Caller> {
+    try {
+      const token = bearerToken(authorization);
+      const claims = clientTokenClaims(unverifiedPayload(token, 'invalid_session'));
+      const application = await credentials.application(claims.applicationId, requestId);
+      if (!application) throw new ApiError('invalid_session', `Platform project ${claims.applicationId} not found.`);
+      await verifyClientToken(token, acceptedSecrets(application));
+      const body = clientSessionContract.request.parse({
+        userId: claims.userId,
+        groupId: claims.groupId,
+        userDetails: claims.userDetails,
+        groupDetails: claims.groupDetails,
+      });
+      const answer = await identity.call('POST', clientSessionContract.path, { applicationId: claims.applicationId, requestId, body });
+      return { applicationId: claims.applicationId, viewer: clientSessionContract.response.parse(answer) };
+    } catch (error) {
+      if (error instanceof ApiError && (error.code === 'invalid_session' || error.status >= 500)) throw error;
+      const text = error instanceof ApiError ? error.message : 'invalid token';
+      throw new ApiError('invalid_session', `${text}`);
+    }
+  }
+
   return async function authenticate(kind: AuthKind, authorization: string | undefined, requestId: string): Promise<Caller> {
     if (kind === 'none') return {};
+    if (kind === 'client') return clientCaller(authorization, requestId);
     const token = bearerToken(authorization);
     return kind === 'customer' ? customerCaller(token, requestId) : applicationCaller(token, requestId);
   };

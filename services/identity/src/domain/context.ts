@@ -1,6 +1,7 @@
 import type { InvalidationMessage, Logger, OutboundClient, SecretBox } from '@collab/shared';
 import type { OutboxProcessor } from '@collab/shared/storage';
 import type { DataSource } from 'typeorm';
+import type { EphemeralPresenceStore } from '../repositories/presence.repository.js';
 
 /** What identity's use cases need: the database, cache invalidation, the deletion outbox, the keys and outbound calls. */
 export interface IdentityContext {
@@ -16,4 +17,6 @@ export interface IdentityContext {
   secretRotationGraceHours: number;
   /** Calls customer-given URLs (the webhook URL-verification handshake). */
   outbound: OutboundClient;
+  /** Ephemeral presence, in Redis (domain/presence). */
+  presence: EphemeralPresenceStore;
 }

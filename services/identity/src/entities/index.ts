@@ -8,12 +8,14 @@ import { EntitySchema } from 'typeorm';
 import { BatchEntity } from './batch.entity.js';
 import { ImportChunkEntity, ImportFileChunkEntity, ImportMappingEntity, ImportRecordEntity } from './imports.entity.js';
 import { UserPreferencesEntity } from './preferences.entity.js';
+import { DurablePresenceEntity } from './presence.entity.js';
 import { IDENTITY_SCHEMA } from './schema.js';
 
 export { IDENTITY_SCHEMA } from './schema.js';
 export * from './batch.entity.js';
 export * from './imports.entity.js';
 export * from './preferences.entity.js';
+export * from './presence.entity.js';
 
 /**
  * Customer and application secrets are stored encrypted (domain/secrets.ts): `secretEncrypted`
@@ -227,4 +229,5 @@ export const identityEntities = [
   ImportFileChunkEntity,
   ImportMappingEntity,
   UserPreferencesEntity,
+  DurablePresenceEntity,
 ];

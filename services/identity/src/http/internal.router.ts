@@ -2,8 +2,9 @@
  * Identity's internal API for the gateway (contracts in @collab/shared `identityInternal`).
  * An unknown id answers 404 `not_found`; the caller decides what that means for its client.
  */
-import { ApiError, identityLookup, identityMailContext, isUuid, MAX_INTERNAL_BODY_BYTES } from '@collab/shared';
+import { ApiError, clientSessionContract, identityLookup, identityMailContext, isUuid, MAX_INTERNAL_BODY_BYTES } from '@collab/shared';
 import express, { type Router } from 'express';
+import { clientSession } from '../domain/client/client-session.js';
 import type { IdentityContext } from '../domain/context.js';
 import { mailContext } from '../domain/preferences/preferences.js';
 import { openPreviousSecret, openSecret } from '../domain/secrets.js';
@@ -63,6 +64,12 @@ export function internalRouter(ctx: IdentityContext): Router {
       applicationId: session.applicationId,
       expiresAt: session.expiresAt ? session.expiresAt.toISOString() : null,
     });
+  });
+
+  // The viewer of a client token, after applying its details (domain/client/client-session.ts).
+  router.post(clientSessionContract.path.replace('/internal', ''), express.json({ limit: MAX_INTERNAL_BODY_BYTES }), async (req, res) => {
+    const applicationId = uuidParam(req.ctx.applicationId);
+    res.json(await clientSession(ctx, applicationId, clientSessionContract.request.parse(req.body)));
   });
 
   // A public request of up to 10 MB may name that many ids; the lookup must take them all.

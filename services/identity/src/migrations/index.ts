@@ -10,6 +10,7 @@ import { RecordImports1795700000000 } from './1795700000000-record-imports.js';
 import { StoreImportChunksUncompressed1795700000001 } from './1795700000001-store-import-chunks-uncompressed.js';
 import { StoreImportFiles1795700000002 } from './1795700000002-store-import-files.js';
 import { RecordUserPreferences1795855184420 } from './1795855184420-record-user-preferences.js';
+import { RecordDurablePresence1795857832949 } from './1795857832949-record-durable-presence.js';
 
 /** Every identity migration, oldest first. */
 export const identityMigrations = [
@@ -25,4 +26,5 @@ export const identityMigrations = [
   StoreImportChunksUncompressed1795700000001,
   StoreImportFiles1795700000002,
   RecordUserPreferences1795855184420,
+  RecordDurablePresence1795857832949,
 ];

@@ -175,6 +175,19 @@ export const notificationsRepository = {
     );
   },
 
+  /** Visible items with at least one unread row (an aggregated item counts once). */
+  async countUnreadItems(db: Db, applicationId: string, recipientId: string, visibility: Visibility): Promise<number> {
+    const params: unknown[] = [applicationId, recipientId];
+    const rows: { count: number }[] = await db.query(
+      `${itemsCte(params, visibility)}
+       SELECT count(*)::int AS count FROM items i WHERE EXISTS (
+         SELECT 1 FROM visible v WHERE COALESCE(v."aggregationKey", v."externalId") = COALESCE(i."aggregationKey", i."externalId")
+           AND v."readStatus" = 'unread')`,
+      params,
+    );
+    return rows[0].count;
+  },
+
   async countItems(db: Db, applicationId: string, recipientId: string, visibility: Visibility): Promise<number> {
     const params: unknown[] = [applicationId, recipientId];
     const rows: { count: number }[] = await db.query(`${itemsCte(params, visibility)} SELECT count(*)::int AS count FROM items`, params);

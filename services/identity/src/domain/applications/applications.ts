@@ -5,6 +5,7 @@ import type { ApplicationRow } from '../../entities/index.js';
 import { applicationsRepository, type ApplicationFields } from '../../repositories/applications.repository.js';
 import { recordDeletion } from '../cascade/deletion-cascade.js';
 import type { IdentityContext } from '../context.js';
+import { forgetPresence } from '../presence/presence.js';
 import { generateSecret, openSecret, sealSecret, secretsEqual } from '../secrets.js';
 import { verifyWebhookUrl } from './url-verification.js';
 
@@ -168,5 +169,6 @@ export async function removeApplication(ctx: IdentityContext, application: Appli
   // Committed: no token of the application verifies any more, whatever the other services answer.
   await ctx.publishInvalidation({ kind: 'application', id });
   await ctx.publishInvalidation({ kind: 'sessions-of-application', id });
+  await forgetPresence(ctx, id, 'application');
   await ctx.deletions.processNow(deletion);
 }

@@ -5,6 +5,7 @@ import type { Db } from '../../repositories/db.js';
 import { recordDeletion } from '../cascade/deletion-cascade.js';
 import { groupsRepository } from '../../repositories/groups.repository.js';
 import type { IdentityContext } from '../context.js';
+import { forgetPresence } from '../presence/presence.js';
 import { usersNotFound, type GroupNotFound } from '../not-found.js';
 import { groupDetails, groupListItem } from './group-views.js';
 import { groupMemberEntry } from '../users/user-views.js';
@@ -169,7 +170,9 @@ export async function deleteGroup(
   const deletion = await ctx.db.transaction(async (tx) => {
     const group = await requireGroup(tx, applicationId, groupId, notFound, true);
     await groupsRepository.delete(tx, applicationId, group.internalId);
-    return recordDeletion(tx, { topic: 'group.deleted', applicationId, requestId, payload: { groupId } });
+    const id = await recordDeletion(tx, { topic: 'group.deleted', applicationId, requestId, payload: { groupId } });
+    return { id, internalId: group.internalId };
   });
-  await ctx.deletions.processNow(deletion);
+  await forgetPresence(ctx, applicationId, { groupId: deletion.internalId });
+  await ctx.deletions.processNow(deletion.id);
 }

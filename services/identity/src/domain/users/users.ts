@@ -5,6 +5,7 @@ import { usersRepository, type UserFields } from '../../repositories/users.repos
 import type { Db } from '../../repositories/db.js';
 import { recordDeletion } from '../cascade/deletion-cascade.js';
 import type { IdentityContext } from '../context.js';
+import { forgetPresence } from '../presence/presence.js';
 import { COLUMN_KEYS } from './user-keys.js';
 import { legacyUser, userDetails, userListItem } from './user-views.js';
 
@@ -133,8 +134,10 @@ export async function deleteUser(ctx: IdentityContext, applicationId: string, us
     const user = await usersRepository.find(tx, applicationId, userId, true);
     if (!user) throw userNotFound(userId);
     await usersRepository.delete(tx, applicationId, user.internalId);
-    return recordDeletion(tx, { topic: 'user.deleted', applicationId, requestId, payload: { userId } });
+    const id = await recordDeletion(tx, { topic: 'user.deleted', applicationId, requestId, payload: { userId } });
+    return { id, internalId: user.internalId };
   });
-  await ctx.deletions.processNow(deletion);
+  await forgetPresence(ctx, applicationId, { userId: deletion.internalId });
+  await ctx.deletions.processNow(deletion.id);
   return [];
 }

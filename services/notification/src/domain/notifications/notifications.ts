@@ -7,6 +7,7 @@ import {
   type CursorOf,
   type RecordWrite,
   type RouteBody,
+  type Viewer,
 } from '@collab/shared';
 import { notificationsRepository } from '../../repositories/notifications.repository.js';
 import { createdEntries, eventsOutbox } from '../events/outbox.js';
@@ -85,6 +86,22 @@ export async function listNotifications(
     notificationsRepository.countItems(ctx.db, applicationId, userId, visibility),
   ]);
   return { notifications: await renderItems(ctx, applicationId, rows, linkBase, requestId), pagination: { token, total } };
+}
+
+/** Notifications a client-token read returns at most, as the original. */
+const CLIENT_NOTIFICATIONS = 10;
+
+/** GET /v1/client/notifications: the viewer's newest items. */
+export async function clientNotifications(ctx: NotificationContext, applicationId: string, viewer: Viewer, linkBase: string, requestId: string) {
+  const page = await listNotifications(ctx, applicationId, viewer.userId, { limit: CLIENT_NOTIFICATIONS, token: null }, linkBase, requestId);
+  return { notifications: page.notifications, loading: false as const, hasMore: page.pagination.token !== null };
+}
+
+/** GET /v1/client/notificationCounts: the viewer's unread items. */
+export async function clientNotificationCounts(ctx: NotificationContext, applicationId: string, viewer: Viewer, requestId: string) {
+  const messageRefs = await notificationsRepository.messageRefsOf(ctx.db, applicationId, viewer.userId);
+  const visibility = await visibilityOf(ctx, applicationId, messageRefs, requestId);
+  return { unread: await notificationsRepository.countUnreadItems(ctx.db, applicationId, viewer.userId, visibility) };
 }
 
 /** Deletes the notification; a reaction's goes with the others shown in the same item. */

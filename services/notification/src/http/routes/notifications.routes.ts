@@ -1,15 +1,25 @@
 /** /v1/notifications and /v1/users/<ID>/notifications handlers. */
 import {
+  ApiError,
   applicationOf,
+  clientNotificationRoutes,
   notificationRoutes as routes,
   requestBaseUrl,
   routeBody,
   routeParams,
   routeQuery,
   type HandlerMap,
+  type Viewer,
 } from '@collab/shared';
+import type { Request } from 'express';
 import type { NotificationContext } from '../../domain/context.js';
 import * as notifications from '../../domain/notifications/notifications.js';
+
+/** The viewer the gateway verified; a client route never runs without one. */
+function viewerOf(req: Request): Viewer {
+  if (!req.ctx.viewer) throw new ApiError('invalid_session', 'No client token is associated with this request.');
+  return req.ctx.viewer;
+}
 
 export function notificationHandlers(ctx: NotificationContext): HandlerMap {
   return {
@@ -35,5 +45,11 @@ export function notificationHandlers(ctx: NotificationContext): HandlerMap {
       await notifications.deleteNotification(ctx, applicationOf(req), notificationID);
       return { success: true, message: `You successfully deleted notification ${notificationID}` };
     },
+
+    [clientNotificationRoutes.clientNotifications.id]: (req) =>
+      notifications.clientNotifications(ctx, applicationOf(req), viewerOf(req), requestBaseUrl(req), req.ctx.requestId),
+
+    [clientNotificationRoutes.clientNotificationCounts.id]: (req) =>
+      notifications.clientNotificationCounts(ctx, applicationOf(req), viewerOf(req), req.ctx.requestId),
   };
 }

@@ -1,0 +1,172 @@
+/**
+ * The `/v1/client/*` reads (original-extras §4, decision 53): client token only, as the viewer it
+ * names, within the viewer's groups. Read-only; no other token kind is taken here.
+ */
+import { ApiError } from '../errors.js';
+import { filterId, filterLocation, filterMetadata, filterResolvedStatus, QueryParam, q, s, type FilterKeyParser, type JsonSchema } from '../schema/index.js';
+import { presenceQuery, userLocationView } from './presence.routes.js';
+import { defineRoute, param } from './route.js';
+import { messageView, notificationView } from './views.js';
+
+/** ClientUserData (§4.6). */
+export const clientUserView = s.object({
+  id: s.string(),
+  name: s.string().nullable(),
+  shortName: s.string().nullable(),
+  displayName: s.string(),
+  secondaryDisplayName: s.string(),
+  profilePictureURL: s.string().nullable(),
+  metadata: s.flatObject(),
+});
+
+/** `users`: a JSON array of strings or numbers. */
+export class UserIdsQueryParam extends QueryParam<string[]> {
+  parse(raw: unknown): string[] {
+    try {
+      const parsed: unknown = typeof raw === 'string' ? JSON.parse(raw) : undefined;
+      if (!Array.isArray(parsed) || !parsed.every((id) => typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))))
+        throw new Error('not ids');
+      return parsed.map(String);
+    } catch {
+      throw new ApiError('invalid_request', '"users" must be a JSON array of user IDs.');
+    }
+  }
+  jsonSchema(): JsonSchema {
+    return { type: 'string', description: 'URI-encoded JSON array of user IDs' };
+  }
+}
+
+const clientRoute = { service: 'identity', auth: 'client', tag: 'Client reads' } as const;
+
+export const clientIdentityRoutes = {
+  clientViewer: defineRoute({
+    ...clientRoute,
+    id: 'client.viewer',
+    method: 'GET',
+    path: '/v1/client/viewer',
+    summary: 'The viewer, with their groups and notification preferences',
+    response: {
+      200: s.object({
+        ...clientUserView.shape,
+        organizationID: s.string().nullable(),
+        groupID: s.string().nullable(),
+        notificationPreferences: s.object({ sendViaEmail: s.boolean(), sendViaSlack: s.boolean() }),
+        isSlackConnected: s.boolean(),
+        organizationIsSlackConnected: s.boolean(),
+        groupIsSlackConnected: s.boolean(),
+        groups: s.array(s.string()),
+      }),
+    },
+  }),
+  clientUser: defineRoute({
+    ...clientRoute,
+    id: 'client.user',
+    method: 'GET',
+    path: '/v1/client/user/:userID',
+    summary: 'A user who shares a group with the viewer',
+    params: { userID: param.identifier('userID', 'invalid_request') },
+    response: { 200: clientUserView },
+  }),
+  clientUsers: defineRoute({
+    ...clientRoute,
+    id: 'client.users',
+    method: 'GET',
+    path: '/v1/client/users',
+    summary: 'Users who share a group with the viewer, null for the others',
+    query: q.object({ users: new UserIdsQueryParam('URI-encoded JSON array of user IDs.') }),
+    response: { 200: s.record(clientUserView.nullable()) },
+  }),
+  clientGroupMembers: defineRoute({
+    ...clientRoute,
+    id: 'client.groupMembers',
+    method: 'GET',
+    path: '/v1/client/groupMembers/:groupID',
+    summary: "The first members of one of the viewer's groups",
+    params: { groupID: param.identifier('groupID', 'invalid_request') },
+    response: { 200: s.object({ groupMembers: s.array(clientUserView), loading: s.literal(false), hasMore: s.boolean() }) },
+  }),
+  clientPresence: defineRoute({
+    ...clientRoute,
+    id: 'client.presence',
+    method: 'GET',
+    path: '/v1/client/presence',
+    summary: "Presence at a location, in the viewer's groups",
+    query: presenceQuery,
+    response: { 200: s.array(userLocationView) },
+  }),
+};
+
+/** Filter `viewer`: "subscribed", "mentioned" or an array of them (several: any of them). */
+export const filterViewer: FilterKeyParser<('subscribed' | 'mentioned')[]> = (value) => {
+  const values = Array.isArray(value) ? value : [value];
+  if (values.length === 0 || !values.every((item) => item === 'subscribed' || item === 'mentioned'))
+    throw new ApiError('invalid_field', '"viewer" must be "subscribed", "mentioned" or an array of them.');
+  return values as ('subscribed' | 'mentioned')[];
+};
+
+/** The thread filter of the client reads (§4.4); `groupID` is accepted and, as the original, has no effect. */
+const clientThreadFilter = q.filter(
+  {
+    location: filterLocation,
+    metadata: filterMetadata,
+    resolvedStatus: filterResolvedStatus,
+    viewer: filterViewer,
+    groupID: filterId('groupID'),
+    organizationID: filterId('organizationID'),
+  },
+  'URI-encoded JSON: {"location", "metadata", "resolvedStatus", "viewer"}.',
+);
+
+/** ThreadActivitySummary (§4.6, §4.7): counts over the viewer's threads from their read state. */
+export const threadCountsView = s.object({
+  total: s.integer({ minimum: 0 }),
+  unread: s.integer({ minimum: 0 }),
+  unreadSubscribed: s.integer({ minimum: 0 }),
+  new: s.integer({ minimum: 0 }),
+  resolved: s.integer({ minimum: 0 }),
+  empty: s.integer({ minimum: 0 }),
+});
+
+export const clientConversationRoutes = {
+  clientMessage: defineRoute({
+    ...clientRoute,
+    service: 'conversation',
+    id: 'client.message',
+    method: 'GET',
+    path: '/v1/client/message/:messageID',
+    summary: "A message of a thread in the viewer's groups, with whether the viewer has seen it",
+    params: { messageID: param.identifierOrServerId('messageID', 'invalid_field') },
+    response: { 200: s.object({ ...messageView.shape, seen: s.boolean() }) },
+  }),
+  clientThreadCounts: defineRoute({
+    ...clientRoute,
+    service: 'conversation',
+    id: 'client.threadCounts',
+    method: 'GET',
+    path: '/v1/client/threadCounts',
+    summary: "Counts of the viewer's threads: total, unread, new, unreadSubscribed, resolved, empty",
+    query: q.object({ filter: clientThreadFilter }),
+    response: { 200: threadCountsView },
+  }),
+};
+
+export const clientNotificationRoutes = {
+  clientNotifications: defineRoute({
+    ...clientRoute,
+    service: 'notification',
+    id: 'client.notifications',
+    method: 'GET',
+    path: '/v1/client/notifications',
+    summary: "The viewer's newest notifications",
+    response: { 200: s.object({ notifications: s.array(notificationView), loading: s.literal(false), hasMore: s.boolean() }) },
+  }),
+  clientNotificationCounts: defineRoute({
+    ...clientRoute,
+    service: 'notification',
+    id: 'client.notificationCounts',
+    method: 'GET',
+    path: '/v1/client/notificationCounts',
+    summary: "How many of the viewer's notifications are unread",
+    response: { 200: s.object({ unread: s.integer({ minimum: 0 }) }) },
+  }),
+};
