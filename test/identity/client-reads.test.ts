@@ -81,7 +81,7 @@ describe('client tokens', () => {
 });
 
 describe('the identity reads', () => {
-  it('viewer: the user, display names, all their groups, the default preferences', async () => {
+  it('viewer: the user, display names, all their groups, their preferences', async () => {
     const { viewer, mine } = await world();
     const answer = await asClient({ user_id: viewer }, '/v1/client/viewer');
     expect(answer.body).toEqual({
@@ -100,6 +100,10 @@ describe('the identity reads', () => {
       groupIsSlackConnected: false,
       groups: [mine],
     });
+    const set = await app.client.put(`/v1/users/${enc(viewer)}/preferences`, { key: 'notification_channels', value: { sendViaEmail: false } });
+    expect(set.status).toBe(200);
+    const after = await asClient({ user_id: viewer }, '/v1/client/viewer');
+    expect(after.body.notificationPreferences).toEqual({ sendViaEmail: false, sendViaSlack: true });
   });
 
   it('user and users: only users sharing a group with the viewer', async () => {

@@ -3,7 +3,7 @@ import { ApiError, applicationOf, clientConversationRoutes as routes, routeParam
 import type { Request } from 'express';
 import * as client from '../../domain/client/client-threads.js';
 import type { ConversationContext } from '../../domain/context.js';
-import { viewOptions } from './view-options.js';
+import { viewOptions } from '../view-options.js';
 
 /** The viewer the gateway verified; a client route never runs without one. */
 function viewerOf(req: Request): Viewer {

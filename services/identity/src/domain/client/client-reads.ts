@@ -5,6 +5,7 @@ import { clientRepository } from '../../repositories/client.repository.js';
 import { presenceScopeRepository } from '../../repositories/presence.repository.js';
 import { usersRepository } from '../../repositories/users.repository.js';
 import type { IdentityContext } from '../context.js';
+import { getPreferences } from '../preferences/preferences.js';
 import { readPresence, type PresenceMatch } from '../presence/presence.js';
 
 /** Members listed per groupMembers answer, as the original. */
@@ -26,13 +27,15 @@ export function clientUser(user: UserRow) {
 export async function viewer(ctx: IdentityContext, applicationId: string, viewer: Viewer) {
   const user = await usersRepository.find(ctx.db, applicationId, viewer.userId);
   if (!user) throw new ApiError('user_not_found', `User ${viewer.userId} not found.`);
-  const groups = await presenceScopeRepository.groupsOf(ctx.db, applicationId, user.internalId);
+  const [groups, preferences] = await Promise.all([
+    presenceScopeRepository.groupsOf(ctx.db, applicationId, user.internalId),
+    getPreferences(ctx, applicationId, viewer.userId),
+  ]);
   return {
     ...clientUser(user),
     organizationID: viewer.groupId,
     groupID: viewer.groupId,
-    // Preferences are not stored by this service yet: the original's defaults.
-    notificationPreferences: { sendViaEmail: true, sendViaSlack: true },
+    notificationPreferences: preferences.notification_channels,
     isSlackConnected: false,
     organizationIsSlackConnected: false,
     groupIsSlackConnected: false,
