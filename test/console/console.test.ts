@@ -262,6 +262,30 @@ describe('inside an application', () => {
     await screenshot(page, 'users');
   });
 
+  it("changes a user's notification preferences and shows where they are present", async () => {
+    await page.goto(`/console/#/apps/${app.id}/users/ann`);
+    const presence = page.getByRole('region', { name: 'Presence' });
+    await presence.getByText('Not present anywhere.').waitFor();
+    const preferences = page.getByRole('form', { name: 'Notification preferences' });
+    expect(await preferences.getByRole('switch', { name: 'By e-mail' }).isChecked()).toBe(true);
+    await preferences.getByRole('switch', { name: 'By Slack' }).uncheck();
+    await preferences.getByRole('button', { name: 'Save preferences' }).click();
+    await page.getByText('Preferences saved.').waitFor();
+    expect((await app.client.get('/v1/users/ann/preferences')).body).toEqual({ notification_channels: { sendViaEmail: true, sendViaSlack: false } });
+
+    for (const body of [
+      { location: { page: 'launch' }, groupID: 'team', durable: true },
+      { location: { page: 'docs', section: 'setup' }, groupID: 'team' },
+    ])
+      expect((await app.client.put('/v1/users/ann/presence', body)).status).toBe(200);
+    await page.reload();
+    await presence.getByRole('row', { name: /"page":"docs".*here now/ }).waitFor();
+    await presence.getByRole('row', { name: /"page":"launch".*durable/ }).waitFor();
+    expect(await page.getByRole('switch', { name: 'By Slack' }).isChecked()).toBe(false);
+    await expectAccessible(page, 'user');
+    await screenshot(page, 'user');
+  });
+
   it('mints a short-lived server token to paste into curl', async () => {
     await page.getByRole('link', { name: 'Token' }).click();
     await page.getByRole('button', { name: 'Mint a server token' }).click();

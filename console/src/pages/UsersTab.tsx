@@ -1,10 +1,10 @@
 import { useCallback, useState, type FormEvent } from 'react';
-import { appApi } from '../api/client';
+import { appApi, errorMessage } from '../api/client';
 import { ErrorLine, jsonField, NextPage, useAnswer, when } from './common';
 
 const PAGE = 50;
 
-/** Users: pages of 50, filtered by metadata, or one user by ID with their groups and notifications. */
+/** Users: pages of 50, filtered by metadata, or one user by ID with their groups, preferences, presence and notifications. */
 export function UsersTab({ applicationId, userId }: { applicationId: string; userId?: string }) {
   if (userId) return <UserView applicationId={applicationId} userId={userId} />;
   return <UserList applicationId={applicationId} />;
@@ -148,17 +148,130 @@ function UserView({ applicationId, userId }: { applicationId: string; userId: st
           Mark active
         </button>
       )}
+      <Preferences applicationId={applicationId} userId={userId} />
+      <Presence applicationId={applicationId} userId={userId} />
       <h3>Notifications</h3>
       <ErrorLine error={notifications.error} />
       {notifications.data && notifications.data.notifications.length === 0 && <p>None.</p>}
       <ul>
         {notifications.data?.notifications.map((notification) => (
           <li key={notification.id}>
-            {notification.text} 
+            {notification.text}{' '}
             <span className="muted">{when(notification.timestamp)}</span>
           </li>
         ))}
       </ul>
     </>
+  );
+}
+
+const CHANNELS = [
+  ['sendViaEmail', 'By e-mail'],
+  ['sendViaSlack', 'By Slack'],
+] as const;
+
+/** The user's notification preferences: both channels, changed through PUT (a channel not sent keeps its value). */
+function Preferences({ applicationId, userId }: { applicationId: string; userId: string }) {
+  const api = appApi(applicationId);
+  const preferences = useAnswer(useCallback(() => api.GET('/v1/users/{userID}/preferences', { params: { path: { userID: userId } } }), [api, userId]));
+  const [saved, setSaved] = useState('');
+  const [error, setError] = useState('');
+
+  const save = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setSaved('');
+    const { error: failure } = await api.PUT('/v1/users/{userID}/preferences', {
+      params: { path: { userID: userId } },
+      body: { key: 'notification_channels', value: { sendViaEmail: form.has('sendViaEmail'), sendViaSlack: form.has('sendViaSlack') } },
+    });
+    if (failure) return setError(errorMessage(failure));
+    setError('');
+    await preferences.reload();
+    setSaved('Preferences saved.');
+  };
+
+  const channels = preferences.data?.notification_channels;
+  return (
+    <section aria-labelledby="preferences-heading">
+      <h3 id="preferences-heading">Notification preferences</h3>
+      <ErrorLine error={preferences.error || error} />
+      {!channels ? (
+        <p aria-busy="true">Loading…</p>
+      ) : (
+        // Keyed by the stored values so that the boxes show them again after a save.
+        <form key={JSON.stringify(channels)} onSubmit={save} aria-label="Notification preferences">
+          <fieldset>
+            <legend>Notify this user</legend>
+            {CHANNELS.map(([name, label]) => (
+              <label key={name}>
+                <input type="checkbox" role="switch" name={name} defaultChecked={channels[name]} />
+                {label}
+              </label>
+            ))}
+          </fieldset>
+          <button type="submit">Save preferences</button>
+          <p role="status" className="muted">
+            {saved}
+          </p>
+        </form>
+      )}
+    </section>
+  );
+}
+
+/** Where the user is present now, in every group of theirs: the empty location, partly matched, matches all. */
+function Presence({ applicationId, userId }: { applicationId: string; userId: string }) {
+  const api = appApi(applicationId);
+  const presence = useAnswer(
+    useCallback(
+      () => api.GET('/v1/users/{userID}/presence', { params: { path: { userID: userId }, query: { location: '{}', partial_match: 'true' } } }),
+      [api, userId],
+    ),
+  );
+  const locations = presence.data?.ephemeral.locations ?? [];
+  const durable = presence.data?.durable;
+  return (
+    <section aria-labelledby="presence-heading">
+      <h3 id="presence-heading">Presence</h3>
+      <ErrorLine error={presence.error} />
+      {!presence.data ? (
+        !presence.error && <p aria-busy="true">Loading…</p>
+      ) : locations.length === 0 && !durable ? (
+        <p>Not present anywhere.</p>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Location</th>
+                <th scope="col">Presence</th>
+                <th scope="col">Last seen</th>
+              </tr>
+            </thead>
+            <tbody>
+              {locations.map((location) => (
+                <tr key={JSON.stringify(location)}>
+                  <td>
+                    <code>{JSON.stringify(location)}</code>
+                  </td>
+                  <td>here now</td>
+                  <td>—</td>
+                </tr>
+              ))}
+              {durable && (
+                <tr>
+                  <td>
+                    <code>{JSON.stringify(durable.location)}</code>
+                  </td>
+                  <td>durable</td>
+                  <td>{when(durable.timestamp)}</td>
+                </tr>
+              )}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
   );
 }
