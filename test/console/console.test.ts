@@ -250,7 +250,6 @@ describe('inside an application', () => {
     await page.getByRole('link', { name: 'ann' }).click();
     await page.getByRole('heading', { name: 'Ann' }).waitFor();
     await page.getByRole('link', { name: 'team' }).waitFor();
-    await expectAccessible(page, 'user');
     await page.getByRole('button', { name: 'Mark deleted' }).click();
     await page.getByRole('button', { name: 'Mark active' }).waitFor();
     expect((await app.client.get('/v1/users/ann')).body).toMatchObject({ status: 'deleted' });
