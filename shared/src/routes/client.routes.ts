@@ -6,18 +6,10 @@ import { ApiError } from '../errors.js';
 import { filterId, filterLocation, filterMetadata, filterResolvedStatus, QueryParam, q, s, type FilterKeyParser, type JsonSchema } from '../schema/index.js';
 import { presenceQuery, userLocationView } from './presence.routes.js';
 import { defineRoute, param } from './route.js';
-import { messageView, notificationView } from './views.js';
+import { messageView, notificationUserView, notificationView } from './views.js';
 
-/** ClientUserData (§4.6). */
-export const clientUserView = s.object({
-  id: s.string(),
-  name: s.string().nullable(),
-  shortName: s.string().nullable(),
-  displayName: s.string(),
-  secondaryDisplayName: s.string(),
-  profilePictureURL: s.string().nullable(),
-  metadata: s.flatObject(),
-});
+/** ClientUserData (§4.6): the user as a notification names them, the same fields and display names. */
+export const clientUserView = notificationUserView;
 
 /** `users`: a JSON array of strings or numbers. */
 export class UserIdsQueryParam extends QueryParam<string[]> {
