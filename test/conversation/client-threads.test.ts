@@ -83,6 +83,12 @@ describe('GET /v1/client/threads', () => {
     expect(afterSeen).toMatchObject({ unread: 0, viewerIsThreadParticipant: true, lastMessage: { seen: true } });
     expect(afterSeen.participants).toContainEqual({ userID: viewer, displayName: viewer, lastSeenTimestamp: expect.any(String) });
 
+    // The groupID filter narrows to one of the viewer's groups; another group's ID leaves nothing.
+    const inMine = await read(viewer, `/v1/client/threads?filter=${enc(JSON.stringify({ groupID: mine }))}`);
+    expect(inMine.body.threads).toHaveLength(2);
+    const inTheirs = await read(viewer, `/v1/client/threads?filter=${enc(JSON.stringify({ groupID: theirs }))}`);
+    expect(inTheirs.body).toMatchObject({ threads: [], counts: { total: 0, empty: 0 } });
+
     // The stranger sees only their own group's thread.
     const strangers = await read(stranger, '/v1/client/threads');
     expect(strangers.body.threads.map((thread: { id: string }) => thread.id)).toEqual([foreign]);

@@ -104,7 +104,7 @@ export const filterViewer: FilterKeyParser<('subscribed' | 'mentioned')[]> = (va
   return values as ('subscribed' | 'mentioned')[];
 };
 
-/** The thread filter of the client reads (§4.4); `groupID` is accepted and, as the original, has no effect. */
+/** The thread filter of the client reads (§4.4); `groupID` narrows to one of the viewer's groups (decision 53). */
 const clientThreadFilter = q.filter(
   {
     location: filterLocation,
@@ -114,7 +114,7 @@ const clientThreadFilter = q.filter(
     groupID: filterId('groupID'),
     organizationID: filterId('organizationID'),
   },
-  'URI-encoded JSON: {"location", "metadata", "resolvedStatus", "viewer"}.',
+  'URI-encoded JSON: {"location", "metadata", "resolvedStatus", "viewer", "groupID"}.',
 );
 
 /** ThreadActivitySummary (§4.6, §4.7): counts over the viewer's threads from their read state. */

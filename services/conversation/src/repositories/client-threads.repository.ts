@@ -9,6 +9,8 @@ export interface ClientThreadFilter {
   metadata?: FlatJson;
   resolvedStatus?: 'any' | 'resolved' | 'unresolved';
   viewer?: ('subscribed' | 'mentioned')[];
+  groupID?: string;
+  organizationID?: string;
 }
 
 export interface ThreadCounts {

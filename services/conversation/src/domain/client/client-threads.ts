@@ -21,9 +21,19 @@ function seenBy(viewerId: string, participant: ParticipantRow | undefined) {
   return (row: MessageRow) => row.authorId === viewerId || (participant?.lastSeenAt != null && participant.lastSeenAt >= row.createdAt);
 }
 
-/** GET /v1/client/threadCounts: over the viewer's groups, whatever `groupID` the filter names (§4.3). */
+/**
+ * The groups a thread read looks in: the viewer's, narrowed to the filter's `groupID` (or
+ * `organizationID`) when it names one (decision 53; the original ignored it). A group the viewer
+ * is not in leaves none.
+ */
+function groupsOf(viewer: Viewer, filter: ClientThreadFilter): string[] {
+  const named = filter.groupID ?? filter.organizationID;
+  return named === undefined ? [...viewer.groupIds] : viewer.groupIds.filter((groupId) => groupId === named);
+}
+
+/** GET /v1/client/threadCounts: over the viewer's groups (§4.3, decision 53). */
 export function threadCounts(ctx: ConversationContext, applicationId: string, viewer: Viewer, filter: ClientThreadFilter) {
-  return clientThreadsRepository.counts(ctx.db, applicationId, viewer.groupIds, viewer.userId, filter);
+  return clientThreadsRepository.counts(ctx.db, applicationId, groupsOf(viewer, filter), viewer.userId, filter);
 }
 
 /**
@@ -109,8 +119,8 @@ export async function threads(
   const limit = query.initialFetchCount ?? DEFAULT_THREAD_COUNT;
   const sort = { by: query.sortBy ?? 'first_message_timestamp', direction: query.sortDirection ?? 'descending' } as const;
   const [page, counts] = await Promise.all([
-    clientThreadsRepository.page(ctx.db, applicationId, viewer.groupIds, viewer.userId, query.filter, sort, limit),
-    clientThreadsRepository.counts(ctx.db, applicationId, viewer.groupIds, viewer.userId, query.filter),
+    clientThreadsRepository.page(ctx.db, applicationId, groupsOf(viewer, query.filter), viewer.userId, query.filter, sort, limit),
+    clientThreadsRepository.counts(ctx.db, applicationId, groupsOf(viewer, query.filter), viewer.userId, query.filter),
   ]);
   const refs = page.slice(0, limit).map((row) => row.threadRef);
   const rows = new Map((await threadsRepository.findByInternalIds(ctx.db, applicationId, refs)).map((row) => [row.internalId, row]));
