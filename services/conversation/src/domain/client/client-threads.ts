@@ -1,5 +1,5 @@
 /** The conversation part of the client-token reads (original-extras §4.5): the viewer's threads, their counts, a thread, a message. */
-import { ApiError, type Viewer } from '@collab/shared';
+import { ApiError, clientUserData, type Viewer } from '@collab/shared';
 import type { MessageRow, ParticipantRow, ThreadRow } from '../../entities/index.js';
 import { clientThreadsRepository, type ClientThreadFilter, type ClientThreadSort } from '../../repositories/client-threads.repository.js';
 import { messagesRepository } from '../../repositories/messages.repository.js';
@@ -66,7 +66,11 @@ async function summaries(ctx: ConversationContext, applicationId: string, viewer
   ]);
   const unique = [...new Map(ends.map((row) => [row.internalId, row])).values()];
   const threadsByRef = new Map(threads.map((thread) => [thread.internalId, thread]));
-  const messages = await clientMessages(ctx, viewer, unique, threadsByRef, participants, view);
+  const userIds = [...new Set(participants.map((participant) => participant.userId))];
+  const [messages, directory] = await Promise.all([
+    clientMessages(ctx, viewer, unique, threadsByRef, participants, view),
+    userIds.length > 0 ? ctx.identity.lookup(applicationId, { userIds }, requestId) : undefined,
+  ]);
   return threads.map((thread, index) => {
     const { total: _all, participants: people, ...rest } = shown[index];
     const own = messages.filter((message) => message.row.threadRef === thread.internalId).sort((a, b) => order(a.row, b.row));
@@ -74,7 +78,8 @@ async function summaries(ctx: ConversationContext, applicationId: string, viewer
     return {
       ...rest,
       total: rest.userMessages + rest.actionMessages,
-      participants: people.map((person) => ({ ...person, displayName: person.displayName ?? 'unknown' })),
+      // The client's names: the short name, else the name, else "unknown" (§4.6).
+      participants: people.map((person) => ({ ...person, displayName: clientUserData(person.userID, directory?.users.get(person.userID)).displayName })),
       unread: state?.unread ?? 0,
       viewerIsThreadParticipant: state?.isParticipant ?? false,
       firstMessage: own[0]?.view ?? null,
