@@ -141,6 +141,13 @@ describe('GET /v1/client/thread/<ID>', () => {
     expect(participant.body).toMatchObject({ hasMore: true, thread: { unread: 0, viewerIsThreadParticipant: true } });
     expect(participant.body.messages.map((message: { id: string; seen: boolean }) => [message.id, message.seen])).toEqual([[longIds[5], true]]);
 
+    // A participant without a name shows their short name (the REST thread would show null).
+    const [nameless, named] = [uniqueId('nameless'), uniqueId('named')];
+    expect((await app.client.put(`/v1/users/${enc(nameless)}`, { shortName: 'Nemo', addGroups: [mine] })).status).toBe(200);
+    await post(named, nameless, mine);
+    const byShortName = await read(viewer, `/v1/client/thread/${enc(named)}`);
+    expect(byShortName.body.thread.participants).toContainEqual({ userID: nameless, displayName: 'Nemo', lastSeenTimestamp: expect.any(String) });
+
     expectError(await read(viewer, `/v1/client/thread/${enc(foreign)}`), 404, 'thread_not_found');
     expectError(await read(viewer, `/v1/client/thread/${enc(uniqueId('unknown'))}`), 404, 'thread_not_found');
     expectError(await read(viewer, `/v1/client/thread/${enc(short)}?initialFetchCount=x`), 400, 'invalid_field', /initialFetchCount/);
