@@ -60,6 +60,9 @@ describe('GET /v1/client/threadCounts', () => {
     expect((await counts(viewer, { location: { page: 'b' } })).body).toEqual({ total: 1, unread: 0, unreadSubscribed: 0, new: 0, resolved: 0, empty: 0 });
     expect((await counts(viewer, { resolvedStatus: 'resolved' })).body).toMatchObject({ total: 1, resolved: 1, unread: 0 });
     expect((await counts(viewer, { viewer: 'subscribed' })).body).toMatchObject({ unreadSubscribed: 1 });
+    // groupID narrows to one of the viewer's groups; another group's leaves nothing to count.
+    expect((await counts(viewer, { groupID: mine })).body).toMatchObject({ total: 3, empty: 1 });
+    expect((await counts(viewer, { groupID: theirs })).body).toEqual({ total: 0, unread: 0, unreadSubscribed: 0, new: 0, resolved: 0, empty: 0 });
 
     expect((await app.client.put(`/v1/threads/${enc(unread)}`, { seenByUsers: [{ userID: viewer, seen: true }] })).status).toBe(200);
     expect((await counts(viewer)).body).toMatchObject({ unread: 0, new: 0, unreadSubscribed: 0 });

@@ -6,7 +6,7 @@ import { ApiError } from '../errors.js';
 import { filterId, filterLocation, filterMetadata, filterResolvedStatus, QueryParam, q, s, type FilterKeyParser, type JsonSchema } from '../schema/index.js';
 import { presenceQuery, userLocationView } from './presence.routes.js';
 import { defineRoute, param } from './route.js';
-import { messageView, notificationUserView, notificationView } from './views.js';
+import { messageView, notificationUserView, notificationView, threadView } from './views.js';
 
 /** ClientUserData (§4.6): the user as a notification names them, the same fields and display names. */
 export const clientUserView = notificationUserView;
@@ -96,7 +96,7 @@ export const filterViewer: FilterKeyParser<('subscribed' | 'mentioned')[]> = (va
   return values as ('subscribed' | 'mentioned')[];
 };
 
-/** The thread filter of the client reads (§4.4); `groupID` is accepted and, as the original, has no effect. */
+/** The thread filter of the client reads (§4.4); `groupID` narrows to one of the viewer's groups (decision 53). */
 const clientThreadFilter = q.filter(
   {
     location: filterLocation,
@@ -106,7 +106,7 @@ const clientThreadFilter = q.filter(
     groupID: filterId('groupID'),
     organizationID: filterId('organizationID'),
   },
-  'URI-encoded JSON: {"location", "metadata", "resolvedStatus", "viewer"}.',
+  'URI-encoded JSON: {"location", "metadata", "resolvedStatus", "viewer", "groupID"}.',
 );
 
 /** ThreadActivitySummary (§4.6, §4.7): counts over the viewer's threads from their read state. */
@@ -119,7 +119,71 @@ export const threadCountsView = s.object({
   empty: s.integer({ minimum: 0 }),
 });
 
+/** ClientMessageData (§4.6): the message with whether the viewer has seen it. */
+export const clientMessageView = s.object({ ...messageView.shape, seen: s.boolean() });
+
+/** ThreadSummary (§4.6): the thread with the viewer's read state and its first and last messages. */
+export const threadSummaryView = s.object({
+  ...threadView.shape,
+  unread: s.integer({ minimum: 0 }),
+  viewerIsThreadParticipant: s.boolean(),
+  firstMessage: clientMessageView.nullable(),
+  lastMessage: clientMessageView.nullable(),
+});
+
+export const MAX_INITIAL_FETCH_COUNT = 1000;
+
+/** `initialFetchCount`: a whole number from 0, capped at 1000; absent is `undefined` (decision 53). */
+export class InitialFetchCountParam extends QueryParam<number | undefined> {
+  parse(raw: unknown): number | undefined {
+    if (raw === undefined || raw === '') return undefined;
+    if (typeof raw !== 'string' || !/^-?\d+$/.test(raw.trim()))
+      throw new ApiError('invalid_field', '"initialFetchCount" must be a number.');
+    const count = Number(raw);
+    if (count < 0) throw new ApiError('invalid_field', '"initialFetchCount" must not be negative.');
+    return Math.min(count, MAX_INITIAL_FETCH_COUNT);
+  }
+  jsonSchema(): JsonSchema {
+    return { type: 'integer', minimum: 0, maximum: MAX_INITIAL_FETCH_COUNT };
+  }
+}
 export const clientConversationRoutes = {
+  clientThreads: defineRoute({
+    ...clientRoute,
+    service: 'conversation',
+    id: 'client.threads',
+    method: 'GET',
+    path: '/v1/client/threads',
+    summary: "The first page of the viewer's threads, with their counts",
+    query: q.object({
+      filter: clientThreadFilter,
+      sortBy: q.enum(['first_message_timestamp', 'most_recent_message_timestamp'], {
+        code: 'invalid_field',
+        message: '"sortBy" must be "first_message_timestamp" or "most_recent_message_timestamp".',
+      }),
+      sortDirection: q.enum(['ascending', 'descending'], {
+        code: 'invalid_field',
+        message: '"sortDirection" must be "ascending" or "descending".',
+      }),
+      initialFetchCount: new InitialFetchCountParam('Number of threads; default 10, at most 1000.'),
+    }),
+    response: {
+      200: s.object({ threads: s.array(threadSummaryView), counts: threadCountsView, loading: s.literal(false), hasMore: s.boolean() }),
+    },
+  }),
+  clientThread: defineRoute({
+    ...clientRoute,
+    service: 'conversation',
+    id: 'client.thread',
+    method: 'GET',
+    path: '/v1/client/thread/:threadID',
+    summary: "A thread of the viewer's groups with its first window of messages",
+    params: { threadID: param.identifierOrServerId('threadID', 'invalid_field') },
+    query: q.object({ initialFetchCount: new InitialFetchCountParam('Number of the newest messages to answer.') }),
+    response: {
+      200: s.object({ thread: threadSummaryView, messages: s.array(clientMessageView), loading: s.literal(false), hasMore: s.boolean() }),
+    },
+  }),
   clientMessage: defineRoute({
     ...clientRoute,
     service: 'conversation',
@@ -128,7 +192,7 @@ export const clientConversationRoutes = {
     path: '/v1/client/message/:messageID',
     summary: "A message of a thread in the viewer's groups, with whether the viewer has seen it",
     params: { messageID: param.identifierOrServerId('messageID', 'invalid_field') },
-    response: { 200: s.object({ ...messageView.shape, seen: s.boolean() }) },
+    response: { 200: clientMessageView },
   }),
   clientThreadCounts: defineRoute({
     ...clientRoute,

@@ -3,7 +3,7 @@ import { entityColumns, sqlTable } from '@collab/shared';
 import { MessageEntity, type MessageRef, type MessageRow, type ThreadRef } from '../entities/index.js';
 import type { Db } from './db.js';
 
-const MESSAGE_COLUMNS = `m.internal_id AS "internalId", m.application_id AS "applicationId", m.external_id AS "externalId",
+export const MESSAGE_COLUMNS = `m.internal_id AS "internalId", m.application_id AS "applicationId", m.external_id AS "externalId",
   m.thread_id AS "threadRef", m.author_id AS "authorId", m.type, m.content, m.url, m.icon_url AS "iconUrl",
   m.translation_key AS "translationKey", m.extra_classnames AS "extraClassnames", m.metadata,
   m.skip_link_previews AS "skipLinkPreviews", m.created_at AS "createdAt", m.updated_at AS "updatedAt",

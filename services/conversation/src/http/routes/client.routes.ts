@@ -18,6 +18,17 @@ export function clientHandlers(ctx: ConversationContext): HandlerMap {
       return client.message(ctx, applicationOf(req), viewerOf(req), messageID, viewOptions(ctx, req));
     },
 
+    [routes.clientThreads.id]: (req) => {
+      const query = routeQuery(routes.clientThreads, req);
+      return client.threads(ctx, applicationOf(req), viewerOf(req), query, viewOptions(ctx, req), req.ctx.requestId);
+    },
+
+    [routes.clientThread.id]: (req) => {
+      const { threadID } = routeParams(routes.clientThread, req);
+      const { initialFetchCount } = routeQuery(routes.clientThread, req);
+      return client.thread(ctx, applicationOf(req), viewerOf(req), threadID, initialFetchCount, viewOptions(ctx, req), req.ctx.requestId);
+    },
+
     [routes.clientThreadCounts.id]: (req) => {
       const { filter } = routeQuery(routes.clientThreadCounts, req);
       return client.threadCounts(ctx, applicationOf(req), viewerOf(req), filter);
