@@ -139,3 +139,8 @@ export function sqlTable<Row>(name: string, alias: string, columns: ColumnMap<Ro
     },
   };
 }
+
+/** Whether a statement failed on a unique constraint (PostgreSQL's unique_violation, 23505). */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: string }).code === '23505' || (error as { driverError?: { code?: string } }).driverError?.code === '23505';
+}

@@ -8,7 +8,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { MessageRef, MessageRow, ThreadRef, ThreadRow } from '../../services/conversation/src/entities/index.js';
 import { attachmentsRepository } from '../../services/conversation/src/repositories/attachments.repository.js';
-import type { Db } from '../../services/conversation/src/repositories/db.js';
+import type { Queryable } from '@collab/shared';
 import { linkPreviewsRepository } from '../../services/conversation/src/repositories/link-previews.repository.js';
 import { mentionsRepository } from '../../services/conversation/src/repositories/mentions.repository.js';
 import { messagesRepository } from '../../services/conversation/src/repositories/messages.repository.js';
@@ -17,7 +17,7 @@ import { reactionsRepository } from '../../services/conversation/src/repositorie
 import { threadsRepository } from '../../services/conversation/src/repositories/threads.repository.js';
 
 /** Never called: only compiled, for the calls the compiler must refuse and those it must accept. */
-export async function childQueries(db: Db, applicationId: string, externalId: string, internalId: string) {
+export async function childQueries(db: Queryable, applicationId: string, externalId: string, internalId: string) {
   // @ts-expect-error a bare internal id has not been looked up within the application
   await participantsRepository.subscribers(db, internalId);
   // @ts-expect-error nor can an external id stand for a thread's internal one

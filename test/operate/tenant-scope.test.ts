@@ -44,7 +44,7 @@ function repositoryFiles(): string[] {
     const dir = join(services, service, 'src', 'repositories');
     try {
       return readdirSync(dir)
-        .filter((file) => file.endsWith('.ts') && file !== 'db.ts')
+        .filter((file) => file.endsWith('.ts'))
         .map((file) => join(dir, file));
     } catch {
       return [];

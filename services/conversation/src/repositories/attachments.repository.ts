@@ -1,9 +1,9 @@
 /** Files attached to a message, reached only through a message found within its application (a MessageRef). */
+import type { Queryable } from '@collab/shared';
 import type { FileRow, MessageRef } from '../entities/index.js';
-import type { Db } from './db.js';
 
 export const attachmentsRepository = {
-  async of(db: Db, messages: readonly MessageRef[]): Promise<(FileRow & { messageRef: MessageRef })[]> {
+  async of(db: Queryable, messages: readonly MessageRef[]): Promise<(FileRow & { messageRef: MessageRef })[]> {
     if (messages.length === 0) return [];
     return db.query(
       `SELECT a.message_id AS "messageRef", f.id, f.application_id AS "applicationId", f.owner_id AS "ownerId", f.name,
@@ -15,7 +15,7 @@ export const attachmentsRepository = {
   },
 
   /** Attaches in the order given (the attachments' order is their `seq`). */
-  async attach(db: Db, message: MessageRef, fileIds: readonly string[]): Promise<void> {
+  async attach(db: Queryable, message: MessageRef, fileIds: readonly string[]): Promise<void> {
     if (fileIds.length === 0) return;
     await db.query(
       `INSERT INTO conversation.message_attachments (message_id, file_id)
@@ -24,7 +24,7 @@ export const attachmentsRepository = {
     );
   },
 
-  async detach(db: Db, message: MessageRef, fileIds: readonly string[]): Promise<void> {
+  async detach(db: Queryable, message: MessageRef, fileIds: readonly string[]): Promise<void> {
     if (fileIds.length === 0) return;
     await db.query(`DELETE FROM conversation.message_attachments WHERE message_id = $1 AND file_id = ANY($2::uuid[])`, [
       message,

@@ -1,7 +1,6 @@
 /** SQL of the client-token thread reads: the viewer's threads and their read state. Every method takes the application id first. */
-import type { FlatJson } from '@collab/shared';
+import type { FlatJson, Queryable } from '@collab/shared';
 import type { MessageRow, ThreadRef } from '../entities/index.js';
-import type { Db } from './db.js';
 import { MESSAGE_COLUMNS } from './messages.repository.js';
 
 export interface ClientThreadFilter {
@@ -74,7 +73,7 @@ export const clientThreadsRepository = {
    * message is unseen when not deleted and created after the viewer's last-seen time (all are,
    * without one); only user messages count.
    */
-  async counts(db: Db, applicationId: string, groupIds: readonly string[], viewerId: string, filter: ClientThreadFilter): Promise<ThreadCounts> {
+  async counts(db: Queryable, applicationId: string, groupIds: readonly string[], viewerId: string, filter: ClientThreadFilter): Promise<ThreadCounts> {
     const [row] = await db.query(
       `WITH scoped AS (${SCOPED_THREADS}
        ), stats AS (
@@ -104,7 +103,7 @@ export const clientThreadsRepository = {
    * that the caller can tell whether there are more. Each comes with the viewer's read state.
    */
   async page(
-    db: Db,
+    db: Queryable,
     applicationId: string,
     groupIds: readonly string[],
     viewerId: string,
@@ -131,7 +130,7 @@ export const clientThreadsRepository = {
   },
 
   /** The viewer's read state of the given threads (unread count and whether they take part), by thread. */
-  async states(db: Db, applicationId: string, threads: readonly ThreadRef[], viewerId: string): Promise<Map<ThreadRef, ClientThreadState>> {
+  async states(db: Queryable, applicationId: string, threads: readonly ThreadRef[], viewerId: string): Promise<Map<ThreadRef, ClientThreadState>> {
     if (threads.length === 0) return new Map();
     const rows: ClientThreadState[] = await db.query(
       `SELECT t.internal_id AS "threadRef", p.user_id IS NOT NULL AS "isParticipant",
@@ -147,7 +146,7 @@ export const clientThreadsRepository = {
   },
 
   /** The first and the last message (deleted ones included) of each thread; one row twice for a thread of one message. */
-  async firstAndLast(db: Db, applicationId: string, threads: readonly ThreadRef[]): Promise<MessageRow[]> {
+  async firstAndLast(db: Queryable, applicationId: string, threads: readonly ThreadRef[]): Promise<MessageRow[]> {
     if (threads.length === 0) return [];
     return db.query(
       `(SELECT DISTINCT ON (m.thread_id) ${MESSAGE_COLUMNS} FROM conversation.messages m

@@ -2,12 +2,12 @@
  * All SQL of exporting this service's part of a customer dump: one page of one table's rows of one
  * application, in keyset order (internal ids, or the primary key), nothing being purged.
  */
-import type { Db } from './db.js';
+import type { Queryable } from '@collab/shared';
 
 type Timestamp = Date | null;
 
 export const exportRepository = {
-  async threads(db: Db, applicationId: string, after: string | null, limit: number) {
+  async threads(db: Queryable, applicationId: string, after: string | null, limit: number) {
     return (await db.query(
       `SELECT internal_id::text AS ref, external_id AS "externalId", group_id AS "groupId", name, url, location::text AS location,
          metadata::text AS metadata, extra_classnames AS "extraClassnames", resolved_at AS "resolvedAt", created_at AS "createdAt"
@@ -27,7 +27,7 @@ export const exportRepository = {
     }[];
   },
 
-  async messages(db: Db, applicationId: string, after: string | null, limit: number) {
+  async messages(db: Queryable, applicationId: string, after: string | null, limit: number) {
     return (await db.query(
       `SELECT m.internal_id::text AS ref, m.external_id AS "externalId", m.thread_id::text AS "threadRef", t.group_id AS "groupId",
          m.author_id AS "authorId", m.type, m.content, m.url, m.icon_url AS "iconUrl", m.translation_key AS "translationKey",
@@ -56,7 +56,7 @@ export const exportRepository = {
     }[];
   },
 
-  async reactions(db: Db, applicationId: string, after: [string, string, string] | null, limit: number) {
+  async reactions(db: Queryable, applicationId: string, after: [string, string, string] | null, limit: number) {
     return (await db.query(
       `SELECT r.message_id::text AS "messageRef", r.user_id AS "userId", r.reaction, r.reacted_at AS "reactedAt"
        FROM conversation.message_reactions r JOIN conversation.messages m ON m.internal_id = r.message_id
@@ -66,7 +66,7 @@ export const exportRepository = {
     )) as { messageRef: string; userId: string; reaction: string; reactedAt: Date }[];
   },
 
-  async mentions(db: Db, applicationId: string, after: [string, string] | null, limit: number) {
+  async mentions(db: Queryable, applicationId: string, after: [string, string] | null, limit: number) {
     return (await db.query(
       `SELECT x.message_id::text AS "messageRef", x.user_id AS "userId"
        FROM conversation.message_mentions x JOIN conversation.messages m ON m.internal_id = x.message_id
@@ -77,7 +77,7 @@ export const exportRepository = {
   },
 
   /** In the order the threads list them (seq), so that an import keeps it. */
-  async participants(db: Db, applicationId: string, after: string | null, limit: number) {
+  async participants(db: Queryable, applicationId: string, after: string | null, limit: number) {
     return (await db.query(
       `SELECT p.seq::text AS seq, p.thread_id::text AS "threadRef", t.group_id AS "groupId", p.user_id AS "userId",
          p.last_seen_at AS "lastSeenAt", p.subscribed
@@ -87,7 +87,7 @@ export const exportRepository = {
     )) as { seq: string; threadRef: string; groupId: string; userId: string; lastSeenAt: Timestamp; subscribed: boolean }[];
   },
 
-  async files(db: Db, applicationId: string, after: string | null, limit: number) {
+  async files(db: Queryable, applicationId: string, after: string | null, limit: number) {
     return (await db.query(
       `SELECT id, owner_id AS "ownerId", name, mime_type AS "mimeType", size::text AS size, upload_status AS "uploadStatus", created_at AS "createdAt"
        FROM conversation.files WHERE application_id = $1 AND purging_at IS NULL AND id > $2 ORDER BY id LIMIT $3`,
@@ -96,7 +96,7 @@ export const exportRepository = {
   },
 
   /** In the order messages list them (seq). */
-  async attachments(db: Db, applicationId: string, after: string | null, limit: number) {
+  async attachments(db: Queryable, applicationId: string, after: string | null, limit: number) {
     return (await db.query(
       `SELECT a.seq::text AS seq, a.message_id::text AS "messageRef", a.file_id AS "fileId", f.created_at AS "createdAt"
        FROM conversation.message_attachments a JOIN conversation.files f ON f.id = a.file_id JOIN conversation.messages m ON m.internal_id = a.message_id
@@ -106,7 +106,7 @@ export const exportRepository = {
   },
 
   /** The distinct locations of each group's threads (the original's `pages`). */
-  async locations(db: Db, applicationId: string, after: [string, string] | null, limit: number) {
+  async locations(db: Queryable, applicationId: string, after: [string, string] | null, limit: number) {
     return (await db.query(
       `SELECT group_id AS "groupId", location::text AS location FROM conversation.threads
        WHERE application_id = $1 AND purging_at IS NULL AND (group_id, location::text) > ($2, $3)

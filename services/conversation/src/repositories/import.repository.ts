@@ -5,12 +5,11 @@
  * importing again or resuming changes nothing. Nothing here records events: imported history
  * already happened and must not be delivered to webhooks again.
  */
-import type { ImportedRow } from '@collab/shared';
-import type { Db } from './db.js';
+import type { ImportedRow, Queryable } from '@collab/shared';
 
 const onConflict = (overwrite: boolean, key: string, set: string) => (overwrite ? `ON CONFLICT (${key}) DO UPDATE SET ${set}` : `ON CONFLICT (${key}) DO NOTHING`);
 
-async function insertedCount(db: Db, sql: string, params: unknown[]): Promise<number> {
+async function insertedCount(db: Queryable, sql: string, params: unknown[]): Promise<number> {
   const rows: unknown[] = await db.query(sql, params);
   return rows.length;
 }
@@ -33,7 +32,7 @@ interface Ref {
  * already stored (only those are read again: on a first import, none). Rows being purged name
  * nothing.
  */
-async function withStored(db: Db, table: 'threads' | 'messages', applicationId: string, rows: { id: string }[], written: Ref[]) {
+async function withStored(db: Queryable, table: 'threads' | 'messages', applicationId: string, rows: { id: string }[], written: Ref[]) {
   const refs = written.filter((row) => row.live).map(({ externalId, ref }) => ({ externalId, ref }));
   const returned = new Set(written.map((row) => row.externalId));
   const others = rows.map((row) => row.id).filter((id) => !returned.has(id));
@@ -48,7 +47,7 @@ async function withStored(db: Db, table: 'threads' | 'messages', applicationId: 
 
 export const importRepository = {
   /** Inserts the threads and answers the internal id of every one given, new or already stored. */
-  async threads(db: Db, applicationId: string, rows: ImportedRow<'threads'>[], overwrite: boolean) {
+  async threads(db: Queryable, applicationId: string, rows: ImportedRow<'threads'>[], overwrite: boolean) {
     const written: Ref[] = await db.query(
       `INSERT INTO conversation.threads AS t (application_id, external_id, group_id, name, url, location, metadata, extra_classnames, resolved_at, created_at, last_activity_at)
        SELECT $1, r.id, r."groupID", r.name, r.url, COALESCE(r.location, '{}'), COALESCE(r.metadata, '{}'), r."extraClassnames", r."resolvedTimestamp", r."createdTimestamp", r."createdTimestamp"
@@ -71,7 +70,7 @@ export const importRepository = {
    * and moves each thread's last activity to its latest message. Answers every given message's
    * internal id.
    */
-  async messages(db: Db, applicationId: string, rows: ImportedRow<'messages'>[], overwrite: boolean) {
+  async messages(db: Queryable, applicationId: string, rows: ImportedRow<'messages'>[], overwrite: boolean) {
     const written: Ref[] = await db.query(
       `WITH written AS (
        INSERT INTO conversation.messages AS m (application_id, external_id, thread_id, author_id, type, content, url, icon_url, translation_key,
@@ -109,7 +108,7 @@ export const importRepository = {
     return { inserted: written.length, refs: await withStored(db, 'messages', applicationId, rows, written) };
   },
 
-  async reactions(db: Db, applicationId: string, rows: ImportedRow<'reactions'>[], overwrite: boolean): Promise<number> {
+  async reactions(db: Queryable, applicationId: string, rows: ImportedRow<'reactions'>[], overwrite: boolean): Promise<number> {
     return insertedCount(
       db,
       `INSERT INTO conversation.message_reactions (message_id, user_id, reaction, reacted_at)
@@ -123,7 +122,7 @@ export const importRepository = {
     );
   },
 
-  async mentions(db: Db, applicationId: string, rows: ImportedRow<'mentions'>[]): Promise<number> {
+  async mentions(db: Queryable, applicationId: string, rows: ImportedRow<'mentions'>[]): Promise<number> {
     return insertedCount(
       db,
       `INSERT INTO conversation.message_mentions (message_id, user_id)
@@ -141,7 +140,7 @@ export const importRepository = {
    * (an id held by another application is left alone). Overwriting replaces the metadata and the
    * status (the bytes then follow again).
    */
-  async files(db: Db, applicationId: string, rows: ImportedRow<'files'>[], overwrite: boolean): Promise<number> {
+  async files(db: Queryable, applicationId: string, rows: ImportedRow<'files'>[], overwrite: boolean): Promise<number> {
     return insertedCount(
       db,
       `INSERT INTO conversation.files AS f (id, application_id, owner_id, name, mime_type, size, upload_status, created_at)
@@ -162,7 +161,7 @@ export const importRepository = {
    * One piece of an imported file's bytes (kept if already stored: the same piece again is the
    * same bytes); the last one marks the file uploaded. Only this application's files.
    */
-  async fileChunk(db: Db, applicationId: string, chunk: { fileID: string; seq: number; data: Buffer; last: boolean }): Promise<number> {
+  async fileChunk(db: Queryable, applicationId: string, chunk: { fileID: string; seq: number; data: Buffer; last: boolean }): Promise<number> {
     const inserted = await insertedCount(
       db,
       `INSERT INTO conversation.file_chunks (file_id, seq, data)
@@ -180,7 +179,7 @@ export const importRepository = {
   },
 
   /** Attachments in the dump's order (their `seq`), of this application's messages and files. */
-  async attachments(db: Db, applicationId: string, rows: ImportedRow<'attachments'>[]): Promise<number> {
+  async attachments(db: Queryable, applicationId: string, rows: ImportedRow<'attachments'>[]): Promise<number> {
     return insertedCount(
       db,
       `INSERT INTO conversation.message_attachments (message_id, file_id)
@@ -196,7 +195,7 @@ export const importRepository = {
   },
 
   /** Participants keep the dump's order: the order in which threads list them. */
-  async participants(db: Db, applicationId: string, rows: ImportedRow<'participants'>[], overwrite: boolean): Promise<number> {
+  async participants(db: Queryable, applicationId: string, rows: ImportedRow<'participants'>[], overwrite: boolean): Promise<number> {
     return insertedCount(
       db,
       `INSERT INTO conversation.thread_participants (thread_id, user_id, last_seen_at, subscribed)

@@ -1,7 +1,7 @@
 /** All SQL about link previews. A message's previews are reached through its (tenant-checked) message. */
+import type { Queryable } from '@collab/shared';
 import { randomUUID } from 'node:crypto';
 import type { MessageRef } from '../entities/index.js';
-import type { Db } from './db.js';
 
 /** What decides a message's previews, and the message's reference for the queries on them. */
 export interface PreviewSource {
@@ -23,7 +23,7 @@ export const linkPreviewsRepository = {
    * The message's content and flags, or null when it is gone (deleted, or being purged). `lock`
    * (inside a transaction) holds the row until the end of it, so that an update of the message waits.
    */
-  async source(db: Db, applicationId: string, internalId: string, lock = false): Promise<PreviewSource | null> {
+  async source(db: Queryable, applicationId: string, internalId: string, lock = false): Promise<PreviewSource | null> {
     const rows: PreviewSource[] = await db.query(
       `SELECT internal_id::text AS ref, content, skip_link_previews AS "skipLinkPreviews", type FROM conversation.messages
        WHERE application_id = $1 AND internal_id = $2 AND purging_at IS NULL${lock ? ' FOR UPDATE' : ''}`,
@@ -33,18 +33,18 @@ export const linkPreviewsRepository = {
   },
 
   /** The URLs the message has a preview for, hidden ones included. */
-  async urlsOf(db: Db, message: MessageRef): Promise<Set<string>> {
+  async urlsOf(db: Queryable, message: MessageRef): Promise<Set<string>> {
     const rows: { url: string }[] = await db.query(`SELECT url FROM conversation.message_link_previews WHERE message_id = $1`, [message]);
     return new Set(rows.map((row) => row.url));
   },
 
   /** Deletes the message's previews, hidden or not, of every URL but these. */
-  async keepOnly(db: Db, message: MessageRef, urls: readonly string[]): Promise<void> {
+  async keepOnly(db: Queryable, message: MessageRef, urls: readonly string[]): Promise<void> {
     await db.query(`DELETE FROM conversation.message_link_previews WHERE message_id = $1 AND url <> ALL($2::text[])`, [message, [...urls]]);
   },
 
   /** Stores previews in the order given; a URL that has one already keeps it (and whether it is hidden). */
-  async insert(db: Db, message: MessageRef, previews: readonly NewLinkPreview[]): Promise<void> {
+  async insert(db: Queryable, message: MessageRef, previews: readonly NewLinkPreview[]): Promise<void> {
     if (previews.length === 0) return;
     await db.query(
       `INSERT INTO conversation.message_link_previews (id, message_id, url, title, description, image_url)
@@ -64,7 +64,7 @@ export const linkPreviewsRepository = {
   },
 
   /** Hides these previews of the message (they stay stored, so the URL gets no new preview). */
-  async hide(db: Db, message: MessageRef, previewIds: readonly string[]): Promise<void> {
+  async hide(db: Queryable, message: MessageRef, previewIds: readonly string[]): Promise<void> {
     if (previewIds.length === 0) return;
     await db.query(`UPDATE conversation.message_link_previews SET hidden = true WHERE message_id = $1 AND id::text = ANY($2::text[])`, [
       message,

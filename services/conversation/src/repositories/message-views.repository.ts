@@ -2,8 +2,8 @@
  * What a message view shows besides the message row, for messages and threads found within their
  * application (MessageRef, ThreadRef).
  */
+import type { Queryable } from '@collab/shared';
 import type { FileRow, LinkPreviewRow, MessageRef, ParticipantRow, ReactionRow, ThreadRef } from '../entities/index.js';
-import type { Db } from './db.js';
 
 export interface ViewDetails {
   reactions: ReactionRow[];
@@ -53,7 +53,7 @@ export const messageViewsRepository = {
    * each in the order the API lists them. Timestamps travel as epoch milliseconds, truncated as pg
    * truncates microseconds, so they equal what the rows' own columns would give.
    */
-  async detailsOf(db: Db, messages: readonly MessageRef[], threads: readonly ThreadRef[]): Promise<ViewDetails> {
+  async detailsOf(db: Queryable, messages: readonly MessageRef[], threads: readonly ThreadRef[]): Promise<ViewDetails> {
     if (messages.length === 0 && threads.length === 0) return { reactions: [], attachments: [], previews: [], participants: [] };
     const rows: ViewDetailsJson[] = await db.query(
       messageViewsStatements.detailsOf,

@@ -1,7 +1,6 @@
 /** All SQL about message rows. Tenant first: every method takes the application id. */
-import { entityColumns, sqlTable } from '@collab/shared';
+import { entityColumns, sqlTable, type Queryable } from '@collab/shared';
 import { MessageEntity, type MessageRef, type MessageRow, type ThreadRef } from '../entities/index.js';
-import type { Db } from './db.js';
 
 export const MESSAGE_COLUMNS = `m.internal_id AS "internalId", m.application_id AS "applicationId", m.external_id AS "externalId",
   m.thread_id AS "threadRef", m.author_id AS "authorId", m.type, m.content, m.url, m.icon_url AS "iconUrl",
@@ -105,7 +104,7 @@ export const messagesStatements = {
 };
 
 export const messagesRepository = {
-  async find(db: Db, applicationId: string, externalId: string, forUpdate = false): Promise<MessageRow | null> {
+  async find(db: Queryable, applicationId: string, externalId: string, forUpdate = false): Promise<MessageRow | null> {
     const rows: MessageRow[] = await db.query(
       `SELECT ${MESSAGE_COLUMNS} FROM conversation.messages m WHERE m.application_id = $1 AND m.external_id = $2 AND m.purging_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
       [applicationId, externalId],
@@ -114,7 +113,7 @@ export const messagesRepository = {
   },
 
   /** A message by its internal id, unless it is being purged (events name messages so). */
-  async findByInternalId(db: Db, applicationId: string, internalId: string): Promise<MessageRow | null> {
+  async findByInternalId(db: Queryable, applicationId: string, internalId: string): Promise<MessageRow | null> {
     const rows: MessageRow[] = await db.query(
       `SELECT ${MESSAGE_COLUMNS} FROM conversation.messages m WHERE m.application_id = $1 AND m.internal_id = $2 AND m.purging_at IS NULL`,
       [applicationId, internalId],
@@ -123,7 +122,7 @@ export const messagesRepository = {
   },
 
   /** Messages by internal id whose message and thread are both not being purged, in no particular order. */
-  async findByInternalIds(db: Db, applicationId: string, internalIds: readonly string[]): Promise<MessageRow[]> {
+  async findByInternalIds(db: Queryable, applicationId: string, internalIds: readonly string[]): Promise<MessageRow[]> {
     if (internalIds.length === 0) return [];
     return db.query(
       `SELECT ${MESSAGE_COLUMNS} FROM conversation.messages m JOIN conversation.threads t ON t.internal_id = m.thread_id
@@ -137,7 +136,7 @@ export const messagesRepository = {
    * purged), and whether each is soft-deleted: only the two columns, since a caller may ask about
    * every message a user was ever notified of.
    */
-  async states(db: Db, applicationId: string, internalIds: readonly string[]): Promise<{ internalId: MessageRef; deleted: boolean }[]> {
+  async states(db: Queryable, applicationId: string, internalIds: readonly string[]): Promise<{ internalId: MessageRef; deleted: boolean }[]> {
     if (internalIds.length === 0) return [];
     return db.query(
       `SELECT m.internal_id AS "internalId", m.deleted_at IS NOT NULL AS deleted
@@ -148,7 +147,7 @@ export const messagesRepository = {
   },
 
   /** Whether the thread has any message yet (a new message is then the one that starts it). */
-  async exists(db: Db, applicationId: string, externalId: string): Promise<boolean> {
+  async exists(db: Queryable, applicationId: string, externalId: string): Promise<boolean> {
     const rows: unknown[] = await db.query(`SELECT 1 FROM conversation.messages WHERE application_id = $1 AND external_id = $2`, [
       applicationId,
       externalId,
@@ -156,7 +155,7 @@ export const messagesRepository = {
     return rows.length > 0;
   },
 
-  async insert(db: Db, applicationId: string, message: NewMessage): Promise<MessageRow> {
+  async insert(db: Queryable, applicationId: string, message: NewMessage): Promise<MessageRow> {
     const rows: MessageRow[] = await db.query(...insertStatement(applicationId, message));
     return rows[0];
   },
@@ -170,7 +169,7 @@ export const messagesRepository = {
    * insert (a statement does not see its own writes).
    */
   async insertWithActivity(
-    db: Db,
+    db: Queryable,
     applicationId: string,
     message: NewMessage,
   ): Promise<{ internalId: MessageRef; subscribersBefore: string[]; hadMessages: boolean }> {
@@ -179,7 +178,7 @@ export const messagesRepository = {
     return rows[0];
   },
 
-  async update(db: Db, applicationId: string, internalId: MessageRef, fields: MessageFields): Promise<void> {
+  async update(db: Queryable, applicationId: string, internalId: MessageRef, fields: MessageFields): Promise<void> {
     const params: unknown[] = [applicationId, internalId];
     const { set } = messagesTable.write(fields, params);
     if (!set) return;
@@ -193,7 +192,7 @@ export const messagesRepository = {
    * rebuilt (its other properties dropped). Null when the message is not appendable (or gone).
    */
   async appendText(
-    db: Db,
+    db: Queryable,
     applicationId: string,
     internalId: MessageRef,
     text: string,
@@ -202,11 +201,11 @@ export const messagesRepository = {
     return rows[0] ?? null;
   },
 
-  async delete(db: Db, applicationId: string, internalId: MessageRef): Promise<void> {
+  async delete(db: Queryable, applicationId: string, internalId: MessageRef): Promise<void> {
     await db.query(`DELETE FROM conversation.messages WHERE application_id = $1 AND internal_id = $2`, [applicationId, internalId]);
   },
 
-  async inThread(db: Db, applicationId: string, thread: ThreadRef, direction: 'ascending' | 'descending'): Promise<MessageRow[]> {
+  async inThread(db: Queryable, applicationId: string, thread: ThreadRef, direction: 'ascending' | 'descending'): Promise<MessageRow[]> {
     return db.query(
       messagesStatements.inThread(direction),
       [applicationId, thread],
@@ -215,7 +214,7 @@ export const messagesRepository = {
 
   /** Oldest first, ties by external id, strictly after the cursor. */
   async listPage(
-    db: Db,
+    db: Queryable,
     applicationId: string,
     filter: MessageListFilter,
     page: { after: MessageCursor | null; limit: number },
@@ -237,7 +236,7 @@ export const messagesRepository = {
     );
   },
 
-  async count(db: Db, applicationId: string, filter: MessageListFilter): Promise<number> {
+  async count(db: Queryable, applicationId: string, filter: MessageListFilter): Promise<number> {
     const { where, params } = listConditions(filter);
     const rows: { count: string }[] = await db.query(
       `SELECT count(*) AS count FROM conversation.messages m JOIN conversation.threads t ON t.internal_id = m.thread_id WHERE ${where}`,

@@ -2,8 +2,8 @@
  * Participant records: one per (thread, user), with last-seen time and subscription. Reached only
  * through a thread found within its application (a ThreadRef).
  */
+import type { Queryable } from '@collab/shared';
 import type { ParticipantRow, ThreadRef } from '../entities/index.js';
-import type { Db } from './db.js';
 
 /**
  * The repository's statements that the bench's raw-SQL baselines issue too, exported so that
@@ -33,7 +33,7 @@ export const participantsStatements = {
 };
 
 export const participantsRepository = {
-  async ofThreads(db: Db, threads: readonly ThreadRef[]): Promise<ParticipantRow[]> {
+  async ofThreads(db: Queryable, threads: readonly ThreadRef[]): Promise<ParticipantRow[]> {
     if (threads.length === 0) return [];
     return db.query(
       `SELECT thread_id AS "threadRef", user_id AS "userId", last_seen_at AS "lastSeenAt", subscribed, seq
@@ -43,7 +43,7 @@ export const participantsRepository = {
   },
 
   /** The users subscribed to a thread, in the order they joined it. */
-  async subscribers(db: Db, thread: ThreadRef): Promise<string[]> {
+  async subscribers(db: Queryable, thread: ThreadRef): Promise<string[]> {
     const rows: { userId: string }[] = await db.query(
       `SELECT user_id AS "userId" FROM conversation.thread_participants WHERE thread_id = $1 AND subscribed ORDER BY seq`,
       [thread],
@@ -55,7 +55,7 @@ export const participantsRepository = {
    * What a new message of the thread is decided by, in one statement: its subscribers (in the
    * order they subscribed) and whether it has any message yet.
    */
-  async beforeNewMessage(db: Db, thread: ThreadRef): Promise<{ subscribers: string[]; hasMessages: boolean }> {
+  async beforeNewMessage(db: Queryable, thread: ThreadRef): Promise<{ subscribers: string[]; hasMessages: boolean }> {
     const [row]: { subscribers: string[]; hasMessages: boolean }[] = await db.query(
       participantsStatements.beforeNewMessage,
       [thread],
@@ -64,7 +64,7 @@ export const participantsRepository = {
   },
 
   /** Creates missing records; `subscribed` true subscribes, false leaves existing records as they are. */
-  async subscribe(db: Db, thread: ThreadRef, userIds: readonly string[], subscribed: boolean): Promise<void> {
+  async subscribe(db: Queryable, thread: ThreadRef, userIds: readonly string[], subscribed: boolean): Promise<void> {
     if (userIds.length === 0) return;
     await db.query(
       participantsStatements.subscribe,
@@ -72,7 +72,7 @@ export const participantsRepository = {
     );
   },
 
-  async unsubscribe(db: Db, thread: ThreadRef, userIds: readonly string[]): Promise<void> {
+  async unsubscribe(db: Queryable, thread: ThreadRef, userIds: readonly string[]): Promise<void> {
     if (userIds.length === 0) return;
     await db.query(
       `UPDATE conversation.thread_participants SET subscribed = false WHERE thread_id = $1 AND user_id = ANY($2::text[])`,
@@ -88,7 +88,7 @@ export const participantsRepository = {
    * Edits count, so that seeing the thread again puts a user back into `seenBy` of an edited
    * message.
    */
-  async markSeen(db: Db, thread: ThreadRef, userIds: readonly string[], subscribe: boolean): Promise<void> {
+  async markSeen(db: Queryable, thread: ThreadRef, userIds: readonly string[], subscribe: boolean): Promise<void> {
     if (userIds.length === 0) return;
     const { statement, params } = participantsRepository.markSeenWrite(thread, userIds, subscribe);
     await db.query(statement, [...params]);
@@ -99,7 +99,7 @@ export const participantsRepository = {
     return { statement: participantsStatements.markSeen, params: [thread, [...new Set(userIds)], subscribe] };
   },
 
-  async markUnseen(db: Db, thread: ThreadRef, userIds: readonly string[]): Promise<void> {
+  async markUnseen(db: Queryable, thread: ThreadRef, userIds: readonly string[]): Promise<void> {
     if (userIds.length === 0) return;
     await db.query(
       `UPDATE conversation.thread_participants SET last_seen_at = NULL WHERE thread_id = $1 AND user_id = ANY($2::text[])`,

@@ -3,8 +3,7 @@
  * `purging_at`); the purge (definePurge) then removes marked rows in bounded batches, using the
  * statement below for messages.
  */
-import { countAffected as count, deleteBatch } from '@collab/shared';
-import type { Db } from './db.js';
+import { countAffected as count, deleteBatch, type Queryable } from '@collab/shared';
 
 /** What a user's deletion marks and deletes, in this order (`$1` the application, `$2` the user). */
 const MARK_USER = [
@@ -23,7 +22,7 @@ const MARK_USER = [
 ];
 
 export const purgeRepository = {
-  async markGroup(db: Db, applicationId: string, groupId: string): Promise<number> {
+  async markGroup(db: Queryable, applicationId: string, groupId: string): Promise<number> {
     return count(
       db,
       `UPDATE conversation.threads SET purging_at = now() WHERE application_id = $1 AND group_id = $2 AND purging_at IS NULL`,
@@ -35,7 +34,7 @@ export const purgeRepository = {
    * A permanently deleted user: their messages and files are marked, threads left without a
    * visible message by that are marked, and their small per-user rows go at once.
    */
-  async markUser(db: Db, applicationId: string, userId: string): Promise<void> {
+  async markUser(db: Queryable, applicationId: string, userId: string): Promise<void> {
     for (const statement of MARK_USER) await db.query(statement, [applicationId, userId]);
   },
 
@@ -46,7 +45,7 @@ export const purgeRepository = {
    * `IN (…)` let the planner join instead, scanning messages (or messages_thread_created_idx)
    * from the start: 100,000 rows read to delete 1,000.
    */
-  async deleteMarkedMessages(db: Db, applicationId: string, limit: number): Promise<number> {
+  async deleteMarkedMessages(db: Queryable, applicationId: string, limit: number): Promise<number> {
     const deleteWhere = (where: string) => deleteBatch(db, 'conversation.messages', 'internal_id', where, [applicationId], limit);
     const own = await deleteWhere('application_id = $1 AND purging_at IS NOT NULL');
     if (own > 0) return own;

@@ -2,17 +2,17 @@
  * A message's reactions. Reached only through a message found within its application (a
  * MessageRef), so no query here needs the application id.
  */
+import type { Queryable } from '@collab/shared';
 import type { MessageRef } from '../entities/index.js';
-import type { Db } from './db.js';
 
 export const reactionsRepository = {
   /** The reactions a message has now. */
-  async of(db: Db, message: MessageRef): Promise<{ userId: string; reaction: string }[]> {
+  async of(db: Queryable, message: MessageRef): Promise<{ userId: string; reaction: string }[]> {
     return db.query(`SELECT user_id AS "userId", reaction FROM conversation.message_reactions WHERE message_id = $1`, [message]);
   },
 
   /** The reactions of these messages, oldest first (ties by user, then reaction). */
-  async ofMessages(db: Db, messages: readonly MessageRef[]): Promise<{ messageRef: MessageRef; userId: string; reaction: string }[]> {
+  async ofMessages(db: Queryable, messages: readonly MessageRef[]): Promise<{ messageRef: MessageRef; userId: string; reaction: string }[]> {
     if (messages.length === 0) return [];
     return db.query(
       `SELECT message_id::text AS "messageRef", user_id AS "userId", reaction FROM conversation.message_reactions
@@ -23,7 +23,7 @@ export const reactionsRepository = {
 
   /** Adds reactions; an existing one keeps its time unless a timestamp was given. */
   async add(
-    db: Db,
+    db: Queryable,
     message: MessageRef,
     reactions: readonly { userId: string; reaction: string; at: Date; explicitTime: boolean }[],
   ): Promise<void> {
@@ -46,7 +46,7 @@ export const reactionsRepository = {
     }
   },
 
-  async remove(db: Db, message: MessageRef, reactions: readonly { userId: string; reaction: string }[]): Promise<void> {
+  async remove(db: Queryable, message: MessageRef, reactions: readonly { userId: string; reaction: string }[]): Promise<void> {
     if (reactions.length === 0) return;
     await db.query(
       `DELETE FROM conversation.message_reactions r USING unnest($2::text[], $3::text[]) AS x(user_id, reaction)

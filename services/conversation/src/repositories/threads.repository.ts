@@ -1,7 +1,6 @@
 /** All SQL about threads. Every method takes the application id first. */
-import { entityColumns, sqlTable } from '@collab/shared';
+import { entityColumns, sqlTable, type Queryable } from '@collab/shared';
 import { ThreadEntity, type ThreadRef, type ThreadRow } from '../entities/index.js';
-import type { Db } from './db.js';
 
 const THREAD_COLUMNS = `t.internal_id AS "internalId", t.application_id AS "applicationId", t.external_id AS "externalId",
   t.group_id AS "groupId", t.name, t.url, t.location, t.metadata, t.extra_classnames AS "extraClassnames",
@@ -68,7 +67,7 @@ export const threadsStatements = {
 };
 
 export const threadsRepository = {
-  async find(db: Db, applicationId: string, externalId: string, forUpdate = false): Promise<ThreadRow | null> {
+  async find(db: Queryable, applicationId: string, externalId: string, forUpdate = false): Promise<ThreadRow | null> {
     const rows: ThreadRow[] = await db.query(
       threadsStatements.find(forUpdate),
       [applicationId, externalId],
@@ -76,7 +75,7 @@ export const threadsRepository = {
     return rows[0] ?? null;
   },
 
-  async findByInternalIds(db: Db, applicationId: string, internalIds: readonly string[]): Promise<ThreadRow[]> {
+  async findByInternalIds(db: Queryable, applicationId: string, internalIds: readonly string[]): Promise<ThreadRow[]> {
     if (internalIds.length === 0) return [];
     return db.query(`SELECT ${THREAD_COLUMNS} FROM conversation.threads t WHERE t.application_id = $1 AND t.internal_id = ANY($2::bigint[]) AND t.purging_at IS NULL`, [
       applicationId,
@@ -85,7 +84,7 @@ export const threadsRepository = {
   },
 
   /** Creates the thread unless the id is taken; returns the new row, or null when it existed. */
-  async insertIfAbsent(db: Db, applicationId: string, externalId: string, thread: NewThread): Promise<ThreadRow | null> {
+  async insertIfAbsent(db: Queryable, applicationId: string, externalId: string, thread: NewThread): Promise<ThreadRow | null> {
     const rows: ThreadRow[] = await db.query(
       threadsStatements.insertIfAbsent,
       [
@@ -102,7 +101,7 @@ export const threadsRepository = {
     return rows[0] ?? null;
   },
 
-  async update(db: Db, applicationId: string, internalId: ThreadRef, fields: ThreadFields): Promise<void> {
+  async update(db: Queryable, applicationId: string, internalId: ThreadRef, fields: ThreadFields): Promise<void> {
     const params: unknown[] = [applicationId, internalId];
     const { set } = threadsTable.write(fields, params);
     if (!set) return;
@@ -115,7 +114,7 @@ export const threadsRepository = {
    * has none. Reactions are not activity, and a back-dated message counts at its own timestamp.
    * Called after any change to a thread's messages.
    */
-  async refreshActivity(db: Db, applicationId: string, internalId: ThreadRef): Promise<void> {
+  async refreshActivity(db: Queryable, applicationId: string, internalId: ThreadRef): Promise<void> {
     await db.query(
       `UPDATE conversation.threads t SET last_activity_at = COALESCE(
          (SELECT max(m.created_at) FROM conversation.messages m WHERE m.thread_id = t.internal_id), t.created_at)
@@ -124,13 +123,13 @@ export const threadsRepository = {
     );
   },
 
-  async delete(db: Db, applicationId: string, internalId: ThreadRef): Promise<void> {
+  async delete(db: Queryable, applicationId: string, internalId: ThreadRef): Promise<void> {
     await db.query(`DELETE FROM conversation.threads WHERE application_id = $1 AND internal_id = $2`, [applicationId, internalId]);
   },
 
   /** One page, newest activity first, ties by id; the cursor is the last row of the previous page. */
   async listPage(
-    db: Db,
+    db: Queryable,
     applicationId: string,
     filter: ThreadListFilter,
     page: { after: ThreadCursor | null; limit: number },
@@ -152,7 +151,7 @@ export const threadsRepository = {
     );
   },
 
-  async count(db: Db, applicationId: string, filter: ThreadListFilter): Promise<number> {
+  async count(db: Queryable, applicationId: string, filter: ThreadListFilter): Promise<number> {
     const { where, params } = listConditions(filter);
     const rows: { count: string }[] = await db.query(`SELECT count(*) AS count FROM conversation.threads t WHERE ${where}`, [
       applicationId,
@@ -165,7 +164,7 @@ export const threadsRepository = {
    * Per-thread message statistics for the thread object: counts of visible user and action
    * messages and of deleted ones, and the authors of replies (every message but the first).
    */
-  async stats(db: Db, threads: readonly ThreadRef[]) {
+  async stats(db: Queryable, threads: readonly ThreadRef[]) {
     if (threads.length === 0) return new Map<ThreadRef, ThreadStats>();
     // Repliers are listed in order of their first qualifying message, not alphabetically.
     const rows: (ThreadStats & { threadRef: ThreadRef })[] = await db.query(
@@ -196,7 +195,7 @@ export const threadsRepository = {
   },
 
   /** The users mentioned in each thread's messages (deleted ones included), in order of each user's first mention. */
-  async mentioned(db: Db, threads: readonly ThreadRef[]): Promise<Map<ThreadRef, string[]>> {
+  async mentioned(db: Queryable, threads: readonly ThreadRef[]): Promise<Map<ThreadRef, string[]>> {
     if (threads.length === 0) return new Map();
     const rows: { threadRef: ThreadRef; userIds: string[] }[] = await db.query(
       `SELECT "threadRef", array_agg(user_id ORDER BY created_at, internal_id) AS "userIds" FROM (

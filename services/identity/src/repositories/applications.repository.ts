@@ -1,7 +1,6 @@
 /** All SQL about applications. */
-import { countAffected, entityColumns, sqlTable } from '@collab/shared';
+import { countAffected, entityColumns, sqlTable, type Queryable } from '@collab/shared';
 import { ApplicationEntity, type ApplicationRow } from '../entities/index.js';
-import type { Db } from './db.js';
 
 /** identity.applications as `a`: its columns are those of its entity. */
 const applicationsTable = sqlTable('identity.applications', 'a', entityColumns(ApplicationEntity));
@@ -13,14 +12,14 @@ export type ApplicationFields = Partial<
 
 export const applicationsRepository = {
   /** Any customer's application: used to verify server tokens, which carry only the app id. */
-  async findById(db: Db, applicationId: string): Promise<ApplicationRow | null> {
+  async findById(db: Queryable, applicationId: string): Promise<ApplicationRow | null> {
     const rows: ApplicationRow[] = await db.query(`SELECT ${APPLICATION_COLUMNS} FROM identity.applications a WHERE a.id = $1`, [
       applicationId,
     ]);
     return rows[0] ?? null;
   },
 
-  async find(db: Db, customerId: string, applicationId: string): Promise<ApplicationRow | null> {
+  async find(db: Queryable, customerId: string, applicationId: string): Promise<ApplicationRow | null> {
     const rows: ApplicationRow[] = await db.query(
       `SELECT ${APPLICATION_COLUMNS} FROM identity.applications a WHERE a.customer_id = $1 AND a.id = $2`,
       [customerId, applicationId],
@@ -29,11 +28,11 @@ export const applicationsRepository = {
   },
 
   /** Every customer's applications, for the operator CLI. */
-  async listAll(db: Db): Promise<ApplicationRow[]> {
+  async listAll(db: Queryable): Promise<ApplicationRow[]> {
     return db.query(`SELECT ${APPLICATION_COLUMNS} FROM identity.applications a ORDER BY a.created_at, a.id`);
   },
 
-  async list(db: Db, customerId: string): Promise<ApplicationRow[]> {
+  async list(db: Queryable, customerId: string): Promise<ApplicationRow[]> {
     return db.query(
       `SELECT ${APPLICATION_COLUMNS} FROM identity.applications a WHERE a.customer_id = $1 ORDER BY a.created_at, a.id`,
       [customerId],
@@ -41,7 +40,7 @@ export const applicationsRepository = {
   },
 
   async insert(
-    db: Db,
+    db: Queryable,
     customerId: string,
     application: { id: string; secretEncrypted: string } & ApplicationFields & { name: string },
   ): Promise<void> {
@@ -50,7 +49,7 @@ export const applicationsRepository = {
     await db.query(`INSERT INTO identity.applications (${written.columns.join(', ')}) VALUES (${written.placeholders.join(', ')})`, params);
   },
 
-  async update(db: Db, customerId: string, applicationId: string, fields: ApplicationFields): Promise<void> {
+  async update(db: Queryable, customerId: string, applicationId: string, fields: ApplicationFields): Promise<void> {
     const params: unknown[] = [customerId, applicationId];
     const { set } = applicationsTable.write(fields, params);
     if (!set) return;
@@ -64,7 +63,7 @@ export const applicationsRepository = {
    * when the application does not exist.
    */
   async rotateSecret(
-    db: Db,
+    db: Queryable,
     customerId: string,
     applicationId: string,
     secretEncrypted: string,
@@ -86,7 +85,7 @@ export const applicationsRepository = {
   },
 
   /** Stops accepting the previous secret now (it stays stored, expired, until the next rotation); false when none was accepted. */
-  async expirePreviousSecret(db: Db, customerId: string, applicationId: string): Promise<boolean> {
+  async expirePreviousSecret(db: Queryable, customerId: string, applicationId: string): Promise<boolean> {
     const expired = await countAffected(
       db,
       `UPDATE identity.applications SET previous_secret_expires_at = now()
@@ -100,7 +99,7 @@ export const applicationsRepository = {
    * Deletes the application; its users, groups, memberships and sessions go with it (FK cascade).
    * False when there was none (a concurrent DELETE won).
    */
-  async delete(db: Db, customerId: string, applicationId: string): Promise<boolean> {
+  async delete(db: Queryable, customerId: string, applicationId: string): Promise<boolean> {
     return (await countAffected(db, `DELETE FROM identity.applications WHERE customer_id = $1 AND id = $2`, [customerId, applicationId])) > 0;
   },
 };

@@ -8,9 +8,8 @@
  * PostgreSQL's 65,535 bind parameters. The batch itself is recorded in identity.batches (its
  * state and outcome), written by the request and by the job.
  */
-import { chunks, columnValue, deleteBatch, type ColumnMap, type ErrorBody } from '@collab/shared';
+import { chunks, columnValue, deleteBatch, type ColumnMap, type ErrorBody, type Queryable } from '@collab/shared';
 import type { BatchRow, BatchState } from '../entities/index.js';
-import type { Db } from './db.js';
 import { groupsTable, type GroupFields } from './groups.repository.js';
 import { usersTable, type UserFields } from './users.repository.js';
 
@@ -27,7 +26,7 @@ export const MEMBERSHIP_CHUNK = 10_000;
  * finds the conflict, so a group item without `name` could not use it.)
  */
 async function updateFields<F extends object>(
-  db: Db,
+  db: Queryable,
   { name, columns }: { name: string; columns: ColumnMap<F> },
   applicationId: string,
   rows: readonly { externalId: string; fields: F }[],
@@ -71,7 +70,7 @@ async function updateFields<F extends object>(
  * the order of the ids, so that overlapping batches queue up instead of deadlocking; unknown ids
  * are absent.
  */
-async function lockInIdOrder(db: Db, table: string, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
+async function lockInIdOrder(db: Queryable, table: string, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
   if (externalIds.length === 0) return new Map();
   const rows: { externalId: string; internalId: string }[] = await db.query(
     `SELECT external_id AS "externalId", internal_id AS "internalId" FROM ${table}
@@ -89,7 +88,7 @@ const RECORD_COLUMNS = 'state, message, error';
 
 export const batchRepository = {
   /** Records a batch before it is queued (state `waiting`). */
-  async record(db: Db, jobId: string, applicationId: string, payload: object): Promise<void> {
+  async record(db: Queryable, jobId: string, applicationId: string, payload: object): Promise<void> {
     await db.query(`INSERT INTO identity.batches (job_id, application_id, payload) VALUES ($1, $2, $3::jsonb)`, [
       jobId,
       applicationId,
@@ -98,12 +97,12 @@ export const batchRepository = {
   },
 
   /** Removes the record of a batch that could not be queued (its request answers 503). */
-  async forget(db: Db, jobId: string): Promise<void> {
+  async forget(db: Queryable, jobId: string): Promise<void> {
     await db.query(`DELETE FROM identity.batches WHERE job_id = $1`, [jobId]);
   },
 
   /** The record of one of the application's batches, or null. */
-  async find(db: Db, applicationId: string, jobId: string): Promise<BatchRecord | null> {
+  async find(db: Queryable, applicationId: string, jobId: string): Promise<BatchRecord | null> {
     const rows: BatchRecord[] = await db.query(`SELECT ${RECORD_COLUMNS} FROM identity.batches WHERE job_id = $1 AND application_id = $2`, [
       jobId,
       applicationId,
@@ -112,7 +111,7 @@ export const batchRepository = {
   },
 
   /** A job took the batch up: `active` unless it already finished. */
-  async start(db: Db, jobId: string): Promise<void> {
+  async start(db: Queryable, jobId: string): Promise<void> {
     await db.query(`UPDATE identity.batches SET state = 'active' WHERE job_id = $1 AND state = 'waiting'`, [jobId]);
   },
 
@@ -122,7 +121,7 @@ export const batchRepository = {
    * apply it one after the other, and the second finds it finished. Null when there is none (its
    * application was deleted).
    */
-  async lock(db: Db, jobId: string): Promise<(BatchRecord & Pick<BatchRow, 'payload'>) | null> {
+  async lock(db: Queryable, jobId: string): Promise<(BatchRecord & Pick<BatchRow, 'payload'>) | null> {
     const rows: (BatchRecord & Pick<BatchRow, 'payload'>)[] = await db.query(
       `SELECT ${RECORD_COLUMNS}, payload FROM identity.batches WHERE job_id = $1 FOR UPDATE`,
       [jobId],
@@ -135,7 +134,7 @@ export const batchRepository = {
    * cleared: only its outcome is read afterwards, and the users' names and e-mails it holds must
    * not outlive their deletion.
    */
-  async complete(db: Db, jobId: string, message: string): Promise<void> {
+  async complete(db: Queryable, jobId: string, message: string): Promise<void> {
     await db.query(`UPDATE identity.batches SET state = 'completed', message = $2, payload = NULL, finished_at = now() WHERE job_id = $1`, [
       jobId,
       message,
@@ -143,7 +142,7 @@ export const batchRepository = {
   },
 
   /** Failed for good with `{error, message}`, its body cleared, unless it already finished. */
-  async fail(db: Db, jobId: string, error: ErrorBody): Promise<void> {
+  async fail(db: Queryable, jobId: string, error: ErrorBody): Promise<void> {
     await db.query(
       `UPDATE identity.batches SET state = 'failed', error = $2::jsonb, payload = NULL, finished_at = now()
        WHERE job_id = $1 AND finished_at IS NULL`,
@@ -152,16 +151,16 @@ export const batchRepository = {
   },
 
   /** Batches not finished yet (waiting, or active when their job was lost), oldest first. */
-  async unfinished(db: Db): Promise<Pick<BatchRow, 'jobId' | 'applicationId'>[]> {
+  async unfinished(db: Queryable): Promise<Pick<BatchRow, 'jobId' | 'applicationId'>[]> {
     return db.query(`SELECT job_id AS "jobId", application_id AS "applicationId" FROM identity.batches WHERE finished_at IS NULL ORDER BY created_at`);
   },
 
   /** Deletes up to `limit` records in `state` that finished more than `hours` ago; returns how many. */
-  prune: (db: Db, state: Extract<BatchState, 'completed' | 'failed'>, hours: number, limit: number) =>
+  prune: (db: Queryable, state: Extract<BatchState, 'completed' | 'failed'>, hours: number, limit: number) =>
     deleteBatch(db, 'identity.batches', 'job_id', `state = $1 AND finished_at < now() - make_interval(hours => $2)`, [state, hours], limit),
 
   /** Which of the given groups exist (no lock: the synchronous validation of a request). */
-  async existingGroupIds(db: Db, applicationId: string, externalIds: readonly string[]): Promise<Set<string>> {
+  async existingGroupIds(db: Queryable, applicationId: string, externalIds: readonly string[]): Promise<Set<string>> {
     if (externalIds.length === 0) return new Set();
     const rows: { externalId: string }[] = await db.query(
       `SELECT external_id AS "externalId" FROM identity.groups WHERE application_id = $1 AND external_id = ANY($2::text[])`,
@@ -174,13 +173,13 @@ export const batchRepository = {
    * Whether the application exists, locked FOR KEY SHARE until the transaction ends: it cannot be
    * deleted while the batch writes rows that reference it.
    */
-  async lockApplication(db: Db, applicationId: string): Promise<boolean> {
+  async lockApplication(db: Queryable, applicationId: string): Promise<boolean> {
     const rows: unknown[] = await db.query(`SELECT 1 FROM identity.applications WHERE id = $1 FOR KEY SHARE`, [applicationId]);
     return rows.length > 0;
   },
 
   /** Creates the users that do not exist yet, bare (defaults), in id order. */
-  async insertMissingUsers(db: Db, applicationId: string, externalIds: readonly string[]): Promise<void> {
+  async insertMissingUsers(db: Queryable, applicationId: string, externalIds: readonly string[]): Promise<void> {
     if (externalIds.length === 0) return;
     await db.query(
       `INSERT INTO identity.users (application_id, external_id)
@@ -191,15 +190,15 @@ export const batchRepository = {
   },
 
   /** Internal ids of the given users, each locked FOR NO KEY UPDATE in id order; unknown ids are absent. */
-  lockUsers: (db: Db, applicationId: string, externalIds: readonly string[]) => lockInIdOrder(db, usersTable.name, applicationId, externalIds),
+  lockUsers: (db: Queryable, applicationId: string, externalIds: readonly string[]) => lockInIdOrder(db, usersTable.name, applicationId, externalIds),
 
   /** Writes exactly the provided fields of each user (the rows exist and are locked). */
-  async updateUsers(db: Db, applicationId: string, rows: readonly { externalId: string; fields: UserFields }[]): Promise<void> {
+  async updateUsers(db: Queryable, applicationId: string, rows: readonly { externalId: string; fields: UserFields }[]): Promise<void> {
     await updateFields(db, usersTable, applicationId, rows);
   },
 
   /** Creates the groups that do not exist yet with their name, in id order. */
-  async insertMissingGroups(db: Db, applicationId: string, rows: readonly { externalId: string; name: string }[]): Promise<void> {
+  async insertMissingGroups(db: Queryable, applicationId: string, rows: readonly { externalId: string; name: string }[]): Promise<void> {
     if (rows.length === 0) return;
     await db.query(
       `INSERT INTO identity.groups (application_id, external_id, name)
@@ -210,10 +209,10 @@ export const batchRepository = {
   },
 
   /** Internal ids of the given groups, each locked FOR NO KEY UPDATE in id order; unknown ids are absent. */
-  lockGroups: (db: Db, applicationId: string, externalIds: readonly string[]) => lockInIdOrder(db, groupsTable.name, applicationId, externalIds),
+  lockGroups: (db: Queryable, applicationId: string, externalIds: readonly string[]) => lockInIdOrder(db, groupsTable.name, applicationId, externalIds),
 
   /** Writes exactly the provided fields of each group (the rows exist and are locked). */
-  async updateGroups(db: Db, applicationId: string, rows: readonly { externalId: string; fields: GroupFields }[]): Promise<void> {
+  async updateGroups(db: Queryable, applicationId: string, rows: readonly { externalId: string; fields: GroupFields }[]): Promise<void> {
     await updateFields(db, groupsTable, applicationId, rows);
   },
 
@@ -222,7 +221,7 @@ export const batchRepository = {
    * list go, missing ones are added in list order (existing ones keep their place).
    */
   async replaceMemberships(
-    db: Db,
+    db: Queryable,
     applicationId: string,
     memberships: readonly { groupId: string; userIds: readonly string[] }[],
   ): Promise<void> {

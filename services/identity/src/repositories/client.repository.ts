@@ -1,13 +1,13 @@
 /** SQL of the client-token reads: users as the viewer may see them. Every method takes the application id first. */
+import type { Queryable } from '@collab/shared';
 import type { UserRow } from '../entities/index.js';
-import type { Db } from './db.js';
 import { usersTable } from './users.repository.js';
 
 const USER_COLUMNS = usersTable.select;
 
 export const clientRepository = {
   /** The named users who are members of at least one of the groups (by external id). */
-  async usersInGroups(db: Db, applicationId: string, groupIds: readonly string[], userIds: readonly string[]): Promise<UserRow[]> {
+  async usersInGroups(db: Queryable, applicationId: string, groupIds: readonly string[], userIds: readonly string[]): Promise<UserRow[]> {
     if (groupIds.length === 0 || userIds.length === 0) return [];
     return db.query(
       `SELECT ${USER_COLUMNS} FROM identity.users u
@@ -19,7 +19,7 @@ export const clientRepository = {
   },
 
   /** The first `limit` members of the group not marked deleted, by internal id. */
-  async activeMembers(db: Db, applicationId: string, groupId: string, limit: number): Promise<UserRow[]> {
+  async activeMembers(db: Queryable, applicationId: string, groupId: string, limit: number): Promise<UserRow[]> {
     return db.query(
       `SELECT ${USER_COLUMNS} FROM identity.users u
        JOIN identity.group_members m ON m.user_id = u.internal_id

@@ -2,11 +2,11 @@
  * All SQL of exporting identity's part of a customer dump: the customer, its applications, and
  * one page at a time (keyset on internal ids) of an application's users, groups and memberships.
  */
+import type { Queryable } from '@collab/shared';
 import type { ApplicationRow } from '../entities/index.js';
-import type { Db } from './db.js';
 
 export const exportRepository = {
-  async applications(db: Db, customerId: string): Promise<ApplicationRow[]> {
+  async applications(db: Queryable, customerId: string): Promise<ApplicationRow[]> {
     return db.query(
       `SELECT id, customer_id AS "customerId", name, secret_encrypted AS "secretEncrypted", plaintext_secret AS "plaintextSecret", icon_url AS "iconUrl",
          event_webhook_url AS "eventWebhookUrl", event_webhook_subscriptions AS "eventWebhookSubscriptions", redirect_uri AS "redirectUri",
@@ -16,7 +16,7 @@ export const exportRepository = {
     );
   },
 
-  async users(db: Db, applicationId: string, after: string, limit: number) {
+  async users(db: Queryable, applicationId: string, after: string, limit: number) {
     return (await db.query(
       `SELECT internal_id::text AS "internalId", external_id AS "externalId", name, email, short_name AS "shortName",
          profile_picture_url AS "profilePictureUrl", status, metadata::text AS metadata, created_at AS "createdAt"
@@ -35,7 +35,7 @@ export const exportRepository = {
     }[];
   },
 
-  async groups(db: Db, applicationId: string, after: string, limit: number) {
+  async groups(db: Queryable, applicationId: string, after: string, limit: number) {
     return (await db.query(
       `SELECT internal_id::text AS "internalId", external_id AS "externalId", name, status, metadata::text AS metadata, created_at AS "createdAt"
        FROM identity.groups WHERE application_id = $1 AND internal_id > $2 ORDER BY internal_id LIMIT $3`,
@@ -44,7 +44,7 @@ export const exportRepository = {
   },
 
   /** In the order members were added, which the groups' member lists follow. */
-  async memberships(db: Db, applicationId: string, after: string, limit: number) {
+  async memberships(db: Queryable, applicationId: string, after: string, limit: number) {
     return (await db.query(
       `SELECT gm.added_seq::text AS seq, u.external_id AS "userId", g.external_id AS "groupId"
        FROM identity.group_members gm

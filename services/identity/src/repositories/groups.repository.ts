@@ -1,7 +1,6 @@
 /** All SQL about groups and memberships. Every method takes the application id first. */
-import { entityColumns, sqlTable } from '@collab/shared';
+import { entityColumns, sqlTable, type Queryable } from '@collab/shared';
 import { GroupEntity, type GroupRow, type UserRow } from '../entities/index.js';
-import type { Db } from './db.js';
 import { usersTable } from './users.repository.js';
 
 /** identity.groups as `g`: its columns are those of its entity. */
@@ -17,7 +16,7 @@ export const groupsRepository = {
    * concurrent membership insert from the user side (whose foreign-key check takes FOR KEY SHARE
    * on the group) is not blocked by it, so the two cannot deadlock.
    */
-  async find(db: Db, applicationId: string, externalId: string, forUpdate = false): Promise<GroupRow | null> {
+  async find(db: Queryable, applicationId: string, externalId: string, forUpdate = false): Promise<GroupRow | null> {
     const rows: GroupRow[] = await db.query(
       `SELECT ${GROUP_COLUMNS} FROM identity.groups g WHERE g.application_id = $1 AND g.external_id = $2${forUpdate ? ' FOR NO KEY UPDATE' : ''}`,
       [applicationId, externalId],
@@ -32,7 +31,7 @@ export const groupsRepository = {
    * is what keeps a group write and a concurrent user write (which locks its user row first and
    * then inserts memberships) from deadlocking. Unknown ids are missing from the map.
    */
-  async lockUsers(db: Db, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
+  async lockUsers(db: Queryable, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
     if (externalIds.length === 0) return new Map();
     const rows: { externalId: string; internalId: string }[] = await db.query(
       `SELECT u.external_id AS "externalId", u.internal_id AS "internalId" FROM identity.users u
@@ -50,7 +49,7 @@ export const groupsRepository = {
    * committed, does not see it at all; never a group that disappears under its insert, and no
    * deadlock, since every writer takes its locks in id order. FOR KEY SHARE does not conflict with the FOR NO KEY UPDATE of `find`.
    */
-  async internalIds(db: Db, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
+  async internalIds(db: Queryable, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
     if (externalIds.length === 0) return new Map();
     const rows: { externalId: string; internalId: string }[] = await db.query(
       `SELECT external_id AS "externalId", internal_id AS "internalId" FROM identity.groups
@@ -61,7 +60,7 @@ export const groupsRepository = {
     return new Map(rows.map((row) => [row.externalId, row.internalId]));
   },
 
-  async insertIfAbsent(db: Db, applicationId: string, externalId: string, fields: GroupFields): Promise<GroupRow | null> {
+  async insertIfAbsent(db: Queryable, applicationId: string, externalId: string, fields: GroupFields): Promise<GroupRow | null> {
     const params: unknown[] = [applicationId, externalId];
     const written = groupsTable.write(fields, params);
     const rows: GroupRow[] = await db.query(
@@ -74,25 +73,25 @@ export const groupsRepository = {
     return rows[0] ?? null;
   },
 
-  async update(db: Db, applicationId: string, internalId: string, fields: GroupFields): Promise<void> {
+  async update(db: Queryable, applicationId: string, internalId: string, fields: GroupFields): Promise<void> {
     const params: unknown[] = [applicationId, internalId];
     const { set } = groupsTable.write(fields, params);
     if (!set) return;
     await db.query(`UPDATE identity.groups SET ${set} WHERE application_id = $1 AND internal_id = $2`, params);
   },
 
-  async list(db: Db, applicationId: string): Promise<GroupRow[]> {
+  async list(db: Queryable, applicationId: string): Promise<GroupRow[]> {
     return db.query(`SELECT ${GROUP_COLUMNS} FROM identity.groups g WHERE g.application_id = $1 ORDER BY g.internal_id`, [
       applicationId,
     ]);
   },
 
-  async delete(db: Db, applicationId: string, internalId: string): Promise<void> {
+  async delete(db: Queryable, applicationId: string, internalId: string): Promise<void> {
     await db.query(`DELETE FROM identity.groups WHERE application_id = $1 AND internal_id = $2`, [applicationId, internalId]);
   },
 
   /** Adds members in the given order; existing memberships are left as they are. */
-  async addMembers(db: Db, applicationId: string, groupId: string, userIds: readonly string[]): Promise<void> {
+  async addMembers(db: Queryable, applicationId: string, groupId: string, userIds: readonly string[]): Promise<void> {
     if (userIds.length === 0) return;
     await db.query(
       `INSERT INTO identity.group_members (application_id, group_id, user_id)
@@ -103,7 +102,7 @@ export const groupsRepository = {
     );
   },
 
-  async removeMembers(db: Db, applicationId: string, groupId: string, userIds: readonly string[]): Promise<void> {
+  async removeMembers(db: Queryable, applicationId: string, groupId: string, userIds: readonly string[]): Promise<void> {
     if (userIds.length === 0) return;
     await db.query(
       `DELETE FROM identity.group_members WHERE application_id = $1 AND group_id = $2 AND user_id = ANY($3::bigint[])`,
@@ -112,7 +111,7 @@ export const groupsRepository = {
   },
 
   /** Makes the membership exactly `userIds`. */
-  async replaceMembers(db: Db, applicationId: string, groupId: string, userIds: readonly string[]): Promise<void> {
+  async replaceMembers(db: Queryable, applicationId: string, groupId: string, userIds: readonly string[]): Promise<void> {
     await db.query(
       `DELETE FROM identity.group_members WHERE application_id = $1 AND group_id = $2 AND NOT (user_id = ANY($3::bigint[]))`,
       [applicationId, groupId, [...userIds]],
@@ -121,7 +120,7 @@ export const groupsRepository = {
   },
 
   /** Members in the order they were added. */
-  async members(db: Db, applicationId: string, groupId: string): Promise<UserRow[]> {
+  async members(db: Queryable, applicationId: string, groupId: string): Promise<UserRow[]> {
     return db.query(
       `SELECT ${usersTable.select} FROM identity.group_members m JOIN identity.users u ON u.internal_id = m.user_id
        WHERE m.application_id = $1 AND m.group_id = $2 ORDER BY m.added_seq`,
@@ -131,7 +130,7 @@ export const groupsRepository = {
 
   /** A page of members by internal user id, after `afterUserId`. */
   async membersPage(
-    db: Db,
+    db: Queryable,
     applicationId: string,
     groupId: string,
     options: { afterUserId: string | null; limit: number },
@@ -144,7 +143,7 @@ export const groupsRepository = {
     );
   },
 
-  async countMembers(db: Db, applicationId: string, groupId: string): Promise<number> {
+  async countMembers(db: Queryable, applicationId: string, groupId: string): Promise<number> {
     const rows: { count: string }[] = await db.query(
       `SELECT count(*) AS count FROM identity.group_members WHERE application_id = $1 AND group_id = $2`,
       [applicationId, groupId],

@@ -3,8 +3,8 @@
  * ids, and identity's own part of the data (customers, applications, users, groups, memberships).
  * Rows arrive in batches as JSON (jsonb_to_recordset: no bind-parameter limit).
  */
+import type { Queryable } from '@collab/shared';
 import type { ImportMappingRow, ImportRecordRow } from '../entities/index.js';
-import type { Db } from './db.js';
 
 const RECORD_COLUMNS = `id, customer_id AS "customerId", state, overwrite, with_files AS "withFiles", dump_bytes AS "dumpBytes", bytes_read AS "bytesRead",
   tables_done AS "tablesDone", counts, skipped, conflicts, error, created_at AS "createdAt", started_at AS "startedAt", finished_at AS "finishedAt"`;
@@ -34,7 +34,7 @@ export interface ImportedGroup {
 }
 
 export const importsRepository = {
-  async create(db: Db, record: { id: string; customerId: string; overwrite: boolean; withFiles: boolean }): Promise<void> {
+  async create(db: Queryable, record: { id: string; customerId: string; overwrite: boolean; withFiles: boolean }): Promise<void> {
     await db.query(`INSERT INTO identity.imports (id, customer_id, overwrite, with_files, dump_bytes) VALUES ($1, $2, $3, $4, 0)`, [
       record.id,
       record.customerId,
@@ -43,12 +43,12 @@ export const importsRepository = {
     ]);
   },
 
-  async addFileChunk(db: Db, importId: string, fileId: string, seq: number, data: Buffer): Promise<void> {
+  async addFileChunk(db: Queryable, importId: string, fileId: string, seq: number, data: Buffer): Promise<void> {
     await db.query(`INSERT INTO identity.import_file_chunks (import_id, file_id, seq, data) VALUES ($1, $2, $3, $4)`, [importId, fileId, seq, data]);
   },
 
   /** How many bytes of each of these files were given with the import (files not given are absent). */
-  async fileSizes(db: Db, importId: string, fileIds: string[]): Promise<Map<string, number>> {
+  async fileSizes(db: Queryable, importId: string, fileIds: string[]): Promise<Map<string, number>> {
     if (fileIds.length === 0) return new Map();
     const rows: { fileId: string; bytes: string }[] = await db.query(
       `SELECT file_id AS "fileId", sum(octet_length(data))::text AS bytes FROM identity.import_file_chunks
@@ -58,7 +58,7 @@ export const importsRepository = {
     return new Map(rows.map((row) => [row.fileId, Number(row.bytes)]));
   },
 
-  async fileChunk(db: Db, importId: string, fileId: string, seq: number): Promise<Buffer | null> {
+  async fileChunk(db: Queryable, importId: string, fileId: string, seq: number): Promise<Buffer | null> {
     const rows: { data: Buffer }[] = await db.query(`SELECT data FROM identity.import_file_chunks WHERE import_id = $1 AND file_id = $2 AND seq = $3`, [
       importId,
       fileId,
@@ -67,12 +67,12 @@ export const importsRepository = {
     return rows[0]?.data ?? null;
   },
 
-  async addChunk(db: Db, importId: string, seq: number, data: Buffer): Promise<void> {
+  async addChunk(db: Queryable, importId: string, seq: number, data: Buffer): Promise<void> {
     await db.query(`INSERT INTO identity.import_chunks (import_id, seq, data) VALUES ($1, $2, $3)`, [importId, seq, data]);
     await db.query(`UPDATE identity.imports SET dump_bytes = dump_bytes + $2 WHERE id = $1`, [importId, data.length]);
   },
 
-  async chunk(db: Db, importId: string, seq: number): Promise<Buffer | null> {
+  async chunk(db: Queryable, importId: string, seq: number): Promise<Buffer | null> {
     const rows: { data: Buffer }[] = await db.query(`SELECT data FROM identity.import_chunks WHERE import_id = $1 AND seq = $2`, [importId, seq]);
     return rows[0]?.data ?? null;
   },
@@ -82,7 +82,7 @@ export const importsRepository = {
    * chunk before (the last bytes of that chunk are searched together with this one's first); null
    * when none does. Searched by PostgreSQL, so that the chunks before are not sent at all.
    */
-  async firstChunkWith(db: Db, importId: string, markers: readonly string[]): Promise<number | null> {
+  async firstChunkWith(db: Queryable, importId: string, markers: readonly string[]): Promise<number | null> {
     const overlap = Math.max(...markers.map((marker) => Buffer.byteLength(marker)));
     const rows: { seq: number }[] = await db.query(
       `SELECT seq FROM (
@@ -96,12 +96,12 @@ export const importsRepository = {
     return rows[0]?.seq ?? null;
   },
 
-  async find(db: Db, importId: string): Promise<ImportRecordRow | null> {
+  async find(db: Queryable, importId: string): Promise<ImportRecordRow | null> {
     const rows: ImportRecordRow[] = await db.query(`SELECT ${RECORD_COLUMNS} FROM identity.imports WHERE id = $1`, [importId]);
     return rows[0] ?? null;
   },
 
-  async findOfCustomer(db: Db, customerId: string, importId: string): Promise<ImportRecordRow | null> {
+  async findOfCustomer(db: Queryable, customerId: string, importId: string): Promise<ImportRecordRow | null> {
     const rows: ImportRecordRow[] = await db.query(`SELECT ${RECORD_COLUMNS} FROM identity.imports WHERE customer_id = $1 AND id = $2`, [
       customerId,
       importId,
@@ -110,16 +110,16 @@ export const importsRepository = {
   },
 
   /** Imports not finished, for re-queueing their job when Redis lost it. */
-  async unfinished(db: Db): Promise<{ id: string; customerId: string }[]> {
+  async unfinished(db: Queryable): Promise<{ id: string; customerId: string }[]> {
     return db.query(`SELECT id, customer_id AS "customerId" FROM identity.imports WHERE state IN ('waiting', 'active') ORDER BY created_at`);
   },
 
-  async start(db: Db, importId: string): Promise<void> {
+  async start(db: Queryable, importId: string): Promise<void> {
     await db.query(`UPDATE identity.imports SET state = 'active', started_at = COALESCE(started_at, now()) WHERE id = $1`, [importId]);
   },
 
   /** Progress so far: what is counted, and the tables finished (a resumed run passes over them). */
-  async progress(db: Db, importId: string, update: Pick<ImportRecordRow, 'bytesRead' | 'tablesDone' | 'counts' | 'skipped' | 'conflicts'>): Promise<void> {
+  async progress(db: Queryable, importId: string, update: Pick<ImportRecordRow, 'bytesRead' | 'tablesDone' | 'counts' | 'skipped' | 'conflicts'>): Promise<void> {
     await db.query(
       `UPDATE identity.imports SET bytes_read = $2, tables_done = $3, counts = $4, skipped = $5, conflicts = $6 WHERE id = $1`,
       [importId, update.bytesRead, update.tablesDone, JSON.stringify(update.counts), JSON.stringify(update.skipped), JSON.stringify(update.conflicts)],
@@ -127,7 +127,7 @@ export const importsRepository = {
   },
 
   /** Ends the import; its stored dump goes (what remains is its report). */
-  async finish(db: Db, importId: string, outcome: { state: 'completed' } | { state: 'failed'; error: string }): Promise<void> {
+  async finish(db: Queryable, importId: string, outcome: { state: 'completed' } | { state: 'failed'; error: string }): Promise<void> {
     await db.query(`UPDATE identity.imports SET state = $2, error = $3, finished_at = now() WHERE id = $1`, [
       importId,
       outcome.state,
@@ -137,7 +137,7 @@ export const importsRepository = {
     await db.query(`DELETE FROM identity.import_file_chunks WHERE import_id = $1`, [importId]);
   },
 
-  async saveMappings(db: Db, customerId: string, kind: MappingKind, mappings: Mapping[]): Promise<void> {
+  async saveMappings(db: Queryable, customerId: string, kind: MappingKind, mappings: Mapping[]): Promise<void> {
     if (mappings.length === 0) return;
     const unique = [...new Map(mappings.map((mapping) => [mapping.originalId, mapping])).values()];
     await db.query(
@@ -150,7 +150,7 @@ export const importsRepository = {
     );
   },
 
-  async mappings(db: Db, customerId: string, kind: MappingKind, originalIds: string[]): Promise<Mapping[]> {
+  async mappings(db: Queryable, customerId: string, kind: MappingKind, originalIds: string[]): Promise<Mapping[]> {
     if (originalIds.length === 0) return [];
     return db.query(
       `SELECT original_id AS "originalId", application_id AS "applicationId", external_id AS "externalId", ref, parent_ref AS "parentRef"
@@ -160,7 +160,7 @@ export const importsRepository = {
   },
 
   /** A customer as stored: its sealed secret, to compare with the dump's. */
-  async insertCustomer(db: Db, customer: { id: string; secretEncrypted: string; createdAt: Date }): Promise<void> {
+  async insertCustomer(db: Queryable, customer: { id: string; secretEncrypted: string; createdAt: Date }): Promise<void> {
     await db.query(`INSERT INTO identity.customers (id, secret_encrypted, created_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`, [
       customer.id,
       customer.secretEncrypted,
@@ -169,7 +169,7 @@ export const importsRepository = {
   },
 
   async insertApplication(
-    db: Db,
+    db: Queryable,
     application: {
       id: string;
       customerId: string;
@@ -214,7 +214,7 @@ export const importsRepository = {
    * Inserts the users that are not stored yet (with `overwrite`, replaces those that are) and
    * answers the stored state of those already there before, for the comparison that finds conflicts.
    */
-  async users(db: Db, rows: ImportedUser[], overwrite: boolean): Promise<{ inserted: string[]; existing: ImportedUser[] }> {
+  async users(db: Queryable, rows: ImportedUser[], overwrite: boolean): Promise<{ inserted: string[]; existing: ImportedUser[] }> {
     const json = JSON.stringify(rows);
     const existing: ImportedUser[] = await db.query(
       `SELECT u.application_id AS "applicationId", u.external_id AS id, u.name, u.email, u.short_name AS "shortName",
@@ -241,7 +241,7 @@ export const importsRepository = {
     return { inserted: inserted.map((row) => row.id), existing };
   },
 
-  async groups(db: Db, rows: ImportedGroup[], overwrite: boolean): Promise<{ inserted: string[]; existing: ImportedGroup[] }> {
+  async groups(db: Queryable, rows: ImportedGroup[], overwrite: boolean): Promise<{ inserted: string[]; existing: ImportedGroup[] }> {
     const json = JSON.stringify(rows);
     const existing: ImportedGroup[] = await db.query(
       `SELECT g.application_id AS "applicationId", g.external_id AS id, g.name, g.status, g.metadata, g.created_at AS "createdTimestamp"
@@ -265,7 +265,7 @@ export const importsRepository = {
   },
 
   /** Memberships in the dump's order (groups list their members in the order they were added). */
-  async memberships(db: Db, rows: { applicationId: string; groupID: string; userID: string }[]): Promise<number> {
+  async memberships(db: Queryable, rows: { applicationId: string; groupID: string; userID: string }[]): Promise<number> {
     const inserted: unknown[] = await db.query(
       `INSERT INTO identity.group_members (group_id, user_id, application_id)
        SELECT g.internal_id, u.internal_id, r."applicationId"

@@ -1,5 +1,5 @@
 /** Reads other services need from identity, answered in as few queries as possible. */
-import type { Db } from './db.js';
+import type { Queryable } from '@collab/shared';
 
 export interface LookedUpUser {
   id: string;
@@ -41,7 +41,7 @@ export const lookupRepository = {
    * (`{users: LookedUpUser[], group: {id, status, memberIds} | null}`): built by PostgreSQL and
    * passed through, never parsed into rows here.
    */
-  async lookup(db: Db, applicationId: string, userExternalIds: readonly string[], groupExternalId: string | null): Promise<string> {
+  async lookup(db: Queryable, applicationId: string, userExternalIds: readonly string[], groupExternalId: string | null): Promise<string> {
     const [row]: { answer: string }[] = await db.query(lookupStatements.lookup, [applicationId, [...new Set(userExternalIds)], groupExternalId]);
     return row.answer;
   },

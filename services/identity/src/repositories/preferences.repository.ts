@@ -1,5 +1,5 @@
 /** All SQL about users' notification preferences. Every method takes the application id first. */
-import type { Db } from './db.js';
+import type { Queryable } from '@collab/shared';
 
 export interface NotificationChannels {
   sendViaEmail: boolean;
@@ -16,7 +16,7 @@ export const DEFAULT_CHANNELS: NotificationChannels = { sendViaEmail: true, send
 
 export const preferencesRepository = {
   /** The user's channels (defaults when never set), or null when there is no such user. */
-  async find(db: Db, applicationId: string, userId: string): Promise<NotificationChannels | null> {
+  async find(db: Queryable, applicationId: string, userId: string): Promise<NotificationChannels | null> {
     const rows: NotificationChannels[] = await db.query(
       `SELECT COALESCE(p.send_via_email, true) AS "sendViaEmail", COALESCE(p.send_via_slack, true) AS "sendViaSlack"
        FROM identity.users u LEFT JOIN identity.user_preferences p ON p.user_id = u.internal_id
@@ -30,7 +30,7 @@ export const preferencesRepository = {
    * Writes the channels given in one statement; a channel not given keeps its stored (or default)
    * value. False when there is no such user.
    */
-  async merge(db: Db, applicationId: string, userId: string, channels: Partial<NotificationChannels>): Promise<boolean> {
+  async merge(db: Queryable, applicationId: string, userId: string, channels: Partial<NotificationChannels>): Promise<boolean> {
     const rows: unknown[] = await db.query(
       `INSERT INTO identity.user_preferences AS p (user_id, application_id, send_via_email, send_via_slack)
        SELECT u.internal_id, u.application_id, COALESCE($3, true), COALESCE($4, true)
@@ -47,7 +47,7 @@ export const preferencesRepository = {
    * Imported channels (users of the rows' application); a user's stored ones are replaced only
    * when overwriting. Answers how many were written.
    */
-  async importMany(db: Db, applicationId: string, rows: UserChannels[], overwrite: boolean): Promise<number> {
+  async importMany(db: Queryable, applicationId: string, rows: UserChannels[], overwrite: boolean): Promise<number> {
     const written: unknown[] = await db.query(
       `INSERT INTO identity.user_preferences AS p (user_id, application_id, send_via_email, send_via_slack)
        SELECT u.internal_id, u.application_id, r."sendViaEmail", r."sendViaSlack"
@@ -62,7 +62,7 @@ export const preferencesRepository = {
   },
 
   /** A page of stored channels in user order, after the user's internal id `after`. */
-  async page(db: Db, applicationId: string, after: string, limit: number): Promise<(UserChannels & { internalId: string })[]> {
+  async page(db: Queryable, applicationId: string, after: string, limit: number): Promise<(UserChannels & { internalId: string })[]> {
     return db.query(
       `SELECT p.user_id AS "internalId", u.external_id AS "userID", p.send_via_email AS "sendViaEmail", p.send_via_slack AS "sendViaSlack"
        FROM identity.user_preferences p JOIN identity.users u ON u.internal_id = p.user_id
@@ -76,7 +76,7 @@ export const preferencesRepository = {
    * What a mail needs of the users named: address, status, e-mail channel (default on) and
    * whether each is a member of the group (external id) the mail's thread is in.
    */
-  async mailRecipients(db: Db, applicationId: string, userIds: readonly string[], groupId: string): Promise<MailRecipient[]> {
+  async mailRecipients(db: Queryable, applicationId: string, userIds: readonly string[], groupId: string): Promise<MailRecipient[]> {
     return db.query(
       `SELECT u.external_id AS id, u.name, u.short_name AS "shortName", u.email, u.status,
               COALESCE(p.send_via_email, true) AS "sendViaEmail",

@@ -4,8 +4,7 @@
  * location and its expiry; the hash itself expires with its latest update. Every key carries the
  * application as its cluster hash tag, so an application's presence is found under one pattern.
  */
-import type { FlatJson, RedisClient } from '@collab/shared';
-import type { Db } from './db.js';
+import type { FlatJson, RedisClient, Queryable } from '@collab/shared';
 
 /** A location as JSON with sorted keys: equal locations, equal text. */
 export function locationKey(location: FlatJson): string {
@@ -21,7 +20,7 @@ export interface DurableRecord {
 }
 
 export const durablePresenceRepository = {
-  async upsert(db: Db, applicationId: string, groupId: string, userId: string, location: FlatJson): Promise<void> {
+  async upsert(db: Queryable, applicationId: string, groupId: string, userId: string, location: FlatJson): Promise<void> {
     await db.query(
       `INSERT INTO identity.durable_presence (application_id, group_id, user_id, location_key, location, last_present_at)
        VALUES ($1, $2, $3, $4, $5::jsonb, now())
@@ -35,7 +34,7 @@ export const durablePresenceRepository = {
    * containing it); users marked deleted are left out, as the original does.
    */
   async latest(
-    db: Db,
+    db: Queryable,
     applicationId: string,
     groupIds: readonly string[],
     match: { location: FlatJson; partial: boolean },
@@ -145,7 +144,7 @@ export type EphemeralPresenceStore = ReturnType<typeof ephemeralPresenceStore>;
 
 /** Memberships as presence reads them: who may see whom. */
 export const presenceScopeRepository = {
-  async isMember(db: Db, applicationId: string, groupId: string, userId: string): Promise<boolean> {
+  async isMember(db: Queryable, applicationId: string, groupId: string, userId: string): Promise<boolean> {
     const rows: unknown[] = await db.query(
       `SELECT 1 FROM identity.group_members WHERE application_id = $1 AND group_id = $2 AND user_id = $3`,
       [applicationId, groupId, userId],
@@ -154,7 +153,7 @@ export const presenceScopeRepository = {
   },
 
   /** The user's groups (internal and external ids), oldest membership first. */
-  async groupsOf(db: Db, applicationId: string, userId: string): Promise<{ internalId: string; externalId: string }[]> {
+  async groupsOf(db: Queryable, applicationId: string, userId: string): Promise<{ internalId: string; externalId: string }[]> {
     return db.query(
       `SELECT g.internal_id AS "internalId", g.external_id AS "externalId"
        FROM identity.group_members m JOIN identity.groups g ON g.internal_id = m.group_id
@@ -164,7 +163,7 @@ export const presenceScopeRepository = {
   },
 
   /** Internal ids of the application's groups named. */
-  async internalIds(db: Db, applicationId: string, externalIds: readonly string[]): Promise<string[]> {
+  async internalIds(db: Queryable, applicationId: string, externalIds: readonly string[]): Promise<string[]> {
     if (externalIds.length === 0) return [];
     const rows: { internalId: string }[] = await db.query(
       `SELECT internal_id AS "internalId" FROM identity.groups WHERE application_id = $1 AND external_id = ANY($2::text[])`,
@@ -174,7 +173,7 @@ export const presenceScopeRepository = {
   },
 
   /** External ids of the members of the groups, by internal id. */
-  async memberIds(db: Db, applicationId: string, groupIds: readonly string[]): Promise<Map<string, string>> {
+  async memberIds(db: Queryable, applicationId: string, groupIds: readonly string[]): Promise<Map<string, string>> {
     if (groupIds.length === 0) return new Map();
     const rows: { internalId: string; externalId: string }[] = await db.query(
       `SELECT DISTINCT u.internal_id AS "internalId", u.external_id AS "externalId"

@@ -1,10 +1,9 @@
 /** All SQL about access-token sessions. */
-import { countAffected } from '@collab/shared';
+import { countAffected, type Queryable } from '@collab/shared';
 import type { SessionRow } from '../entities/index.js';
-import type { Db } from './db.js';
 
 export const sessionsRepository = {
-  async insert(db: Db, session: SessionRow): Promise<void> {
+  async insert(db: Queryable, session: SessionRow): Promise<void> {
     await db.query(`INSERT INTO identity.sessions (id, application_id, issued_at, expires_at) VALUES ($1, $2, $3, $4)`, [
       session.id,
       session.applicationId,
@@ -13,7 +12,7 @@ export const sessionsRepository = {
     ]);
   },
 
-  async find(db: Db, sessionId: string): Promise<SessionRow | null> {
+  async find(db: Queryable, sessionId: string): Promise<SessionRow | null> {
     const rows: SessionRow[] = await db.query(
       `SELECT id, application_id AS "applicationId", issued_at AS "issuedAt", expires_at AS "expiresAt"
        FROM identity.sessions WHERE id = $1`,
@@ -23,7 +22,7 @@ export const sessionsRepository = {
   },
 
   /** Clears the expiry: the token then answers `expired_access_token` ("revoked"). */
-  async revoke(db: Db, sessionId: string): Promise<boolean> {
+  async revoke(db: Queryable, sessionId: string): Promise<boolean> {
     const revoked = await countAffected(
       db,
       `UPDATE identity.sessions SET expires_at = NULL WHERE id = $1 AND expires_at IS NOT NULL`,
@@ -32,7 +31,7 @@ export const sessionsRepository = {
     return revoked > 0;
   },
 
-  async revokeAllOfApplication(db: Db, applicationId: string): Promise<number> {
+  async revokeAllOfApplication(db: Queryable, applicationId: string): Promise<number> {
     return countAffected(
       db,
       `UPDATE identity.sessions SET expires_at = NULL WHERE application_id = $1 AND expires_at IS NOT NULL`,

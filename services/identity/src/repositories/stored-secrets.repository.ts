@@ -1,17 +1,17 @@
 /** All SQL about the stored secrets of customers and applications. */
-import type { Db } from './db.js';
+import type { Queryable } from '@collab/shared';
 
 export type SecretTable = 'customers' | 'applications';
 
 /** The stored secrets of both tables, for encrypting those from before encryption and checking the key. */
 export const storedSecretsRepository = {
   /** Secrets stored in plaintext, locked until the transaction ends. */
-  async lockPlaintext(db: Db, table: SecretTable): Promise<{ id: string; plaintextSecret: string }[]> {
+  async lockPlaintext(db: Queryable, table: SecretTable): Promise<{ id: string; plaintextSecret: string }[]> {
     return db.query(`SELECT id, plaintext_secret AS "plaintextSecret" FROM identity.${table} WHERE plaintext_secret IS NOT NULL FOR UPDATE`);
   },
 
   /** Replaces the plaintext of these rows by their sealed secrets, in one statement. */
-  async storeEncrypted(db: Db, table: SecretTable, rows: { id: string; secretEncrypted: string }[]): Promise<void> {
+  async storeEncrypted(db: Queryable, table: SecretTable, rows: { id: string; secretEncrypted: string }[]): Promise<void> {
     await db.query(
       `UPDATE identity.${table} t SET secret_encrypted = u.sealed, plaintext_secret = NULL
        FROM unnest($1::uuid[], $2::text[]) AS u(id, sealed) WHERE t.id = u.id`,
@@ -19,7 +19,7 @@ export const storedSecretsRepository = {
     );
   },
 
-  async oldestEncrypted(db: Db, table: SecretTable): Promise<{ id: string; secretEncrypted: string } | null> {
+  async oldestEncrypted(db: Queryable, table: SecretTable): Promise<{ id: string; secretEncrypted: string } | null> {
     const rows: { id: string; secretEncrypted: string }[] = await db.query(
       `SELECT id, secret_encrypted AS "secretEncrypted" FROM identity.${table}
        WHERE secret_encrypted IS NOT NULL ORDER BY created_at, id LIMIT 1`,

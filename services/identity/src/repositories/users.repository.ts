@@ -1,7 +1,6 @@
 /** All SQL about users. Every method takes the application id first. */
-import { entityColumns, sqlTable } from '@collab/shared';
+import { entityColumns, sqlTable, type Queryable } from '@collab/shared';
 import { UserEntity, type UserRow } from '../entities/index.js';
-import type { Db } from './db.js';
 
 /** identity.users as `u`: its columns are those of its entity. */
 export const usersTable = sqlTable('identity.users', 'u', entityColumns(UserEntity));
@@ -46,7 +45,7 @@ export const usersStatements = {
 };
 
 export const usersRepository = {
-  async find(db: Db, applicationId: string, externalId: string, forUpdate = false): Promise<UserRow | null> {
+  async find(db: Queryable, applicationId: string, externalId: string, forUpdate = false): Promise<UserRow | null> {
     const rows: UserRow[] = await db.query(
       `SELECT ${USER_COLUMNS} FROM identity.users u WHERE u.application_id = $1 AND u.external_id = $2${forUpdate ? ' FOR NO KEY UPDATE' : ''}`,
       [applicationId, externalId],
@@ -58,13 +57,13 @@ export const usersRepository = {
    * The user with the ids of its active groups, in the order it joined them: what GET answers,
    * in one statement.
    */
-  async findWithGroupIds(db: Db, applicationId: string, externalId: string): Promise<(UserRow & { groupIds: string[] }) | null> {
+  async findWithGroupIds(db: Queryable, applicationId: string, externalId: string): Promise<(UserRow & { groupIds: string[] }) | null> {
     const rows: (UserRow & { groupIds: string[] })[] = await db.query(usersStatements.findWithGroupIds, [applicationId, externalId]);
     return rows[0] ?? null;
   },
 
   /** Inserts the user unless it exists; returns the new row, or null when it already existed. */
-  async insertIfAbsent(db: Db, applicationId: string, externalId: string, fields: UserFields): Promise<UserRow | null> {
+  async insertIfAbsent(db: Queryable, applicationId: string, externalId: string, fields: UserFields): Promise<UserRow | null> {
     const params: unknown[] = [applicationId, externalId];
     const written = usersTable.write(fields, params);
     const rows: UserRow[] = await db.query(
@@ -83,7 +82,7 @@ export const usersRepository = {
    * does not exist and may not be created.
    */
   async upsert(
-    db: Db,
+    db: Queryable,
     applicationId: string,
     externalId: string,
     fields: UserFields,
@@ -105,7 +104,7 @@ export const usersRepository = {
 
   /** One page in code-point order of the id, after `afterExternalId`. */
   async listPage(
-    db: Db,
+    db: Queryable,
     applicationId: string,
     options: { afterExternalId: string | null; limit: number; metadata?: Record<string, unknown> },
   ): Promise<UserRow[]> {
@@ -115,7 +114,7 @@ export const usersRepository = {
     );
   },
 
-  async count(db: Db, applicationId: string, metadata?: Record<string, unknown>): Promise<number> {
+  async count(db: Queryable, applicationId: string, metadata?: Record<string, unknown>): Promise<number> {
     const rows: { count: string }[] = await db.query(
       usersStatements.count,
       [applicationId, metadata ? JSON.stringify(metadata) : null],
@@ -123,7 +122,7 @@ export const usersRepository = {
     return Number(rows[0].count);
   },
 
-  async delete(db: Db, applicationId: string, internalId: string): Promise<void> {
+  async delete(db: Queryable, applicationId: string, internalId: string): Promise<void> {
     await db.query(`DELETE FROM identity.users WHERE application_id = $1 AND internal_id = $2`, [
       applicationId,
       internalId,

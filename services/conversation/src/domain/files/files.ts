@@ -5,11 +5,10 @@
 import { createHash, randomUUID, type Hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { ApiError, isUuid, type RecordWrite } from '@collab/shared';
+import { ApiError, isUuid, type RecordWrite, type Queryable } from '@collab/shared';
 import busboy from 'busboy';
 import { filesRepository } from '../../repositories/files.repository.js';
 import type { FileRef } from '../../entities/index.js';
-import type { Db } from '../../repositories/db.js';
 import type { ConversationContext } from '../context.js';
 import { isValidFileSignature } from './file-links.js';
 
@@ -23,7 +22,7 @@ interface UploadedPart {
 }
 
 /** Writes the stream as chunks of the file, hashing its bytes; returns what was written. */
-async function storeChunks(db: Db, fileId: FileRef, stream: Readable, hash: Hash): Promise<{ size: number; truncated: boolean }> {
+async function storeChunks(db: Queryable, fileId: FileRef, stream: Readable, hash: Hash): Promise<{ size: number; truncated: boolean }> {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let seq = 0;
@@ -61,7 +60,7 @@ function uploadFingerprint(fields: Record<string, string>, part: UploadedPart | 
   return createHash('sha256').update(JSON.stringify({ fields: sortedFields, file })).digest('hex');
 }
 
-function parseUpload(db: Db, fileId: FileRef, headers: IncomingHttpHeaders, body: Readable, maxBytes: number) {
+function parseUpload(db: Queryable, fileId: FileRef, headers: IncomingHttpHeaders, body: Readable, maxBytes: number) {
   return new Promise<{ fields: Record<string, string>; part: UploadedPart | null; fingerprint: string }>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {

@@ -15,10 +15,9 @@
  * of URLs its content has (at most 10) and none when it skips them; a URL dropped from the content
  * drops its preview (hidden or not) at once; a hidden preview stays hidden while its URL stays.
  */
-import { createProducer, type Logger, type Producer, type QueueConnection } from '@collab/shared';
+import { createProducer, type Logger, type Producer, type QueueConnection, type Queryable } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import type { MessageRow } from '../../entities/index.js';
-import type { Db } from '../../repositories/db.js';
 import { linkPreviewsRepository } from '../../repositories/link-previews.repository.js';
 import { previewUrlsOf } from './links.js';
 import type { PageCache } from './pages.js';
@@ -129,7 +128,7 @@ export async function queuePreviewsOfNewMessages(previews: LinkPreviewQueue, mes
  * Inside the transaction of an update that changes the content or skipLinkPreviews: deletes the
  * previews the message may no longer have, and returns the URLs it should have previews of.
  */
-export async function keepPreviewsOf(tx: Db, message: Pick<MessageRow, 'internalId' | 'content' | 'skipLinkPreviews' | 'type'>): Promise<string[]> {
+export async function keepPreviewsOf(tx: Queryable, message: Pick<MessageRow, 'internalId' | 'content' | 'skipLinkPreviews' | 'type'>): Promise<string[]> {
   const urls = previewUrlsOf(message);
   await linkPreviewsRepository.keepOnly(tx, message.internalId, urls);
   return urls;

@@ -2,9 +2,9 @@
  * Messages the service writes itself when a thread is resolved or reopened: an action message
  * naming the user, by that user.
  */
+import type { Queryable } from '@collab/shared';
 import { randomUUID } from 'node:crypto';
 import type { MessageRow, ThreadRef } from '../../entities/index.js';
-import type { Db } from '../../repositories/db.js';
 import { messagesRepository } from '../../repositories/messages.repository.js';
 import type { DirectoryUser } from '../identity-directory.js';
 
@@ -13,7 +13,7 @@ export const ACTION_TRANSLATION_KEYS = { resolved: 'cord.thread_resolved', reope
 
 /** Inserts `<mention> resolved|reopened this thread` by `user`; returns the new message. */
 export async function insertActionMessage(
-  db: Db,
+  db: Queryable,
   applicationId: string,
   thread: ThreadRef,
   user: DirectoryUser,

@@ -1,8 +1,6 @@
 /** The checks and helpers the message use cases share. */
-import { ApiError, checkContentStructure, isUuid, mentionedUserIds, type MessageNode } from '@collab/shared';
+import { ApiError, checkContentStructure, isUuid, mentionedUserIds, type MessageNode, type Queryable, isUniqueViolation } from '@collab/shared';
 import type { ThreadRow } from '../../entities/index.js';
-import type { Db } from '../../repositories/db.js';
-import { isUniqueViolation } from '../../repositories/db.js';
 import { filesRepository } from '../../repositories/files.repository.js';
 import { messagesRepository } from '../../repositories/messages.repository.js';
 import type { Lookup } from '../identity-directory.js';
@@ -78,7 +76,7 @@ export function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /** Files to attach: no duplicates, all uploaded, all owned by the author. */
-export async function checkAttachments(db: Db, applicationId: string, authorId: string, items: readonly { id: string }[]): Promise<string[]> {
+export async function checkAttachments(db: Queryable, applicationId: string, authorId: string, items: readonly { id: string }[]): Promise<string[]> {
   // UUIDs compare case-insensitively: `cord:<uuid>`, the bare UUID and its upper-case form are one file.
   const ids = items.map((item) => bareFileId(item.id).toLowerCase());
   if (new Set(ids).size !== ids.length) throw new ApiError('invalid_field', 'Cannot attach the same file multiple times');
@@ -102,7 +100,7 @@ export function reactionRows(items: readonly ReactionInput[], now: Date) {
 }
 
 /** The message of that thread, or 404 message_not_found (also when it is in another thread). */
-export async function requireMessageInThread(db: Db, applicationId: string, thread: ThreadRow, messageId: string, forUpdate = false) {
+export async function requireMessageInThread(db: Queryable, applicationId: string, thread: ThreadRow, messageId: string, forUpdate = false) {
   const message = await messagesRepository.find(db, applicationId, messageId, forUpdate);
   if (!message || message.threadRef !== thread.internalId) throw messageNotFound(messageId);
   return message;

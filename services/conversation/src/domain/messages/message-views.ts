@@ -1,7 +1,6 @@
 /** The message object of the API, built for many messages with one more query. */
-import { plaintextOf, type MessageNode } from '@collab/shared';
+import { plaintextOf, type MessageNode, type Queryable } from '@collab/shared';
 import type { MessageRow, ThreadRow } from '../../entities/index.js';
-import type { Db } from '../../repositories/db.js';
 import { messageViewsRepository } from '../../repositories/message-views.repository.js';
 import { signedFileUrl } from '../files/file-links.js';
 
@@ -24,7 +23,7 @@ export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<s
   return map;
 }
 
-export async function messageViews(db: Db, rows: readonly MessageRow[], threads: Map<string, ThreadRow>, options: ViewOptions) {
+export async function messageViews(db: Queryable, rows: readonly MessageRow[], threads: Map<string, ThreadRow>, options: ViewOptions) {
   const { reactions, attachments, previews, participants } = await messageViewsRepository.detailsOf(
     db,
     rows.map((row) => row.internalId),

@@ -1,8 +1,7 @@
 /** Updating a message: its fields, reactions, attachments, link previews and mentions. */
-import { ApiError, isIdentifier, isUuid, mentionedUserIds, type MessageNode } from '@collab/shared';
+import { ApiError, isIdentifier, isUuid, mentionedUserIds, type MessageNode, type Queryable } from '@collab/shared';
 import type { MessageRef, MessageRow, ThreadRow } from '../../entities/index.js';
 import { attachmentsRepository } from '../../repositories/attachments.repository.js';
-import type { Db } from '../../repositories/db.js';
 import { linkPreviewsRepository } from '../../repositories/link-previews.repository.js';
 import { mentionsRepository } from '../../repositories/mentions.repository.js';
 import { messagesRepository, type MessageFields } from '../../repositories/messages.repository.js';
@@ -169,7 +168,7 @@ function updatedFields(input: MessageUpdate, message: MessageRow, now: Date): Me
 }
 
 /** Adds and removes the reactions, attachments and link previews the update names. */
-async function writeReactionsAndAttachments(tx: Db, message: MessageRef, input: MessageUpdate, fileIds: string[], now: Date): Promise<void> {
+async function writeReactionsAndAttachments(tx: Queryable, message: MessageRef, input: MessageUpdate, fileIds: string[], now: Date): Promise<void> {
   const removeAttachments = input.removeAttachments ?? [];
   await reactionsRepository.add(tx, message, reactionRows(input.addReactions ?? [], now));
   await reactionsRepository.remove(

@@ -1,12 +1,12 @@
 /** The thread object of the API, built for many threads with a few queries. */
+import type { Queryable } from '@collab/shared';
 import type { ThreadRow } from '../../entities/index.js';
-import type { Db } from '../../repositories/db.js';
 import { participantsRepository } from '../../repositories/participants.repository.js';
 import { threadsRepository } from '../../repositories/threads.repository.js';
 import { displayName, type IdentityDirectory } from '../identity-directory.js';
 
 export async function threadViews(
-  db: Db,
+  db: Queryable,
   identity: IdentityDirectory,
   applicationId: string,
   threads: readonly ThreadRow[],

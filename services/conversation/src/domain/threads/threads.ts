@@ -1,8 +1,7 @@
 /** Thread use cases: creating, reading, updating, listing and deleting threads. */
 import { randomUUID } from 'node:crypto';
-import { ApiError, isIdentifier, pageCursors, type CursorOf, type FlatJson } from '@collab/shared';
+import { ApiError, isIdentifier, pageCursors, type CursorOf, type FlatJson, type Queryable, isUniqueViolation } from '@collab/shared';
 import type { ThreadRow } from '../../entities/index.js';
-import { isUniqueViolation, type Db } from '../../repositories/db.js';
 import { participantsRepository } from '../../repositories/participants.repository.js';
 import { threadsRepository, type ThreadListFilter } from '../../repositories/threads.repository.js';
 import type { ConversationContext } from '../context.js';
@@ -27,7 +26,7 @@ export function threadNotFound(threadId: string): ApiError {
   return new ApiError('thread_not_found', `Could not find thread with ID ${threadId}`);
 }
 
-export async function requireThread(db: Db, applicationId: string, threadId: string, forUpdate = false): Promise<ThreadRow> {
+export async function requireThread(db: Queryable, applicationId: string, threadId: string, forUpdate = false): Promise<ThreadRow> {
   const thread = await threadsRepository.find(db, applicationId, threadId, forUpdate);
   if (!thread) throw threadNotFound(threadId);
   return thread;
@@ -49,7 +48,7 @@ export function creationGroupId(params: ThreadCreation, path = ''): string {
  * subscribes the given group members. Returns the thread and whether this call created it.
  */
 export async function insertThread(
-  db: Db,
+  db: Queryable,
   applicationId: string,
   threadId: string,
   params: ThreadCreation,

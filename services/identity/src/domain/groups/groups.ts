@@ -1,7 +1,6 @@
 /** Group use cases, shared by /v1/groups and /v1/organizations. */
-import { ApiError, pageCursors, type CursorOf, type identityRoutes, type RouteBody } from '@collab/shared';
+import { ApiError, pageCursors, type CursorOf, type identityRoutes, type RouteBody, type Queryable } from '@collab/shared';
 import type { GroupRow } from '../../entities/index.js';
-import type { Db } from '../../repositories/db.js';
 import { recordDeletion } from '../cascade/deletion-cascade.js';
 import { groupsRepository } from '../../repositories/groups.repository.js';
 import type { IdentityContext } from '../context.js';
@@ -18,14 +17,14 @@ export type GroupInput = RouteBody<typeof identityRoutes.upsertGroup>;
  * until the transaction ends; any unknown id fails with `401 user_not_found`. Call it before
  * writing any membership (see `groupsRepository.lockUsers`).
  */
-async function lockMembers(db: Db, applicationId: string, externalIds: readonly string[]): Promise<string[]> {
+async function lockMembers(db: Queryable, applicationId: string, externalIds: readonly string[]): Promise<string[]> {
   const known = await groupsRepository.lockUsers(db, applicationId, externalIds);
   const unknown = [...new Set(externalIds.filter((id) => !known.has(id)))];
   if (unknown.length > 0) throw usersNotFound(unknown);
   return externalIds.map((id) => known.get(id)!);
 }
 
-async function requireGroup(db: Db, applicationId: string, groupId: string, notFound: GroupNotFound, forUpdate = false) {
+async function requireGroup(db: Queryable, applicationId: string, groupId: string, notFound: GroupNotFound, forUpdate = false) {
   const group = await groupsRepository.find(db, applicationId, groupId, forUpdate);
   if (!group) throw notFound(groupId);
   return group;

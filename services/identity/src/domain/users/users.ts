@@ -1,8 +1,7 @@
 /** User use cases. */
-import { ApiError, pageCursors, type CursorOf, type FlatJson, type identityRoutes, type RouteBody } from '@collab/shared';
+import { ApiError, pageCursors, type CursorOf, type FlatJson, type identityRoutes, type RouteBody, type Queryable } from '@collab/shared';
 import { groupsRepository } from '../../repositories/groups.repository.js';
 import { usersRepository, type UserFields } from '../../repositories/users.repository.js';
-import type { Db } from '../../repositories/db.js';
 import { recordDeletion } from '../cascade/deletion-cascade.js';
 import type { IdentityContext } from '../context.js';
 import { forgetPresence } from '../presence/presence.js';
@@ -34,7 +33,7 @@ export function userFieldsFrom(input: UserInput): UserFields {
   return fields as UserFields;
 }
 
-async function groupIdsOrFail(db: Db, applicationId: string, groupIds: readonly string[]): Promise<string[]> {
+async function groupIdsOrFail(db: Queryable, applicationId: string, groupIds: readonly string[]): Promise<string[]> {
   const known = await groupsRepository.internalIds(db, applicationId, groupIds);
   const unknown = groupIds.find((id) => !known.has(id));
   if (unknown !== undefined) throw new ApiError('group_not_found', `Group ${unknown} not found.`, { status: 401 });
@@ -60,7 +59,7 @@ export async function upsertUser(
   const fields = userFieldsFrom(input);
 
   // The earlier generation creates a user only with an email; without one it only updates.
-  const write = async (db: Db) => {
+  const write = async (db: Queryable) => {
     const written = await usersRepository.upsert(db, applicationId, userId, fields, { create: !options.earlierGeneration || Boolean(fields.email) });
     if (!written) throw new ApiError('missing_field', 'Missing required field: email.');
     return written;
