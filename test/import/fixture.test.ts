@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { replayExpectedReads } from '../support/fixture-reads.js';
 import { FIXTURE_DUMP, systemWithImporter, type Importer } from '../support/imports.js';
 import type { TestSystem } from '../support/system.js';
-import type { ImportView } from '../../services/identity/src/domain/imports/imports.js';
+import type { ImportView } from '../../services/identity/src/domain/import/imports.js';
 
 let system: TestSystem;
 let importer: Importer;

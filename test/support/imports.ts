@@ -4,8 +4,8 @@ import { createReadStream } from 'node:fs';
 import { createProducer } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import { createIdentityDataSource } from '../../services/identity/src/data-source.js';
-import { blobsInDirectory } from '../../services/identity/src/domain/imports/dump-store.js';
-import { findImport, startImport, type ImportView } from '../../services/identity/src/domain/imports/imports.js';
+import { blobsInDirectory } from '../../services/identity/src/domain/import/dump-store.js';
+import { findImport, startImport, type ImportView } from '../../services/identity/src/domain/import/imports.js';
 import { waitForBackgroundWork } from './queues.js';
 import { systemForFile, type FileSystemOptions, type TestSystem } from './system.js';
 

@@ -2,8 +2,8 @@
 import { createServiceApp, routesOf, type ServiceAppWiring } from '@collab/shared';
 import type { BatchContext } from './domain/batch/batch.js';
 import type { IdentityContext } from './domain/context.js';
-import type { ExportContext } from './domain/imports/export-dump.js';
-import type { ImportsContext } from './domain/imports/imports.js';
+import type { ExportContext } from './domain/import/export-dump.js';
+import type { ImportsContext } from './domain/import/imports.js';
 import { applicationHandlers } from './http/routes/applications.routes.js';
 import { authHandlers } from './http/routes/auth.routes.js';
 import { batchHandlers } from './http/routes/batch.routes.js';

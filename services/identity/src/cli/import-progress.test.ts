@@ -1,6 +1,6 @@
 /** What `npm run import` prints: the terminal's bar and the plain lines carry counts and rate. */
 import { describe, expect, it } from 'vitest';
-import type { ImportView } from '../domain/imports/imports.js';
+import type { ImportView } from '../domain/import/imports.js';
 import { progressLine, summary } from './import-progress.js';
 
 const view = (fraction: number): ImportView => ({

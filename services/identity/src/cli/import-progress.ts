@@ -1,5 +1,5 @@
 /** How `npm run import` shows an import: a progress bar on a terminal, plain lines otherwise, and the final summary. */
-import type { ImportView } from '../domain/imports/imports.js';
+import type { ImportView } from '../domain/import/imports.js';
 
 const number = (value: number) => value.toLocaleString('en-US');
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;

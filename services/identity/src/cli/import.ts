@@ -15,8 +15,8 @@ import { access, stat } from 'node:fs/promises';
 import { checkDumpComplete, createProducer, IncompleteDumpError, linesOf, readDump, runMain } from '@collab/shared';
 import { loadIdentityCliConfig } from '../config.js';
 import { createIdentityDataSource } from '../data-source.js';
-import { blobsInDirectory } from '../domain/imports/dump-store.js';
-import { findImport, startImport } from '../domain/imports/imports.js';
+import { blobsInDirectory } from '../domain/import/dump-store.js';
+import { findImport, startImport } from '../domain/import/imports.js';
 import { progressLine, summary } from './import-progress.js';
 
 const USAGE = 'usage: npm run import -- <dump.sql> [--overwrite] [--files DIR]';

@@ -19,7 +19,7 @@ import {
 } from '@collab/shared';
 import { UnrecoverableError } from 'bullmq';
 import type { DataSource } from 'typeorm';
-import { ImportRun, type ImportDeps } from '../domain/imports/run-import.js';
+import { ImportRun, type ImportDeps } from '../domain/import/run-import.js';
 import { importsRepository } from '../repositories/imports.repository.js';
 
 /** Failures that another attempt cannot fix: the dump's content, or a service refusing a row. */

@@ -8,8 +8,8 @@ import type { Readable } from 'node:stream';
 import { ApiError, customerOf, dumpText, IncompleteDumpError, identityRoutes as routes, routeParams, routeQuery, type HandlerMap } from '@collab/shared';
 import busboy from 'busboy';
 import type { Request } from 'express';
-import { exportDump, type ExportContext } from '../../domain/imports/export-dump.js';
-import * as imports from '../../domain/imports/imports.js';
+import { exportDump, type ExportContext } from '../../domain/import/export-dump.js';
+import * as imports from '../../domain/import/imports.js';
 
 /** The dump's bytes: the body itself, or its multipart part named `dump`. */
 function dumpOf(req: Request): Promise<Readable> {
