@@ -11,7 +11,7 @@ import { createLogger, type Logger } from './logger.js';
 import { pruneExpiredIdempotencyKeys } from './idempotency/store.js';
 import { processMetrics, serveMetrics } from './metrics.js';
 // Types only: the outbox's code (pg) comes with the processor the service builds.
-import type { OutboxProcessor } from './outbox/outbox.js';
+import type { OutboxProcessor } from './outbox/relay.js';
 import { createProducer, startWorker, type JobHandlers, type PendingJob, type QueueName } from './queues/index.js';
 import { checkRedisEviction, createRedis, logRedisErrors, queuePrefix } from './redis.js';
 

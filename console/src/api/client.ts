@@ -3,7 +3,10 @@
  * generated at build time): a route or field the API drops breaks the console's build.
  */
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { paths } from './schema';
+import type { components, paths } from './schema';
+
+/** An application as the API answers it. */
+export type Application = components['schemas']['Application'];
 
 let csrfToken = '';
 export const setCsrfToken = (token: string) => {

@@ -1,6 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { customerApi, errorMessage } from '../api/client';
-import type { components } from '../api/schema';
+import { customerApi, errorMessage, type Application } from '../api/client';
 import { GroupsTab } from './GroupsTab';
 import { SettingsTab } from './SettingsTab';
 import { ThreadsTab } from './ThreadsTab';
@@ -8,7 +7,6 @@ import { TokenTab } from './TokenTab';
 import { UsersTab } from './UsersTab';
 import { WebhooksTab } from './WebhooksTab';
 
-export type Application = components['schemas']['Application'];
 
 const TABS = [
   ['settings', 'Settings'],

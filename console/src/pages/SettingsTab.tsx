@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { consoleCall, customerApi, errorMessage } from '../api/client';
-import type { Application } from './ApplicationPage';
+import type { Application } from '../api/client';
 import { SecretNotice } from './SecretNotice';
 
 const EVENT_TYPES = ['thread-message-added', 'notification-created', 'url-verification'] as const;

@@ -7,7 +7,26 @@
  */
 import pg from 'pg';
 import type { Logger } from '../logger.js';
-import type { OutboxProcessor } from './outbox.js';
+
+/** Runs the entries of one outbox: what the request path and the relay use. */
+export interface OutboxProcessor {
+  readonly schema: string;
+  /**
+   * Runs the entry now, unless it has already run: takes its row lock (waiting while the relay
+   * runs it), runs its handler and deletes it. When the handler fails, schedules its retry and
+   * throws the handler's error.
+   */
+  processNow(id: string): Promise<void>;
+  /**
+   * Runs every due entry, oldest first, while `proceed` allows (a stopping relay ends after the entry
+   * in progress); returns the milliseconds until the next one is due (null: none left).
+   */
+  drain(proceed?: () => boolean): Promise<number | null>;
+  /** Entries waiting, the age of the oldest, and entries kept as failed, for the metrics. */
+  backlog(): Promise<{ entries: number; oldestAgeSeconds: number; failed: number }>;
+  /** Starts a relay that drains this outbox whenever an entry is recorded or falls due. */
+  startRelay(options: OutboxRelayOptions): OutboxRelay;
+}
 
 export interface OutboxRelayOptions {
   /** Drains at least this often, besides when woken. */

@@ -4,9 +4,11 @@
  * but stored nowhere (null, answered as null). A request key that is neither a column nor listed
  * does not compile.
  */
-import { userFields } from '@collab/shared';
+import { userFields, type identityRoutes, type RouteBody } from '@collab/shared';
 import { USER_FIELDS, type UserFields } from '../../repositories/users.repository.js';
-import type { UserInput } from './users.js';
+
+/** PUT /v1/users/<ID> body after validation: both generations' keys. */
+export type UserInput = RouteBody<typeof identityRoutes.upsertUser>;
 
 export type UserKey = keyof typeof userFields;
 type Column = keyof UserFields;

@@ -1,15 +1,14 @@
 /** User use cases. */
-import { ApiError, pageCursors, type CursorOf, type FlatJson, type identityRoutes, type RouteBody, type Queryable } from '@collab/shared';
+import { ApiError, pageCursors, type CursorOf, type FlatJson, type Queryable } from '@collab/shared';
 import { groupsRepository } from '../../repositories/groups.repository.js';
 import { usersRepository, type UserFields } from '../../repositories/users.repository.js';
 import { recordDeletion } from '../cascade/deletion-cascade.js';
 import type { IdentityContext } from '../context.js';
 import { forgetPresence } from '../presence/presence.js';
-import { COLUMN_KEYS } from './user-keys.js';
+import { COLUMN_KEYS, type UserInput } from './user-keys.js';
 import { legacyUser, userDetails, userListItem } from './user-views.js';
 
-/** PUT /v1/users/<ID> body after validation: both generations' keys. */
-export type UserInput = RouteBody<typeof identityRoutes.upsertUser>;
+export type { UserInput } from './user-keys.js';
 
 /** Keys only the earlier generation uses; their presence makes a PUT earlier-generation. */
 export const EARLIER_GENERATION_KEYS = ['short_name', 'profile_picture_url', 'first_name', 'last_name'] as const;
