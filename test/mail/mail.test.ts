@@ -223,10 +223,17 @@ describe("the mail's button", () => {
     });
   });
 
-  it('answers a page saying so for a link that names nothing', async () => {
-    const response = await fetch(`${system.url}/redirect/nothing-here`, { redirect: 'manual' });
-    expect(response.status).toBe(200);
-    expect(await response.text()).toContain('This link is not valid.');
+  it('answers a page saying so for a link that names nothing, whatever text it carries', async () => {
+    for (const linkId of ['nothing-here', '%00', `${'A'.repeat(31)}%00`, 'x'.repeat(5000)]) {
+      const response = await fetch(`${system.url}/redirect/${linkId}`, { redirect: 'manual' });
+      expect(response.status, linkId).toBe(200);
+      expect(await response.text()).toContain('This link is not valid.');
+    }
+    for (const token of ['%00', `${'A'.repeat(31)}%00`]) {
+      const page = await fetch(`${system.url}/email/unsubscribe_thread?token=${token}`);
+      expect(page.status, token).toBe(200);
+      expect(await page.text()).toContain('This link is not valid.');
+    }
   });
 });
 

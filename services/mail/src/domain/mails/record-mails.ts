@@ -3,10 +3,11 @@
  * notification, recorded when the notification is relayed and queued to be sent after the delay.
  * The gates are read when it is sent, so a read, an edit or a deletion meanwhile counts.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { chunks, type MailCandidate } from '@collab/shared';
 import { mailsRepository, type NewMail } from '../../repositories/mails.repository.js';
 import type { MailServiceContext } from '../context.js';
+import { newLinkToken } from './link-tokens.js';
 
 /** Records the mails not recorded yet and queues them; answers how many were new. */
 export async function recordMails(ctx: MailServiceContext, applicationId: string, candidates: readonly MailCandidate[]): Promise<number> {
@@ -14,7 +15,7 @@ export async function recordMails(ctx: MailServiceContext, applicationId: string
   const rows: NewMail[] = candidates.map(({ requestId: _requestId, ...candidate }) => ({
     ...candidate,
     id: randomUUID(),
-    linkToken: randomBytes(24).toString('base64url'),
+    linkToken: newLinkToken(),
     sendAfter,
   }));
   const inserted = await mailsRepository.insert(ctx.db, applicationId, rows);

@@ -6,16 +6,16 @@
  */
 import { messageView, threadView, type Infer } from '@collab/shared';
 import { SignJWT } from 'jose';
-import { mailsRepository } from '../../repositories/mails.repository.js';
 import type { MailServiceContext } from '../context.js';
 import { safeHttpUrl } from './content-html.js';
+import { mailOfLink } from './link-tokens.js';
 
 type Message = Infer<typeof messageView>;
 type Thread = Infer<typeof threadView>;
 
 /** Where the link leads now, or null when it names nothing (no such mail, message or thread gone, no URL). */
 export async function redirectTarget(ctx: MailServiceContext, token: string, requestId: string): Promise<string | null> {
-  const mail = await mailsRepository.findByLinkToken(ctx.db, token);
+  const mail = await mailOfLink(ctx, token);
   if (!mail) return null;
   const { applicationId } = mail;
   const views = await ctx.conversation.views(applicationId, { messageRefs: [mail.messageRef], threadRefs: [mail.threadRef], linkBase: mail.linkBase }, requestId);

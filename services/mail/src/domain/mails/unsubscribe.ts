@@ -5,16 +5,17 @@
  */
 import { mailsRepository } from '../../repositories/mails.repository.js';
 import type { MailServiceContext } from '../context.js';
+import { mailOfLink } from './link-tokens.js';
 import { escapeHtml } from './content-html.js';
 
 /** Whether the token names a mail (the page offers the button only then). */
 export async function isUnsubscribeToken(ctx: MailServiceContext, token: string | undefined): Promise<boolean> {
-  return token !== undefined && (await mailsRepository.findByLinkToken(ctx.db, token)) !== null;
+  return (await mailOfLink(ctx, token)) !== null;
 }
 
 /** Unsubscribes the mail's recipient from its thread; false when the token names no mail. Doing it again changes nothing. */
 export async function unsubscribe(ctx: MailServiceContext, token: string | undefined, requestId: string): Promise<boolean> {
-  const mail = token === undefined ? null : await mailsRepository.findByLinkToken(ctx.db, token);
+  const mail = await mailOfLink(ctx, token);
   if (!mail) return false;
   await mailsRepository.optOut(ctx.db, mail.applicationId, mail.threadRef, mail.recipientId);
   await ctx.unsubscribeInApp(mail.applicationId, mail.threadRef, mail.recipientId, requestId);
