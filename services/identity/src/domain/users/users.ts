@@ -2,7 +2,7 @@
 import { ApiError, pageCursors, type CursorOf, type FlatJson, type Queryable } from '@collab/shared';
 import { groupsRepository } from '../../repositories/groups.repository.js';
 import { usersRepository, type UserFields } from '../../repositories/users.repository.js';
-import { recordDeletion } from '../cascade/deletion-cascade.js';
+import { recordDeletion } from '../events/outbox.js';
 import type { IdentityContext } from '../context.js';
 import { forgetPresence } from '../presence/presence.js';
 import { COLUMN_KEYS, type UserInput } from './user-keys.js';
