@@ -1,7 +1,7 @@
 /** All SQL about threads. Every method takes the application id first. */
 import { rows, type Queryable } from '@collab/shared';
 import type { ThreadRef, ThreadRow } from '../entities/index.js';
-import { threadsTable } from './tables.js';
+import { messagesTable, threadsTable } from './tables.js';
 
 export type NewThread = Pick<ThreadRow, 'groupId' | 'name' | 'url' | 'location' | 'metadata' | 'extraClassnames'>;
 export type ThreadFields = Partial<
@@ -174,7 +174,7 @@ export const threadsRepository = {
          WHERE m.deleted_at IS NULL AND m.purging_at IS NULL AND m.internal_id <> f.internal_id
          ORDER BY m.thread_id, m.type, m.author_id, m.created_at, m.internal_id
        )
-       SELECT m.thread_id AS "threadRef",
+       SELECT ${messagesTable.pick('threadRef')},
          count(*) FILTER (WHERE m.deleted_at IS NULL AND m.type = 'user_message')::int AS "userMessages",
          count(*) FILTER (WHERE m.deleted_at IS NULL AND m.type = 'action_message')::int AS "actionMessages",
          count(*) FILTER (WHERE m.deleted_at IS NOT NULL)::int AS "deletedMessages",
@@ -196,7 +196,7 @@ export const threadsRepository = {
     const mentions = await rows<{ threadRef: ThreadRef; userIds: string[] }>(
       db,
       `SELECT "threadRef", array_agg(user_id ORDER BY created_at, internal_id) AS "userIds" FROM (
-         SELECT DISTINCT ON (m.thread_id, mm.user_id) m.thread_id AS "threadRef", mm.user_id, m.created_at, m.internal_id
+         SELECT DISTINCT ON (m.thread_id, mm.user_id) ${messagesTable.pick('threadRef')}, mm.user_id, m.created_at, m.internal_id
          FROM conversation.message_mentions mm JOIN conversation.messages m ON m.internal_id = mm.message_id
          WHERE m.thread_id = ANY($1::bigint[]) AND m.purging_at IS NULL
          ORDER BY m.thread_id, mm.user_id, m.created_at, m.internal_id
