@@ -40,25 +40,17 @@ export const CONVERSATION = {
   /** participantsRepository.subscribe: the new thread's creator. */
   subscribe: participantsStatements.subscribe,
   /**
-   * messagesRepository.insertWithActivity of a user message as the create builds it: the statement
-   * and its parameters. It also answers the thread's subscribers and whether it had messages.
+   * messagesRepository.insertWithActivity of a user message as the create builds it from a body of
+   * only an author and content (the other columns take their defaults): the statement and its
+   * parameters. It also answers the thread's subscribers and whether it had messages.
    */
   insertMessage: (applicationId: string, thread: string, authorId: string, content: unknown[]): [string, unknown[]] =>
     messagesStatements.insertWithActivity(applicationId, {
       externalId: `cord:${randomUUID()}`,
       threadRef: thread as NewMessage['threadRef'],
       authorId,
-      type: 'user_message',
       content,
-      url: null,
-      iconUrl: null,
-      translationKey: null,
-      extraClassnames: null,
-      metadata: {},
-      skipLinkPreviews: false,
       createdAt: new Date(),
-      updatedAt: null,
-      deletedAt: null,
     }),
   /** participantsRepository.markSeen: the author has seen the thread and is subscribed. */
   markSeen: participantsStatements.markSeen,
