@@ -245,6 +245,22 @@ describe('inside an application', () => {
     await screenshot(page, 'thread');
   });
 
+  it('finds users by ID, name or e-mail', async () => {
+    await page.goto(`/console/#/apps/${app.id}/users`);
+    await page.getByText('4 users').waitFor();
+    const find = page.getByRole('form', { name: 'Find users' });
+    await find.getByLabel('ID, name or e-mail').fill('CAR');
+    await find.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('1 users').waitFor();
+    expect(await page.getByRole('row').allTextContents()).toEqual([expect.stringMatching(/^ID/), expect.stringMatching(/^carlCarl/)]);
+    await find.getByLabel('ID, name or e-mail').fill('nobody');
+    await find.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('No users.').waitFor();
+    await find.getByLabel('ID, name or e-mail').fill('');
+    await find.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('4 users').waitFor();
+  });
+
   it('lists users in pages and opens one with their groups, and marks them deleted', async () => {
     await page.getByRole('link', { name: 'Users' }).click();
     await page.getByRole('link', { name: 'ann' }).click();

@@ -7,20 +7,20 @@ import { ErrorLine, jsonField, useAnswer, when } from './common';
 
 const PAGE = 50;
 
-/** Users: pages of 50, filtered by metadata, or one user by ID with their groups, preferences, presence and notifications. */
+/** Users: pages of 50, found by ID, name, e-mail and metadata, or one user by ID with their groups, preferences, presence and notifications. */
 export function UsersTab({ applicationId, userId }: { applicationId: string; userId?: string }) {
   if (userId) return <UserView applicationId={applicationId} userId={userId} />;
   return <UserList applicationId={applicationId} />;
 }
 
 function UserList({ applicationId }: { applicationId: string }) {
-  const [filter, setFilter] = useState<string | undefined>();
+  const [query, setQuery] = useState<{ search?: string; filter?: string }>({});
   const [formError, setFormError] = useState('');
   const cursor = useCursor();
   const api = appApi(applicationId);
   const load = useCallback(
-    () => api.GET('/v1/users', { params: { query: { limit: PAGE, filter, token: cursor.token } } }),
-    [api, filter, cursor.token],
+    () => api.GET('/v1/users', { params: { query: { limit: PAGE, ...query, token: cursor.token } } }),
+    [api, query, cursor.token],
   );
   const { data, error } = useAnswer(load);
   const users = data && !Array.isArray(data) ? data : null;
@@ -28,16 +28,12 @@ function UserList({ applicationId }: { applicationId: string }) {
   const search = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const id = String(form.get('userId')).trim();
-    if (id) {
-      window.location.hash = `#/apps/${applicationId}/users/${encodeURIComponent(id)}`;
-      return;
-    }
     try {
       const metadata = jsonField('Metadata', String(form.get('metadata')));
+      const search = String(form.get('search')).trim();
       setFormError('');
       cursor.first();
-      setFilter(metadata ? JSON.stringify({ metadata }) : undefined);
+      setQuery({ ...(search ? { search } : {}), ...(metadata ? { filter: JSON.stringify({ metadata }) } : {}) });
     } catch (failure) {
       setFormError((failure as Error).message);
     }
@@ -47,7 +43,7 @@ function UserList({ applicationId }: { applicationId: string }) {
     <>
       <form onSubmit={search} aria-label="Find users">
         <div className="grid">
-          <Field label="User ID" name="userId" placeholder="Open one user" />
+          <Field label="ID, name or e-mail" name="search" type="search" placeholder="Contains…" />
           <Field label="Metadata" name="metadata" placeholder='{"team": "support"}' />
         </div>
         <button type="submit">Search</button>
