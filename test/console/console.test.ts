@@ -331,7 +331,7 @@ describe('inside an application', () => {
     expect(exported).toContain('Data app');
   });
 
-  it('registers a webhook, sees a delivery fail, fixes the receiver, replays it and sees it succeed', async () => {
+  it('registers a webhook, sees a delivery fail and why, fixes the receiver, replays it and sees the attempt succeed', async () => {
     await page.goto(`/console/#/apps/${app.id}/webhooks`);
     await page.getByLabel('Webhook URL').fill(receiver.url);
     await page.getByRole('button', { name: 'Register webhook' }).click();
@@ -350,14 +350,17 @@ describe('inside an application', () => {
     await failedRow.getByRole('link').click();
     expect(await page.getByTestId('delivery-status').textContent()).toBe('failed');
     receiver.status = 200;
+    const attempts = page.getByRole('table').filter({ has: page.getByRole('columnheader', { name: 'Attempt' }) });
+    await attempts.getByRole('row', { name: /^1 failed 410 HTTP 410/ }).waitFor();
     await page.getByRole('button', { name: 'Replay' }).click();
     await page.getByRole('status').getByText('Replay queued.').waitFor();
     await expect
       .poll(async () => {
         await page.getByRole('button', { name: 'Refresh' }).click();
-        return page.getByTestId('delivery-status').textContent();
+        return [await page.getByTestId('delivery-status').textContent(), await attempts.getByRole('row', { name: /^2 succeeded 200 / }).count()];
       }, { timeout: 20_000 })
-      .toBe('succeeded');
+      .toEqual(['succeeded', 1]);
+    expect(await attempts.getByRole('row').count()).toBe(3);
     await expectAccessible(page, 'delivery');
     await screenshot(page, 'delivery');
     await page.getByRole('button', { name: 'Sign out' }).click();

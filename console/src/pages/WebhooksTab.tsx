@@ -141,17 +141,29 @@ const deliveryColumns = (applicationId: string): Column<components['schemas']['D
   { header: 'Last answer', cell: (delivery) => delivery.lastStatusCode ?? delivery.lastError ?? '—' },
 ];
 
+const ATTEMPT_COLUMNS: Column<components['schemas']['DeliveryAttempt']>[] = [
+  { header: 'Attempt', cell: (attempt) => attempt.attempt },
+  { header: 'Status', cell: (attempt) => attempt.status },
+  { header: 'Answer', cell: (attempt) => attempt.statusCode ?? '—' },
+  { header: 'Error', cell: (attempt) => attempt.error && <span className="error">{attempt.error}</span> },
+  { header: 'Started', cell: (attempt) => when(attempt.startedTimestamp) },
+  { header: 'Took', cell: (attempt) => `${attempt.durationMs} ms` },
+];
+
 function DeliveryView({ applicationId, deliveryId }: { applicationId: string; deliveryId: string }) {
   const api = appApi(applicationId);
-  const delivery = useAnswer(useCallback(() => api.GET('/v1/webhooks/deliveries/{deliveryID}', { params: { path: { deliveryID: deliveryId } } }), [api, deliveryId]));
+  const path = { params: { path: { deliveryID: deliveryId } } };
+  const delivery = useAnswer(useCallback(() => api.GET('/v1/webhooks/deliveries/{deliveryID}', path), [api, deliveryId]));
+  const attempts = useAnswer(useCallback(() => api.GET('/v1/webhooks/deliveries/{deliveryID}/attempts', path), [api, deliveryId]));
+  const refresh = () => Promise.all([delivery.reload(), attempts.reload()]);
   const [error, setError] = useState('');
   const [notice, setNotice] = useState('');
   const replay = async () => {
-    const { error: failure } = await api.POST('/v1/webhooks/deliveries/{deliveryID}/retry', { params: { path: { deliveryID: deliveryId } } });
+    const { error: failure } = await api.POST('/v1/webhooks/deliveries/{deliveryID}/retry', path);
     if (failure) setError(errorMessage(failure));
     else {
       setNotice('Replay queued.');
-      await delivery.reload();
+      await refresh();
     }
   };
   const details = delivery.data;
@@ -187,10 +199,13 @@ function DeliveryView({ applicationId, deliveryId }: { applicationId: string; de
             <button type="button" onClick={replay}>
               Replay
             </button>
-            <button type="button" className="secondary outline" onClick={() => void delivery.reload()}>
+            <button type="button" className="secondary outline" onClick={() => void refresh()}>
               Refresh
             </button>
           </div>
+          <h3>Attempts</h3>
+          <ErrorLine error={attempts.error} />
+          <DataTable columns={ATTEMPT_COLUMNS} rows={attempts.data?.attempts} rowKey={(attempt) => String(attempt.attempt)} empty="Not tried yet." />
           {details.body && (
             <details>
               <summary>Body</summary>
