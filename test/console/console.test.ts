@@ -14,7 +14,7 @@ import { previewsDrained } from '../previews/drained.js';
 import { html, PageServer } from '../previews/page-server.js';
 import { createApplication, type TestApplication } from '../support/client.js';
 import { FIXTURE_DUMP } from '../support/imports.js';
-import { seedTeam } from '../support/seed.js';
+import { seedTeam, seedThread } from '../support/seed.js';
 import { systemForFile, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 import { expectAccessible, launchBrowser, newContext, screenshot } from './browser.js';
@@ -243,6 +243,17 @@ describe('inside an application', () => {
     expect(await page.getByText('to be removed').count()).toBe(0);
     await expectAccessible(page, 'thread');
     await screenshot(page, 'thread');
+  });
+
+  it('shows a long thread 50 messages at a time', async () => {
+    await seedThread(app, 'long', 'long-thread', 60);
+    await page.goto(`/console/#/apps/${app.id}/threads/long-thread`);
+    await page.getByRole('heading', { name: 'long-thread' }).waitFor();
+    await expect.poll(() => page.getByRole('article').count()).toBe(50);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await expect.poll(() => page.getByRole('article').count()).toBe(10);
+    await page.getByRole('button', { name: 'First page' }).click();
+    await expect.poll(() => page.getByRole('article').count()).toBe(50);
   });
 
   it('finds users by ID, name or e-mail', async () => {

@@ -68,20 +68,26 @@ export function DataTable<T>({
           </table>
         </div>
       )}
-      {cursor && (cursor.token || nextToken) && (
-        <div className="row">
-          {cursor.token && (
-            <button type="button" className="secondary outline" onClick={cursor.first}>
-              First page
-            </button>
-          )}
-          {nextToken && (
-            <button type="button" className="secondary outline" onClick={() => cursor.next(nextToken)}>
-              Next page
-            </button>
-          )}
-        </div>
-      )}
+      {cursor && <Pager cursor={cursor} nextToken={nextToken} />}
     </>
+  );
+}
+
+/** "First page" once past it, "Next page" while there is one. */
+export function Pager({ cursor, nextToken }: { cursor: Cursor; nextToken: string | null | undefined }) {
+  if (!cursor.token && !nextToken) return null;
+  return (
+    <div className="row">
+      {cursor.token && (
+        <button type="button" className="secondary outline" onClick={cursor.first}>
+          First page
+        </button>
+      )}
+      {nextToken && (
+        <button type="button" className="secondary outline" onClick={() => cursor.next(nextToken)}>
+          Next page
+        </button>
+      )}
+    </div>
   );
 }

@@ -1,7 +1,7 @@
 import { Fragment, useCallback, useState, type FormEvent, type ReactNode } from 'react';
 import { appApi } from '../api/client';
 import type { components } from '../api/schema';
-import { DataTable, useCursor, type Column } from '../components/DataTable';
+import { DataTable, Pager, useCursor, type Column } from '../components/DataTable';
 import { Field, SelectField } from '../components/Field';
 import { ErrorLine, jsonField, useAnswer, when } from './common';
 
@@ -88,7 +88,14 @@ function ThreadView({ applicationId, threadId }: { applicationId: string; thread
   const api = appApi(applicationId);
   const path = { params: { path: { threadID: threadId } } };
   const thread = useAnswer(useCallback(() => api.GET('/v1/threads/{threadID}', path), [api, threadId]));
-  const messages = useAnswer(useCallback(() => api.GET('/v1/threads/{threadID}/messages', path), [api, threadId]));
+  // Pages of 50, oldest first: a thread may hold more messages than a page should render.
+  const cursor = useCursor();
+  const messages = useAnswer(
+    useCallback(
+      () => api.GET('/v1/messages', { params: { query: { limit: 50, token: cursor.token, filter: JSON.stringify({ threadID: threadId }) } } }),
+      [api, threadId, cursor.token],
+    ),
+  );
   return (
     <>
       <p>
@@ -103,7 +110,8 @@ function ThreadView({ applicationId, threadId }: { applicationId: string; thread
           </p>
         </hgroup>
       )}
-      {messages.data?.map((message) => <MessageView key={message.id} message={message} />)}
+      {messages.data?.messages.map((message) => <MessageView key={message.id} message={message} />)}
+      <Pager cursor={cursor} nextToken={messages.data?.pagination.token} />
     </>
   );
 }
