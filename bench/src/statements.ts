@@ -21,9 +21,9 @@ export const IDENTITY = {
   findUserWithGroupIds: usersStatements.findWithGroupIds,
   /** usersRepository.upsert of name and email, outside a transaction (PUT user without group changes): $3 name, $4 email. */
   upsertNameAndEmail: usersStatements.upsert(usersTable.write({ name: '', email: '' }, ['$1', '$2'])),
-  /** usersRepository.listPage: $2 the cursor, $3 the metadata filter, $4 the limit (one more than asked). */
+  /** usersRepository.listPage: $2 the cursor, $3 the metadata filter, $4 the limit (one more than asked), $5 the search. */
   listUsers: usersStatements.listPage,
-  /** usersRepository.count, beside the page ($2 the metadata filter). */
+  /** usersRepository.count, beside the page ($2 the metadata filter, $3 the search). */
   countUsers: usersStatements.count,
   /** lookupRepository.lookup: what conversation asks identity about the author and the group, in one statement. */
   lookup: lookupStatements.lookup,

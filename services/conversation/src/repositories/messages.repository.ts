@@ -13,6 +13,7 @@ export interface MessageListFilter {
   location?: { value: Record<string, unknown>; partialMatch: boolean };
   authorId?: string;
   groupId?: string;
+  threadId?: string;
 }
 
 export interface MessageCursor {
@@ -30,6 +31,7 @@ function listConditions(filter: MessageListFilter): { where: string; params: unk
   if (filter.metadata) add((p) => `m.metadata @> ${p}::jsonb`, JSON.stringify(filter.metadata));
   if (filter.authorId !== undefined) add((p) => `m.author_id = ${p}`, filter.authorId);
   if (filter.groupId !== undefined) add((p) => `t.group_id = ${p}`, filter.groupId);
+  if (filter.threadId !== undefined) add((p) => `t.external_id = ${p}`, filter.threadId);
   if (filter.location)
     add((p) => (filter.location!.partialMatch ? `t.location @> ${p}::jsonb` : `t.location = ${p}::jsonb`), JSON.stringify(filter.location.value));
   return { where: conditions.join(' AND '), params };
