@@ -5,24 +5,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { DataSource } from 'typeorm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrateServiceSchema } from '@collab/shared/storage';
-import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
-import { createIdentityDataSource } from '../../services/identity/src/data-source.js';
-import { createNotificationDataSource } from '../../services/notification/src/data-source.js';
-import { migrateAll } from '../support/system.js';
+import { migrateAll, SERVICE_DATA_SOURCES } from '../support/system.js';
 
 const databaseName = `collab_test_drift_${randomBytes(4).toString('hex')}`;
 const url = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 url.pathname = `/${databaseName}`;
 const databaseUrl = url.toString();
 
-const services: [string, (url: string, pool: number) => DataSource][] = [
-  ['identity', createIdentityDataSource],
-  ['conversation', createConversationDataSource],
-  ['notification', createNotificationDataSource],
-];
+const services = Object.entries(SERVICE_DATA_SOURCES);
 
 afterAll(async () => {
   const admin = new pg.Client({ connectionString: databaseUrl.replace(`/${databaseName}`, '/postgres') });

@@ -20,6 +20,7 @@ import {
 import { ensureDatabase, migrateServiceSchema } from '@collab/shared/storage';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
+import type { DataSource } from 'typeorm';
 import { deleteRedisPrefix, dropDatabase } from '@collab/shared/devkit';
 import { loadConversationWorkerConfig } from '../../services/conversation/src/config.js';
 import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
@@ -113,16 +114,18 @@ function close(server: Server): Promise<void> {
  * Creates this system's database and applies every service's migrations, as `npm start` does:
  * each service in its own database when `env` names one (IDENTITY_DATABASE_URL, …).
  */
+/** Every service that owns a schema, with its data source: keyed by the services that have a database, so none is left out. */
+export const SERVICE_DATA_SOURCES: Record<DatabaseService, (url: string, poolSize?: number) => DataSource> = {
+  identity: createIdentityDataSource,
+  conversation: createConversationDataSource,
+  notification: createNotificationDataSource,
+  webhooks: createWebhooksDataSource,
+  mail: createMailDataSource,
+};
+
 export async function migrateAll(databaseUrl: string, env: Record<string, string | undefined> = {}): Promise<void> {
   await ensureDatabase(databaseUrl);
-  const schemas = [
-    ['identity', createIdentityDataSource],
-    ['conversation', createConversationDataSource],
-    ['notification', createNotificationDataSource],
-    ['webhooks', createWebhooksDataSource],
-    ['mail', createMailDataSource],
-  ] as const;
-  for (const [schema, create] of schemas) {
+  for (const [schema, create] of Object.entries(SERVICE_DATA_SOURCES) as [DatabaseService, (url: string, poolSize?: number) => DataSource][]) {
     const url = env[SERVICE_DATABASE_VARS[schema]] || databaseUrl;
     if (url !== databaseUrl) await ensureDatabase(url);
     const db = create(url, 2);
