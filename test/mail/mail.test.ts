@@ -279,6 +279,21 @@ describe('the unsubscribe link', () => {
   });
 });
 
+describe('replies by mail, when INBOUND_EMAIL_* are unset', () => {
+  it('are not offered: no Reply-To, and POST /email/inbound answers 404', async () => {
+    const { app, bob } = await freshApp();
+    const { threadId } = await newThread(app);
+    await postMessage(app, threadId, { authorID: 'ann', content: mentioning('Any reply?', 'bob') });
+    const [mail] = await smtp.waitFor(bob);
+    expect(mail.parsed.replyTo).toBeUndefined();
+    const form = new FormData();
+    form.append('to', `chat-${'A'.repeat(32)}@mail.example.test`);
+    const response = await fetch(`${system.url}/email/inbound`, { method: 'POST', body: form, headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } });
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as { error: string }).error).toBe('not_found');
+  });
+});
+
 describe('deletion', () => {
   const mailRows = async (applicationId: string) =>
     (await system.sql.query(`SELECT count(*)::int AS n FROM mail.mails WHERE application_id = $1`, [applicationId])).rows[0].n as number;

@@ -72,6 +72,17 @@ function viewOf(mail: MailRow, message: Message, thread: Thread, context: MailCo
   };
 }
 
+/**
+ * The address replies to the mail go to when replies by mail are on: the sender's local part (cut
+ * so that the whole stays within the 64 characters of a local part) and the mail's link token.
+ */
+function replyToOf(ctx: MailServiceContext, from: ReturnType<typeof fromOf>, mail: Pick<MailRow, 'linkToken'>) {
+  const address = typeof from === 'string' ? (/<([^>]+)>/.exec(from)?.[1] ?? from) : from.address;
+  const local = address.split('@')[0].replace(/[^A-Za-z0-9._+]/g, '').slice(0, 31) || 'reply';
+  const name = typeof from === 'string' ? (/^\s*"?([^"<]*?)"?\s*</.exec(from)?.[1] ?? '') : from.name;
+  return { name, address: `${local}-${mail.linkToken}@${ctx.settings.emailDomain}` };
+}
+
 /** Puts a taken mail back for the job's retry (or gives up on the last attempt), then fails the run. */
 async function release(ctx: MailServiceContext, mail: MailRow, finalAttempt: boolean, error: unknown): Promise<never> {
   await mailsRepository.settle(ctx.db, mail.applicationId, mail.id, finalAttempt ? 'failed' : 'pending', finalAttempt ? String((error as Error)?.message ?? error).slice(0, 500) : null);
@@ -123,9 +134,11 @@ async function prepare(ctx: MailServiceContext, mail: MailRow, requestId: string
   const threadMessageId = `<thread-${mail.threadRef}@${domain}>`;
   // The first mail of a thread to a recipient is the one later mails of it reply to, so mail clients group them.
   const first = !(await mailsRepository.sentBefore(ctx.db, applicationId, mail.threadRef, mail.recipientId, mail.id));
+  const from = fromOf(ctx, context!);
   return {
     outgoing: {
-      from: fromOf(ctx, context!),
+      from,
+      ...(ctx.settings.inboundEmail ? { replyTo: replyToOf(ctx, from, mail) } : {}),
       to: { name: headerText(recipient.name ?? ''), address: recipient.email! },
       subject: subjectOf(view),
       text: textOf(view),
