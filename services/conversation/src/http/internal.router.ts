@@ -8,7 +8,7 @@ import express, { type Request, type Router } from 'express';
 import type { ConversationContext } from '../domain/context.js';
 import { exportHandlers } from '../domain/import/export.js';
 import { importHandlers } from '../domain/import/import.js';
-import { messageStates, notificationViews, postReply, unsubscribeFromThread } from '../domain/notification-targets/notification-targets.js';
+import { messageExcerpt, messageStates, notificationViews, postReply, unsubscribeFromThread } from '../domain/notification-targets/notification-targets.js';
 import { linkBaseOf } from './view-options.js';
 
 function applicationHeader(req: Request): string {
@@ -35,6 +35,11 @@ export function internalRouter(
     const request = conversationInternal.views.request.parse(req.body);
     const linkBase = linkBaseOf(ctx, request.linkBase);
     res.json(await notificationViews(ctx, applicationHeader(req), { ...request, linkBase }, req.ctx.requestId));
+  });
+
+  router.post(internalPath(conversationInternal.excerpt.path), json, async (req, res) => {
+    const { messageRef } = conversationInternal.excerpt.request.parse(req.body);
+    res.json(await messageExcerpt(ctx, applicationHeader(req), messageRef));
   });
 
   router.post(internalPath(conversationInternal.unsubscribe.path), json, async (req, res) => {

@@ -3,7 +3,7 @@
  * whether they are still there, and their REST objects. Named by internal reference, which a PUT
  * never changes.
  */
-import type { ConversationViews, MessageStates } from '@collab/shared';
+import type { ConversationViews, MessageExcerpt, MessageStates } from '@collab/shared';
 import { messagesRepository } from '../../repositories/messages.repository.js';
 import { participantsRepository } from '../../repositories/participants.repository.js';
 import { reactionsRepository } from '../../repositories/reactions.repository.js';
@@ -72,6 +72,12 @@ export async function unsubscribeFromThread(ctx: ConversationContext, applicatio
   if (!thread) return false;
   await participantsRepository.unsubscribe(ctx.db, thread.internalId, [userId]);
   return true;
+}
+
+/** What a mail shows before a message: see conversationInternal.excerpt. */
+export async function messageExcerpt(ctx: ConversationContext, applicationId: string, messageRef: string): Promise<MessageExcerpt> {
+  const [ref] = validRefs([messageRef]);
+  return (ref && (await messagesRepository.excerpt(ctx.db, applicationId, ref))) || { earlierCount: 0, first: null, previous: null };
 }
 
 /**
