@@ -129,6 +129,8 @@ describe('a reply by mail', () => {
     }
     expectError(await postInbound({ from: bob, text: 'Hi' }), 400, 'missing_field', /to/);
     expectError(await postInbound({ to: replyTo, from: bob }), 400, 'missing_field', /text/);
+    const crowded = Object.fromEntries(Array.from({ length: 101 }, (_, index) => [`x${index}`, 'y']));
+    expectError(await postInbound({ ...fields, ...crowded }), 413, 'payload_too_large');
     const json = await fetch(`${system.url}/email/inbound`, { method: 'POST', body: JSON.stringify(fields), headers: { authorization: basic(PARSER), 'content-type': 'application/json' } });
     expectError({ status: json.status, headers: json.headers, body: await json.json() }, 400, 'invalid_request');
     expect(await messagesOf(app, threadId)).toEqual(before);

@@ -37,7 +37,7 @@ export function readForm(req: Request): Promise<{ fields: Record<string, string>
     parser.on('partsLimit', refuse);
     parser.on('error', () => reject(new ApiError('invalid_request', 'The form body is malformed.')));
     parser.on('close', () => {
-      if (tooLarge !== null) reject(new ApiError('invalid_field', `${tooLarge} is too large: at most ${LIMITS.fields} fields of ${LIMITS.fieldSize} bytes each.`));
+      if (tooLarge !== null) reject(new ApiError('payload_too_large', `${tooLarge} is too large: at most ${LIMITS.fields} fields of ${LIMITS.fieldSize} bytes each.`));
       else resolve({ fields, files });
     });
     req.pipe(parser);
