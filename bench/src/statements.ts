@@ -21,9 +21,9 @@ export const IDENTITY = {
   findUserWithGroupIds: usersStatements.findWithGroupIds,
   /** usersRepository.upsert of name and email, outside a transaction (PUT user without group changes): $3 name, $4 email. */
   upsertNameAndEmail: usersStatements.upsert(usersTable.write({ name: '', email: '' }, ['$1', '$2'])),
-  /** usersRepository.listPage: $2 the cursor, $3 the metadata filter, $4 the limit (one more than asked). */
+  /** usersRepository.listPage: $2 the cursor, $3 the metadata filter, $4 the limit (one more than asked), $5 the search. */
   listUsers: usersStatements.listPage,
-  /** usersRepository.count, beside the page ($2 the metadata filter). */
+  /** usersRepository.count, beside the page ($2 the metadata filter, $3 the search). */
   countUsers: usersStatements.count,
   /** lookupRepository.lookup: what conversation asks identity about the author and the group, in one statement. */
   lookup: lookupStatements.lookup,
@@ -40,25 +40,17 @@ export const CONVERSATION = {
   /** participantsRepository.subscribe: the new thread's creator. */
   subscribe: participantsStatements.subscribe,
   /**
-   * messagesRepository.insertWithActivity of a user message as the create builds it: the statement
-   * and its parameters. It also answers the thread's subscribers and whether it had messages.
+   * messagesRepository.insertWithActivity of a user message as the create builds it from a body of
+   * only an author and content (the other columns take their defaults): the statement and its
+   * parameters. It also answers the thread's subscribers and whether it had messages.
    */
   insertMessage: (applicationId: string, thread: string, authorId: string, content: unknown[]): [string, unknown[]] =>
     messagesStatements.insertWithActivity(applicationId, {
       externalId: `cord:${randomUUID()}`,
       threadRef: thread as NewMessage['threadRef'],
       authorId,
-      type: 'user_message',
       content,
-      url: null,
-      iconUrl: null,
-      translationKey: null,
-      extraClassnames: null,
-      metadata: {},
-      skipLinkPreviews: false,
       createdAt: new Date(),
-      updatedAt: null,
-      deletedAt: null,
     }),
   /** participantsRepository.markSeen: the author has seen the thread and is subscribed. */
   markSeen: participantsStatements.markSeen,

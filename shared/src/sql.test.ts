@@ -67,6 +67,10 @@ describe('a table from its entity', () => {
     expect(things.select).toBe('t.id, t.short_name AS "shortName", t.metadata, t.tags');
   });
 
+  it('picks only the fields named, in that order', () => {
+    expect(things.pick('tags', 'shortName')).toBe('t.tags, t.short_name AS "shortName"');
+  });
+
   it('writes the fields given, after the parameters already there, as typed placeholders', () => {
     const params: unknown[] = ['first'];
     const written = things.write({ shortName: null, metadata: { a: 'b' }, id: undefined, tags: ['x'] }, params);
@@ -76,6 +80,10 @@ describe('a table from its entity', () => {
       set: 'short_name = $2::text, metadata = $3::jsonb, tags = $4::text[]',
     });
     expect(params).toEqual(['first', null, '{"a":"b"}', ['x']]);
+  });
+
+  it("writes in the column map's order, whatever the order the fields are given in", () => {
+    expect(things.write({ tags: [], shortName: 'a' }, []).columns).toEqual(['short_name', 'tags']);
   });
 
   it('refuses a field outside the column map instead of writing it as a column name', () => {

@@ -9,6 +9,14 @@ export interface Queryable {
 }
 
 /**
+ * The rows a statement answers, as the caller's row type: the one place where TypeORM's untyped
+ * answer becomes a row, so that a read names what it reads instead of passing `any` on.
+ */
+export function rows<Row>(db: Queryable, sql: string, parameters?: unknown[]): Promise<Row[]> {
+  return db.query(sql, parameters);
+}
+
+/**
  * `items` in slices of at most `size`, in order: multi-row statements are cut so that their bind
  * parameters stay under PostgreSQL's 65,535 per statement.
  */
@@ -116,21 +124,27 @@ export function columnValue(type: string, value: unknown): unknown {
  */
 export function sqlTable<Row>(name: string, alias: string, columns: ColumnMap<Row>) {
   const fields = Object.keys(columns) as (keyof Row & string)[];
+  const selectOf = (field: keyof Row & string) => `${alias}.${columns[field].column}${columns[field].column === field ? '' : ` AS "${field}"`}`;
   return {
     name,
     alias,
     columns,
-    select: fields.map((field) => `${alias}.${columns[field].column}${columns[field].column === field ? '' : ` AS "${field}"`}`).join(', '),
+    select: fields.map(selectOf).join(', '),
+    /** The select list of only these fields, for a read that needs no more. */
+    pick: (...picked: (keyof Row & string)[]) => picked.map(selectOf).join(', '),
     /**
      * The fields given (keys whose value is undefined are not given; keys outside the map are
-     * refused), their values appended to `params`: `set` is `column = $n::type, …`.
+     * refused), in the map's order whatever the order given, so that one set of fields is always
+     * one statement text; their values appended to `params`: `set` is `column = $n::type, …`.
      */
     write(given: Partial<Row>, params: unknown[]): { columns: string[]; placeholders: string[]; set: string } {
+      const unknown = Object.entries(given).find(([field, value]) => value !== undefined && !Object.hasOwn(columns, field));
+      if (unknown) throw new Error(`${name} has no column for the field ${unknown[0]}`);
       const written = { columns: [] as string[], placeholders: [] as string[] };
-      for (const [field, value] of Object.entries(given)) {
+      for (const field of fields) {
+        const value = given[field];
         if (value === undefined) continue;
-        if (!Object.hasOwn(columns, field)) throw new Error(`${name} has no column for the field ${field}`);
-        const column = columns[field as keyof Row & string];
+        const column = columns[field];
         params.push(columnValue(column.type, value));
         written.columns.push(column.column);
         written.placeholders.push(`$${params.length}::${column.type}`);

@@ -14,7 +14,7 @@ import { previewsDrained } from '../previews/drained.js';
 import { html, PageServer } from '../previews/page-server.js';
 import { createApplication, type TestApplication } from '../support/client.js';
 import { FIXTURE_DUMP } from '../support/imports.js';
-import { seedTeam } from '../support/seed.js';
+import { seedTeam, seedThread } from '../support/seed.js';
 import { systemForFile, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 import { expectAccessible, launchBrowser, newContext, screenshot } from './browser.js';
@@ -245,6 +245,33 @@ describe('inside an application', () => {
     await screenshot(page, 'thread');
   });
 
+  it('shows a long thread 50 messages at a time', async () => {
+    await seedThread(app, 'long', 'long-thread', 60);
+    await page.goto(`/console/#/apps/${app.id}/threads/long-thread`);
+    await page.getByRole('heading', { name: 'long-thread' }).waitFor();
+    await expect.poll(() => page.getByRole('article').count()).toBe(50);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await expect.poll(() => page.getByRole('article').count()).toBe(10);
+    await page.getByRole('button', { name: 'First page' }).click();
+    await expect.poll(() => page.getByRole('article').count()).toBe(50);
+  });
+
+  it('finds users by ID, name or e-mail', async () => {
+    await page.goto(`/console/#/apps/${app.id}/users`);
+    await page.getByText('4 users').waitFor();
+    const find = page.getByRole('form', { name: 'Find users' });
+    await find.getByLabel('ID, name or e-mail').fill('CAR');
+    await find.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('1 users').waitFor();
+    expect(await page.getByRole('row').allTextContents()).toEqual([expect.stringMatching(/^ID/), expect.stringMatching(/^carlCarl/)]);
+    await find.getByLabel('ID, name or e-mail').fill('nobody');
+    await find.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('No users.').waitFor();
+    await find.getByLabel('ID, name or e-mail').fill('');
+    await find.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('4 users').waitFor();
+  });
+
   it('lists users in pages and opens one with their groups, and marks them deleted', async () => {
     await page.getByRole('link', { name: 'Users' }).click();
     await page.getByRole('link', { name: 'ann' }).click();
@@ -315,7 +342,7 @@ describe('inside an application', () => {
     expect(exported).toContain('Data app');
   });
 
-  it('registers a webhook, sees a delivery fail, fixes the receiver, replays it and sees it succeed', async () => {
+  it('registers a webhook, sees a delivery fail and why, fixes the receiver, replays it and sees the attempt succeed', async () => {
     await page.goto(`/console/#/apps/${app.id}/webhooks`);
     await page.getByLabel('Webhook URL').fill(receiver.url);
     await page.getByRole('button', { name: 'Register webhook' }).click();
@@ -334,14 +361,17 @@ describe('inside an application', () => {
     await failedRow.getByRole('link').click();
     expect(await page.getByTestId('delivery-status').textContent()).toBe('failed');
     receiver.status = 200;
+    const attempts = page.getByRole('table').filter({ has: page.getByRole('columnheader', { name: 'Attempt' }) });
+    await attempts.getByRole('row', { name: /^1 failed 410 HTTP 410/ }).waitFor();
     await page.getByRole('button', { name: 'Replay' }).click();
     await page.getByRole('status').getByText('Replay queued.').waitFor();
     await expect
       .poll(async () => {
         await page.getByRole('button', { name: 'Refresh' }).click();
-        return page.getByTestId('delivery-status').textContent();
+        return [await page.getByTestId('delivery-status').textContent(), await attempts.getByRole('row', { name: /^2 succeeded 200 / }).count()];
       }, { timeout: 20_000 })
-      .toBe('succeeded');
+      .toEqual(['succeeded', 1]);
+    expect(await attempts.getByRole('row').count()).toBe(3);
     await expectAccessible(page, 'delivery');
     await screenshot(page, 'delivery');
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -281,6 +281,19 @@ describe('GET /v1/messages', () => {
       expectError(await list(client, { filter: { groupID: 'no-such-group' } }), 401, 'group_not_found');
     });
 
+    it('filters by thread, in pages of the thread; an unknown thread lists nothing', async () => {
+      const client = await freshApplication();
+      await createThread(client, 'thread');
+      await createThread(client, 'other');
+      const inThread = await createMessages(client, 'thread', 5, 'in');
+      await createMessage(client, 'other', { id: 'elsewhere' });
+      const pages = await allPages(client, 2, { threadID: 'thread' });
+      expect(pages.map((page) => page.pagination.total)).toEqual([5, 5, 5]);
+      expect(pages.flatMap(ids)).toEqual(inThread);
+      expect((await list(client, { filter: { threadID: 'no-such-thread' } })).body).toEqual({ messages: [], pagination: { token: null, total: 0 } });
+      expectError(await list(client, { filter: { threadID: 5 } }), 400, 'invalid_field', '"threadID" is not valid.');
+    });
+
     it('combines filters with AND, also in the total', async () => {
       const client = await freshApplication();
       await createThread(client, 'thread', 'team', { page: 'p' });

@@ -408,3 +408,57 @@ describe('GET /v1/users: filter', () => {
     expectError(response, 400, 'invalid_field', /metadata/);
   });
 });
+
+describe('GET /v1/users: search (extension)', () => {
+  const people = {
+    'ann-1': { name: 'Ann Lee', email: 'ann@example.com' },
+    'bob-2': { name: 'Bob Stone', email: 'bob@other.org' },
+    'cy-3': { name: 'Cy', email: 'CY@EXAMPLE.COM', metadata: { team: 'red' } },
+    'dee_4': { name: '50% off', email: null },
+  };
+
+  it('finds users whose ID, name or e-mail contains the text, case-insensitive', async () => {
+    const { client } = await freshApplication();
+    await putUsers(client, people);
+    expect(ids(await list(client, { search: 'EXAMPLE.com' }))).toEqual(['ann-1', 'cy-3']);
+    expect(ids(await list(client, { search: 'stone' }))).toEqual(['bob-2']);
+    expect(ids(await list(client, { search: 'n-1' }))).toEqual(['ann-1']);
+    const found = await list(client, { search: 'ann' });
+    expect(found.body).toEqual({ users: [expect.objectContaining({ id: 'ann-1', name: 'Ann Lee' })], pagination: { token: null, total: 1 } });
+  });
+
+  it('takes % and _ as themselves, not as patterns', async () => {
+    const { client } = await freshApplication();
+    await putUsers(client, people);
+    expect(ids(await list(client, { search: '%' }))).toEqual(['dee_4']);
+    expect(ids(await list(client, { search: '_' }))).toEqual(['dee_4']);
+    expect(ids(await list(client, { search: '\\' }))).toEqual([]);
+  });
+
+  it('applies the metadata filter too, counts only what matches and pages within the search', async () => {
+    const { client } = await freshApplication();
+    await putUsers(client, people);
+    expect(ids(await list(client, { search: 'example', filter: JSON.stringify({ metadata: { team: 'red' } }) }))).toEqual(['cy-3']);
+    const application = await freshApplication();
+    await insertUsers(application.id, 30, 'match-');
+    await insertUsers(application.id, 30, 'other-');
+    const pages = await allPages(application.client, { search: 'MATCH', limit: '7' });
+    expect(pages.map((page) => page.body.pagination.total)).toEqual(Array(5).fill(30));
+    expect(pages.flatMap(ids)).toEqual(Array.from({ length: 30 }, (_, i) => `match-${String(i + 1).padStart(5, '0')}`));
+  });
+
+  it('answers as without it when the search is absent or blank', async () => {
+    const { client } = await freshApplication();
+    await putUsers(client, people);
+    const every = await list(client);
+    expect(ids(every)).toEqual(['ann-1', 'bob-2', 'cy-3', 'dee_4']);
+    expect((await list(client, { search: '  ' })).body).toEqual(every.body);
+    expect((await list(client, { search: '' })).body).toEqual(every.body);
+  });
+
+  it('answers 400 invalid_field for a search the database cannot compare', async () => {
+    const { client } = await freshApplication();
+    expectError(await list(client, { search: 'a\u0000' }), 400, 'invalid_field', /"search"/);
+    expectError(await client.get('/v1/users?search=a&search=b'), 400, 'invalid_field', /"search"/);
+  });
+});

@@ -25,7 +25,7 @@ import {
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { CredentialStore } from '@collab/shared';
-import { dependentServicesCascade } from '../../services/identity/src/domain/cascade/deletion-cascade.js';
+import { dependentServicesCascade } from '../../services/identity/src/domain/events/relay.js';
 import { request, type TestApplication } from '../support/client.js';
 import { systemWithApplication, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';

@@ -364,8 +364,10 @@ describe('the matrix covers the whole route table', () => {
     for (const route of readRoutes.filter((candidate) => candidate.auth === 'app')) {
       const { status, body } = baseline.view[label(route)] as { status: number; body: unknown };
       expect(status, label(route)).toBe(200);
-      // A batch job's status and a user's preferences (two booleans) name nothing of A's; everything else shows A's marked data.
+      // A batch job's status, a user's preferences (two booleans) and a delivery's attempts (statuses and times) name
+      // nothing of A's; everything else shows A's marked data.
       if (route.id === 'users.getPreferences') expect(body, label(route)).toEqual({ notification_channels: { sendViaEmail: false, sendViaSlack: false } });
+      else if (route.id === 'webhooks.deliveries.attempts') expect(body, label(route)).toMatchObject({ attempts: [{ attempt: 1 }] });
       else if (route.id !== 'batch.get') expect(JSON.stringify(body), label(route)).toContain(MARK);
     }
     expect(baseline.view.files).toEqual([`file of ${MARK}`]);

@@ -275,6 +275,46 @@ describe('the delivery log', () => {
     expect(requests[1].verified).toBe(true);
   });
 
+  it("lists a delivery's attempts newest first, with each answer or error and its timing", async () => {
+    const appA = await freshApp();
+    const { path } = await registerPathOnReceiver(appA);
+    let calls = 0;
+    receiver.answerWith((request) => (request.path === path && ++calls <= 2 ? { status: 503 } : { status: 200 }));
+    const { ids } = await recordEvents(appA, [{ type: 'notification-created', payload: {} }]);
+    const [logged] = await settled(appA, ids[0]);
+    const answer = await appA.client.get(`/v1/webhooks/deliveries/${logged.id}/attempts`);
+    expect(answer.status).toBe(200);
+    const attempts = answer.body.attempts as { attempt: number; startedTimestamp: string; durationMs: number }[];
+    expect(attempts).toMatchObject([
+      { attempt: 3, status: 'succeeded', statusCode: 200, error: null },
+      { attempt: 2, status: 'pending', statusCode: 503, error: expect.stringMatching(/^HTTP 503/) },
+      { attempt: 1, status: 'pending', statusCode: 503, error: expect.stringMatching(/^HTTP 503/) },
+    ]);
+    for (const attempt of attempts) expect(attempt.durationMs).toBeGreaterThanOrEqual(0);
+    const started = attempts.map((attempt) => Date.parse(attempt.startedTimestamp));
+    expect([...started].sort((a, b) => b - a)).toEqual(started);
+    expect(started[2]).toBeGreaterThanOrEqual(Date.parse(logged.createdTimestamp));
+    const latest = await appA.client.get(`/v1/webhooks/deliveries/${logged.id}/attempts?limit=1`);
+    expect(latest.body.attempts.map((attempt: { attempt: number }) => attempt.attempt)).toEqual([3]);
+  });
+
+  it('lists a replayed attempt after the first one, and refuses an unknown delivery', async () => {
+    const appA = await freshApp();
+    const { path } = await registerPathOnReceiver(appA);
+    receiver.answerWith((request) => (request.path === path ? { status: 410 } : { status: 200 }));
+    const { ids } = await recordEvents(appA, [{ type: 'notification-created', payload: {} }]);
+    const [logged] = await settled(appA, ids[0]);
+    receiver.answerWith({ status: 200 });
+    expect((await appA.client.post(`/v1/webhooks/deliveries/${logged.id}/retry`)).status).toBe(200);
+    await settled(appA, ids[0], ['succeeded']);
+    const { body } = await appA.client.get(`/v1/webhooks/deliveries/${logged.id}/attempts`);
+    expect(body.attempts).toMatchObject([
+      { attempt: 2, status: 'succeeded', statusCode: 200 },
+      { attempt: 1, status: 'failed', statusCode: 410 },
+    ]);
+    expectError(await appA.client.get(`/v1/webhooks/deliveries/${randomUUID()}/attempts`), 404, 'not_found');
+  });
+
   it('pages newest first and filters by status, type and url', async () => {
     const appA = await freshApp();
     const { url } = await registerPathOnReceiver(appA);
@@ -297,6 +337,7 @@ describe('the delivery log', () => {
     const [logged] = await settled(appA, ids[0]);
     expectError(await appB.client.get(`/v1/webhooks/deliveries/${logged.id}`), 404, 'not_found');
     expectError(await appB.client.post(`/v1/webhooks/deliveries/${logged.id}/retry`), 404, 'not_found');
+    expectError(await appB.client.get(`/v1/webhooks/deliveries/${logged.id}/attempts`), 404, 'not_found');
     const listedByB = await appB.client.get('/v1/webhooks/deliveries?limit=1000');
     expect(listedByB.body.deliveries.map((delivery: { id: string }) => delivery.id)).not.toContain(logged.id);
   });

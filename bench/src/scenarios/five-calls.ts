@@ -344,7 +344,7 @@ export const fiveCalls: Scenario = {
         owner: 'identity',
         load: { path: `/v1/users?limit=${USERS}` },
         // The page asks one row more than the limit, to know whether another page follows.
-        sql: async () => void (await Promise.all([query(IDENTITY.listUsers, [appId, null, null, USERS + 1]), query(IDENTITY.countUsers, [appId, null])])),
+        sql: async () => void (await Promise.all([query(IDENTITY.listUsers, [appId, null, null, USERS + 1, null]), query(IDENTITY.countUsers, [appId, null, null])])),
         bare: false,
         gatewayTarget: false,
         earlierGatewayTargets: false,
@@ -496,7 +496,7 @@ export const fiveCalls: Scenario = {
       'EXPLAIN (ANALYZE, BUFFERS) after the loads of section 1, on their data, with fresh statistics (writes rolled back).',
       '',
       ...(await explain(system.sql, 'GET user: the user with its groups', IDENTITY.findUserWithGroupIds, [appId, author])),
-      ...(await explain(system.sql, `list ${USERS} users: the page`, IDENTITY.listUsers, [appId, null, null, USERS + 1])),
+      ...(await explain(system.sql, `list ${USERS} users: the page`, IDENTITY.listUsers, [appId, null, null, USERS + 1, null])),
       ...(await explain(system.sql, 'thread read: messages of the thread', CONVERSATION.threadMessages, [appId, readInternal.internalId])),
       ...(await explain(system.sql, "thread read: the messages' details", CONVERSATION.viewDetails, [readIds, [readInternal.internalId]])),
       ...(await explain(system.sql, 'message create: seen-by (markSeen)', CONVERSATION.markSeen, [writeInternal.internalId, [author], true])),

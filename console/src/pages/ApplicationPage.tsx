@@ -1,12 +1,12 @@
 import { useCallback, useEffect, useState } from 'react';
 import { customerApi, errorMessage, type Application } from '../api/client';
+import { ErrorLine } from './common';
 import { GroupsTab } from './GroupsTab';
 import { SettingsTab } from './SettingsTab';
 import { ThreadsTab } from './ThreadsTab';
 import { TokenTab } from './TokenTab';
 import { UsersTab } from './UsersTab';
 import { WebhooksTab } from './WebhooksTab';
-
 
 const TABS = [
   ['settings', 'Settings'],
@@ -33,12 +33,7 @@ export function ApplicationPage({ applicationId, tab, rest }: { applicationId: s
     void load();
   }, [load]);
 
-  if (error)
-    return (
-      <p role="alert" className="error">
-        {error}
-      </p>
-    );
+  if (error) return <ErrorLine error={error} />;
   if (!application) return <p aria-busy="true">Loading…</p>;
   return (
     <>

@@ -1,9 +1,18 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { customerApi, errorMessage } from '../api/client';
 import type { components } from '../api/schema';
+import { DataTable, type Column } from '../components/DataTable';
+import { Field } from '../components/Field';
+import { ErrorLine, when } from './common';
 import { SecretNotice } from './SecretNotice';
 
 type Application = components['schemas']['Application'];
+
+const APPLICATION_COLUMNS: Column<Application>[] = [
+  { header: 'Name', cell: (application) => <a href={`#/apps/${application.id}`}>{application.name}</a> },
+  { header: 'ID', cell: (application) => application.id, className: 'secret' },
+  { header: 'Created', cell: (application) => when(application.createdTimestamp) },
+];
 
 /** The customer's applications, and a form to create one (its secret shown once). */
 export function ApplicationsPage() {
@@ -45,45 +54,12 @@ export function ApplicationsPage() {
           </p>
         </SecretNotice>
       )}
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorLine error={error} />
       <form onSubmit={create} aria-label="Create an application">
-        <fieldset role="group">
-          <input name="name" aria-label="New application name" placeholder="New application name" required />
-          <button type="submit">Create</button>
-        </fieldset>
+        <Field label="New application name" name="name" required />
+        <button type="submit">Create</button>
       </form>
-      {applications === null ? (
-        <p aria-busy="true">Loading…</p>
-      ) : applications.length === 0 ? (
-        <p>No applications yet.</p>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">ID</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {applications.map((application) => (
-                <tr key={application.id}>
-                  <td>
-                    <a href={`#/apps/${application.id}`}>{application.name}</a>
-                  </td>
-                  <td className="secret">{application.id}</td>
-                  <td>{new Date(application.createdTimestamp).toLocaleString()}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable columns={APPLICATION_COLUMNS} rows={applications} rowKey={(application) => application.id} empty="No applications yet." />
     </>
   );
 }

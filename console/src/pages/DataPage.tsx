@@ -1,8 +1,18 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { customerApi, errorMessage, getCsrfToken } from '../api/client';
 import type { components } from '../api/schema';
+import { DataTable, type Column } from '../components/DataTable';
+import { Field } from '../components/Field';
+import { ErrorLine } from './common';
 
 type Import = components['schemas']['Import'];
+type Count = { entity: string; imported: number; existing: number };
+
+const SUMMARY_COLUMNS: Column<Count>[] = [
+  { header: 'Entity', cell: (row) => row.entity },
+  { header: 'Imported', cell: (row) => row.imported },
+  { header: 'Already there', cell: (row) => row.existing },
+];
 
 /** Import a dump of the original service (upload, then the import's progress to its summary); export one. */
 export function DataPage() {
@@ -64,21 +74,11 @@ export function DataPage() {
       <h1>Import and export</h1>
       <h2>Import a dump of the original service</h2>
       <form onSubmit={upload} aria-label="Import a dump">
-        <label>
-          Dump file (the body of the original's GET /v1/customer/dbdump)
-          <input type="file" name="dump" required />
-        </label>
-        <label>
-          <input type="checkbox" name="overwrite" />
-          Overwrite what is already here
-        </label>
+        <Field label="Dump file (the body of the original's GET /v1/customer/dbdump)" name="dump" type="file" required />
+        <Field label="Overwrite what is already here" name="overwrite" type="checkbox" />
         <button type="submit">Import</button>
       </form>
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorLine error={error} />
       {uploaded !== null && !importId && (
         <label>
           Uploading
@@ -93,26 +93,14 @@ export function DataPage() {
           </label>
           {report.error && <p className="error">{report.error}</p>}
           {finished && (
-            <div className="table-wrap">
-              <table>
-                <caption>Summary</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Entity</th>
-                    <th scope="col">Imported</th>
-                    <th scope="col">Already there</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {Object.entries(report.counts).map(([entity, count]) => (
-                    <tr key={entity}>
-                      <td>{entity}</td>
-                      <td>{count.imported}</td>
-                      <td>{count.existing}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+            <>
+              <DataTable
+                caption="Summary"
+                columns={SUMMARY_COLUMNS}
+                rows={Object.entries(report.counts).map(([entity, count]) => ({ entity, ...count }))}
+                rowKey={(row) => row.entity}
+                empty="Nothing imported."
+              />
               {report.skipped.length > 0 && (
                 <ul aria-label="Skipped">
                   {report.skipped.map((skipped) => (
@@ -123,7 +111,7 @@ export function DataPage() {
                 </ul>
               )}
               {report.conflicts.length > 0 && <p>{report.conflicts.length} conflicts (see GET /v1/customer/imports/{report.importID}).</p>}
-            </div>
+            </>
           )}
         </section>
       )}

@@ -1,45 +1,40 @@
-import { useCallback, useState } from 'react';
+import { useCallback } from 'react';
 import { appApi } from '../api/client';
-import { ErrorLine, NextPage, useAnswer } from './common';
+import type { components } from '../api/schema';
+import { DataTable, useCursor, type Column } from '../components/DataTable';
+import { ErrorLine, useAnswer } from './common';
 
 /** Groups, and one group's members (pages of 50). */
 export function GroupsTab({ applicationId, groupId }: { applicationId: string; groupId?: string }) {
+  if (groupId) return <Members applicationId={applicationId} groupId={groupId} />;
+  return <GroupList applicationId={applicationId} />;
+}
+
+function GroupList({ applicationId }: { applicationId: string }) {
   const api = appApi(applicationId);
   const groups = useAnswer(useCallback(() => api.GET('/v1/groups'), [api]));
-  if (groupId) return <Members applicationId={applicationId} groupId={groupId} />;
-  if (groups.error) return <ErrorLine error={groups.error} />;
-  if (!groups.data) return <p aria-busy="true">Loading…</p>;
   return (
-    <div className="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">ID</th>
-            <th scope="col">Name</th>
-            <th scope="col">Status</th>
-          </tr>
-        </thead>
-        <tbody>
-          {groups.data.map((group) => (
-            <tr key={group.id}>
-              <td>
-                <a href={`#/apps/${applicationId}/groups/${encodeURIComponent(group.id)}`}>{group.id}</a>
-              </td>
-              <td>{group.name}</td>
-              <td>{group.status}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <>
+      <ErrorLine error={groups.error} />
+      <DataTable columns={groupColumns(applicationId)} rows={groups.data} rowKey={(group) => group.id} empty="No groups." />
+    </>
   );
 }
 
+const groupColumns = (applicationId: string): Column<components['schemas']['Group']>[] => [
+  { header: 'ID', cell: (group) => <a href={`#/apps/${applicationId}/groups/${encodeURIComponent(group.id)}`}>{group.id}</a> },
+  { header: 'Name', cell: (group) => group.name },
+  { header: 'Status', cell: (group) => group.status },
+];
+
 function Members({ applicationId, groupId }: { applicationId: string; groupId: string }) {
   const api = appApi(applicationId);
-  const [token, setToken] = useState<string | undefined>();
+  const cursor = useCursor();
   const members = useAnswer(
-    useCallback(() => api.GET('/v1/groups/{groupID}/members', { params: { path: { groupID: groupId }, query: { limit: 50, token } } }), [api, groupId, token]),
+    useCallback(
+      () => api.GET('/v1/groups/{groupID}/members', { params: { path: { groupID: groupId }, query: { limit: 50, token: cursor.token } } }),
+      [api, groupId, cursor.token],
+    ),
   );
   return (
     <>
@@ -48,14 +43,19 @@ function Members({ applicationId, groupId }: { applicationId: string; groupId: s
       </p>
       <h2>Members of {groupId}</h2>
       <ErrorLine error={members.error} />
-      <ul>
-        {members.data?.users.map((user) => (
-          <li key={user.id}>
-            <a href={`#/apps/${applicationId}/users/${encodeURIComponent(user.id)}`}>{user.name ?? user.id}</a>
-          </li>
-        ))}
-      </ul>
-      <NextPage token={members.data?.pagination.token} onNext={setToken} />
+      <DataTable
+        columns={memberColumns(applicationId)}
+        rows={members.data?.users}
+        rowKey={(user) => user.id}
+        empty="No members."
+        cursor={cursor}
+        nextToken={members.data?.pagination.token}
+      />
     </>
   );
 }
+
+const memberColumns = (applicationId: string): Column<components['schemas']['GroupMember']>[] => [
+  { header: 'ID', cell: (user) => <a href={`#/apps/${applicationId}/users/${encodeURIComponent(user.id)}`}>{user.id}</a> },
+  { header: 'Name', cell: (user) => user.name },
+];

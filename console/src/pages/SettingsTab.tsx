@@ -1,10 +1,13 @@
 import { useState, type FormEvent } from 'react';
 import { consoleCall, customerApi, errorMessage } from '../api/client';
 import type { Application } from '../api/client';
+import { CheckboxGroup, Field } from '../components/Field';
+import { ErrorLine } from './common';
 import { SecretNotice } from './SecretNotice';
 
 const EVENT_TYPES = ['thread-message-added', 'notification-created', 'url-verification'] as const;
 type EventType = (typeof EVENT_TYPES)[number];
+const EVENT_OPTIONS = EVENT_TYPES.map((type) => [type, type] as const);
 
 /** Rename, settings (webhook URL with its verification, subscriptions, e-mail, redirect), rotate, delete. */
 export function SettingsTab({ application, onChanged }: { application: Application; onChanged: () => Promise<void> }) {
@@ -59,48 +62,27 @@ export function SettingsTab({ application, onChanged }: { application: Applicati
 
   return (
     <>
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorLine error={error} />
       {notice && <p role="status">{notice}</p>}
       <form onSubmit={save} aria-label="Settings">
-        <label>
-          Name
-          <input name="name" defaultValue={application.name} required />
-        </label>
-        <label>
-          Event webhook URL
-          <input name="eventWebhookURL" type="url" defaultValue={application.eventWebhookURL ?? ''} aria-describedby="webhook-help" />
-          <small id="webhook-help">Verified when saved: it must answer a url-verification event.</small>
-        </label>
-        <fieldset>
-          <legend>Events sent to the webhook URL</legend>
-          {EVENT_TYPES.map((type) => (
-            <label key={type}>
-              <input
-                type="checkbox"
-                name={`sub-${type}`}
-                defaultChecked={(application.eventWebhookSubscriptions ?? ['thread-message-added', 'notification-created']).includes(type)}
-              />
-              {type}
-            </label>
-          ))}
-        </fieldset>
-        <label>
-          Redirect URI
-          <input name="redirectURI" defaultValue={application.redirectURI ?? ''} />
-        </label>
+        <Field label="Name" name="name" defaultValue={application.name} required />
+        <Field
+          label="Event webhook URL"
+          name="eventWebhookURL"
+          type="url"
+          defaultValue={application.eventWebhookURL ?? ''}
+          help="Verified when saved: it must answer a url-verification event."
+        />
+        <CheckboxGroup
+          legend="Events sent to the webhook URL"
+          options={EVENT_OPTIONS}
+          name={(type) => `sub-${type}`}
+          checked={(type) => (application.eventWebhookSubscriptions ?? ['thread-message-added', 'notification-created']).includes(type)}
+        />
+        <Field label="Redirect URI" name="redirectURI" defaultValue={application.redirectURI ?? ''} />
         <div className="grid">
-          <label>
-            E-mail sender name
-            <input name="emailName" defaultValue={email.name ?? ''} />
-          </label>
-          <label>
-            E-mail sender address
-            <input name="emailSender" type="email" defaultValue={email.sender ?? ''} />
-          </label>
+          <Field label="E-mail sender name" name="emailName" defaultValue={email.name ?? ''} />
+          <Field label="E-mail sender address" name="emailSender" type="email" defaultValue={email.sender ?? ''} />
         </div>
         <button type="submit">Save settings</button>
       </form>
@@ -122,10 +104,16 @@ export function SettingsTab({ application, onChanged }: { application: Applicati
 
       <h2>Delete</h2>
       <form onSubmit={remove} aria-label="Delete the application">
-        <label>
-          Type <strong>{application.name}</strong> to delete this application and everything it owns
-          <input name="confirmName" autoComplete="off" required />
-        </label>
+        <Field
+          label={
+            <>
+              Type <strong>{application.name}</strong> to delete this application and everything it owns
+            </>
+          }
+          name="confirmName"
+          autoComplete="off"
+          required
+        />
         <button type="submit" className="contrast">
           Delete application
         </button>

@@ -1,5 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { consoleCall, type SessionView } from '../api/client';
+import { Field } from '../components/Field';
+import { ErrorLine } from './common';
 
 /** Sign-in as a customer (ID and secret) or as the operator (ADMIN_USERNAME and ADMIN_PASSWORD). */
 export function SignInPage({ onSignedIn }: { onSignedIn: (session: SessionView) => void }) {
@@ -31,32 +33,16 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (session: SessionView) 
         <form onSubmit={submit}>
           {operator ? (
             <>
-              <label>
-                User name
-                <input name="username" autoComplete="username" required />
-              </label>
-              <label>
-                Password
-                <input name="password" type="password" autoComplete="current-password" required />
-              </label>
+              <Field label="User name" name="username" autoComplete="username" required />
+              <Field label="Password" name="password" type="password" autoComplete="current-password" required />
             </>
           ) : (
             <>
-              <label>
-                Customer ID
-                <input name="customerId" autoComplete="username" required />
-              </label>
-              <label>
-                Customer secret
-                <input name="secret" type="password" autoComplete="current-password" required />
-              </label>
+              <Field label="Customer ID" name="customerId" autoComplete="username" required />
+              <Field label="Customer secret" name="secret" type="password" autoComplete="current-password" required />
             </>
           )}
-          {error && (
-            <p role="alert" className="error">
-              {error}
-            </p>
-          )}
+          <ErrorLine error={error} />
           <button type="submit" aria-busy={busy}>
             Sign in
           </button>

@@ -1,7 +1,9 @@
 import { Fragment, useCallback, useState, type FormEvent, type ReactNode } from 'react';
 import { appApi } from '../api/client';
 import type { components } from '../api/schema';
-import { ErrorLine, jsonField, NextPage, useAnswer, when } from './common';
+import { DataTable, Pager, useCursor, type Column } from '../components/DataTable';
+import { Field, SelectField } from '../components/Field';
+import { ErrorLine, jsonField, useAnswer, when } from './common';
 
 type Message = components['schemas']['Message'];
 type Node = components['schemas']['MessageNode'];
@@ -14,20 +16,20 @@ export function ThreadsTab({ applicationId, threadId }: { applicationId: string;
 
 function ThreadList({ applicationId }: { applicationId: string }) {
   const api = appApi(applicationId);
-  const [query, setQuery] = useState<{ filter?: string; token?: string }>({});
+  const [filter, setFilter] = useState<string | undefined>();
   const [formError, setFormError] = useState('');
+  const cursor = useCursor();
   // The list is a bare array: the next page's token comes in the Link header, the total in X-Total-Count.
   const page = useAnswer(
     useCallback(async () => {
-      const { data, error, response } = await api.GET('/v1/threads', { params: { query: { limit: 50, ...query } } });
+      const { data, error, response } = await api.GET('/v1/threads', { params: { query: { limit: 50, filter, token: cursor.token } } });
       if (error !== undefined || !data) return { error };
       const link = /[?&]token=([^&>]+)/.exec(response.headers.get('link') ?? '');
       return { data: { threads: data, next: link ? decodeURIComponent(link[1]!) : null, total: Number(response.headers.get('x-total-count') ?? data.length) } };
-    }, [api, query]),
+    }, [api, filter, cursor.token]),
   );
-  const threads = { error: page.error, data: page.data?.threads ?? null };
 
-  const filter = (event: FormEvent<HTMLFormElement>) => {
+  const choose = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     try {
@@ -41,7 +43,8 @@ function ThreadList({ applicationId }: { applicationId: string }) {
       const metadata = jsonField('Metadata', String(form.get('metadata')));
       if (metadata) chosen.metadata = metadata;
       setFormError('');
-      setQuery(Object.keys(chosen).length ? { filter: JSON.stringify(chosen) } : {});
+      cursor.first();
+      setFilter(Object.keys(chosen).length ? JSON.stringify(chosen) : undefined);
     } catch (failure) {
       setFormError((failure as Error).message);
     }
@@ -49,77 +52,50 @@ function ThreadList({ applicationId }: { applicationId: string }) {
 
   return (
     <>
-      <form onSubmit={filter} aria-label="Filter threads">
+      <form onSubmit={choose} aria-label="Filter threads">
         <div className="grid">
-          <label>
-            Group ID
-            <input name="groupID" />
-          </label>
-          <label>
-            Resolved
-            <select name="resolved" defaultValue="any">
-              <option value="any">any</option>
-              <option value="resolved">resolved</option>
-              <option value="unresolved">unresolved</option>
-            </select>
-          </label>
+          <Field label="Group ID" name="groupID" />
+          <SelectField label="Resolved" name="resolved" options={['any', 'resolved', 'unresolved']} />
         </div>
         <div className="grid">
-          <label>
-            Location
-            <input name="location" placeholder='{"page": "docs"}' />
-          </label>
-          <label>
-            Metadata
-            <input name="metadata" placeholder='{"priority": "high"}' />
-          </label>
+          <Field label="Location" name="location" placeholder='{"page": "docs"}' />
+          <Field label="Metadata" name="metadata" placeholder='{"priority": "high"}' />
         </div>
         <button type="submit">Filter</button>
       </form>
-      <ErrorLine error={formError || threads.error} />
-      {!threads.data ? (
-        <p aria-busy="true">Loading…</p>
-      ) : threads.data.length === 0 ? (
-        <p>No threads.</p>
-      ) : (
-        <>
-        <p className="muted">{page.data?.total} threads</p>
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Thread</th>
-                <th scope="col">Group</th>
-                <th scope="col">Messages</th>
-                <th scope="col">Resolved</th>
-              </tr>
-            </thead>
-            <tbody>
-              {threads.data.map((thread) => (
-                <tr key={thread.id}>
-                  <td>
-                    <a href={`#/apps/${applicationId}/threads/${encodeURIComponent(thread.id)}`}>{thread.name || thread.id}</a>
-                  </td>
-                  <td>{thread.groupID}</td>
-                  <td>{thread.total}</td>
-                  <td>{thread.resolved ? 'yes' : 'no'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        </>
-      )}
-      <NextPage token={page.data?.next} onNext={(token) => setQuery({ ...query, token })} />
+      <ErrorLine error={formError || page.error} />
+      {page.data && <p className="muted">{page.data.total} threads</p>}
+      <DataTable
+        columns={threadColumns(applicationId)}
+        rows={page.data?.threads}
+        rowKey={(thread) => thread.id}
+        empty="No threads."
+        cursor={cursor}
+        nextToken={page.data?.next}
+      />
     </>
   );
 }
+
+const threadColumns = (applicationId: string): Column<components['schemas']['Thread']>[] => [
+  { header: 'Thread', cell: (thread) => <a href={`#/apps/${applicationId}/threads/${encodeURIComponent(thread.id)}`}>{thread.name || thread.id}</a> },
+  { header: 'Group', cell: (thread) => thread.groupID },
+  { header: 'Messages', cell: (thread) => thread.total },
+  { header: 'Resolved', cell: (thread) => (thread.resolved ? 'yes' : 'no') },
+];
 
 function ThreadView({ applicationId, threadId }: { applicationId: string; threadId: string }) {
   const api = appApi(applicationId);
   const path = { params: { path: { threadID: threadId } } };
   const thread = useAnswer(useCallback(() => api.GET('/v1/threads/{threadID}', path), [api, threadId]));
-  const messages = useAnswer(useCallback(() => api.GET('/v1/threads/{threadID}/messages', path), [api, threadId]));
+  // Pages of 50, oldest first: a thread may hold more messages than a page should render.
+  const cursor = useCursor();
+  const messages = useAnswer(
+    useCallback(
+      () => api.GET('/v1/messages', { params: { query: { limit: 50, token: cursor.token, filter: JSON.stringify({ threadID: threadId }) } } }),
+      [api, threadId, cursor.token],
+    ),
+  );
   return (
     <>
       <p>
@@ -134,7 +110,8 @@ function ThreadView({ applicationId, threadId }: { applicationId: string; thread
           </p>
         </hgroup>
       )}
-      {messages.data?.map((message) => <MessageView key={message.id} message={message} />)}
+      {messages.data?.messages.map((message) => <MessageView key={message.id} message={message} />)}
+      <Pager cursor={cursor} nextToken={messages.data?.pagination.token} />
     </>
   );
 }

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { consoleCall } from '../api/client';
+import { ErrorLine } from './common';
 
 /** Mints a short-lived server token of this application, to paste into curl. */
 export function TokenTab({ applicationId }: { applicationId: string }) {
@@ -19,11 +20,7 @@ export function TokenTab({ applicationId }: { applicationId: string }) {
   return (
     <>
       <p>A server token acts as this application on the API. It is signed with the application's secret on the server and works for 15 minutes.</p>
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorLine error={error} />
       <button type="button" onClick={mint}>
         Mint a server token
       </button>

@@ -1,22 +1,26 @@
 import { useCallback, useState, type FormEvent } from 'react';
 import { appApi, errorMessage } from '../api/client';
-import { ErrorLine, jsonField, NextPage, useAnswer, when } from './common';
+import type { components } from '../api/schema';
+import { DataTable, useCursor, type Column } from '../components/DataTable';
+import { CheckboxGroup, Field } from '../components/Field';
+import { ErrorLine, jsonField, useAnswer, when } from './common';
 
 const PAGE = 50;
 
-/** Users: pages of 50, filtered by metadata, or one user by ID with their groups, preferences, presence and notifications. */
+/** Users: pages of 50, found by ID, name, e-mail and metadata, or one user by ID with their groups, preferences, presence and notifications. */
 export function UsersTab({ applicationId, userId }: { applicationId: string; userId?: string }) {
   if (userId) return <UserView applicationId={applicationId} userId={userId} />;
   return <UserList applicationId={applicationId} />;
 }
 
 function UserList({ applicationId }: { applicationId: string }) {
-  const [query, setQuery] = useState<{ filter?: string; token?: string }>({});
+  const [query, setQuery] = useState<{ search?: string; filter?: string }>({});
   const [formError, setFormError] = useState('');
+  const cursor = useCursor();
   const api = appApi(applicationId);
   const load = useCallback(
-    () => api.GET('/v1/users', { params: { query: { limit: PAGE, ...query } } }),
-    [api, query],
+    () => api.GET('/v1/users', { params: { query: { limit: PAGE, ...query, token: cursor.token } } }),
+    [api, query, cursor.token],
   );
   const { data, error } = useAnswer(load);
   const users = data && !Array.isArray(data) ? data : null;
@@ -24,15 +28,12 @@ function UserList({ applicationId }: { applicationId: string }) {
   const search = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const id = String(form.get('userId')).trim();
-    if (id) {
-      window.location.hash = `#/apps/${applicationId}/users/${encodeURIComponent(id)}`;
-      return;
-    }
     try {
       const metadata = jsonField('Metadata', String(form.get('metadata')));
+      const search = String(form.get('search')).trim();
       setFormError('');
-      setQuery(metadata ? { filter: JSON.stringify({ metadata }) } : {});
+      cursor.first();
+      setQuery({ ...(search ? { search } : {}), ...(metadata ? { filter: JSON.stringify({ metadata }) } : {}) });
     } catch (failure) {
       setFormError((failure as Error).message);
     }
@@ -42,62 +43,43 @@ function UserList({ applicationId }: { applicationId: string }) {
     <>
       <form onSubmit={search} aria-label="Find users">
         <div className="grid">
-          <label>
-            User ID
-            <input name="userId" placeholder="Open one user" />
-          </label>
-          <label>
-            Metadata
-            <input name="metadata" placeholder='{"team": "support"}' />
-          </label>
+          <Field label="ID, name or e-mail" name="search" type="search" placeholder="Contains…" />
+          <Field label="Metadata" name="metadata" placeholder='{"team": "support"}' />
         </div>
         <button type="submit">Search</button>
       </form>
       <ErrorLine error={formError || error} />
-      {!users ? (
-        <p aria-busy="true">Loading…</p>
-      ) : (
-        <>
-          <p className="muted">{users.pagination.total} users</p>
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">ID</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">E-mail</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {users.users.map((user) => (
-                  <tr key={user.id}>
-                    <td>
-                      <a href={`#/apps/${applicationId}/users/${encodeURIComponent(user.id)}`}>{user.id}</a>
-                    </td>
-                    <td>{user.name}</td>
-                    <td>{user.email}</td>
-                    <td>{user.status}</td>
-                    <td>{when(user.createdTimestamp)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <NextPage token={users.pagination.token} onNext={(token) => setQuery({ ...query, token })} />
-        </>
-      )}
+      {users && <p className="muted">{users.pagination.total} users</p>}
+      <DataTable
+        columns={USER_COLUMNS(applicationId)}
+        rows={users?.users}
+        rowKey={(user) => user.id}
+        empty="No users."
+        cursor={cursor}
+        nextToken={users?.pagination.token}
+      />
     </>
   );
 }
+
+const USER_COLUMNS = (applicationId: string): Column<components['schemas']['User']>[] => [
+  { header: 'ID', cell: (user) => <a href={`#/apps/${applicationId}/users/${encodeURIComponent(user.id)}`}>{user.id}</a> },
+  { header: 'Name', cell: (user) => user.name },
+  { header: 'E-mail', cell: (user) => user.email },
+  { header: 'Status', cell: (user) => user.status },
+  { header: 'Created', cell: (user) => when(user.createdTimestamp) },
+];
 
 function UserView({ applicationId, userId }: { applicationId: string; userId: string }) {
   const api = appApi(applicationId);
   const path = { params: { path: { userID: userId } } };
   const user = useAnswer(useCallback(() => api.GET('/v1/users/{userID}', path), [api, userId]));
+  const cursor = useCursor();
   const notifications = useAnswer(
-    useCallback(() => api.GET('/v1/users/{userID}/notifications', { params: { path: { userID: userId }, query: { limit: 20 } } }), [api, userId]),
+    useCallback(
+      () => api.GET('/v1/users/{userID}/notifications', { params: { path: { userID: userId }, query: { limit: 20, token: cursor.token } } }),
+      [api, userId, cursor.token],
+    ),
   );
   const [error, setError] = useState('');
 
@@ -152,18 +134,22 @@ function UserView({ applicationId, userId }: { applicationId: string; userId: st
       <Presence applicationId={applicationId} userId={userId} />
       <h3>Notifications</h3>
       <ErrorLine error={notifications.error} />
-      {notifications.data && notifications.data.notifications.length === 0 && <p>None.</p>}
-      <ul>
-        {notifications.data?.notifications.map((notification) => (
-          <li key={notification.id}>
-            {notification.text}{' '}
-            <span className="muted">{when(notification.timestamp)}</span>
-          </li>
-        ))}
-      </ul>
+      <DataTable
+        columns={NOTIFICATION_COLUMNS}
+        rows={notifications.data?.notifications}
+        rowKey={(notification) => notification.id}
+        empty="None."
+        cursor={cursor}
+        nextToken={notifications.data?.pagination.token}
+      />
     </>
   );
 }
+
+const NOTIFICATION_COLUMNS: Column<components['schemas']['Notification']>[] = [
+  { header: 'Notification', cell: (notification) => notification.text },
+  { header: 'When', cell: (notification) => when(notification.timestamp) },
+];
 
 const CHANNELS = [
   ['sendViaEmail', 'By e-mail'],
@@ -201,15 +187,7 @@ function Preferences({ applicationId, userId }: { applicationId: string; userId:
       ) : (
         // Keyed by the stored values so that the boxes show them again after a save.
         <form key={JSON.stringify(channels)} onSubmit={save} aria-label="Notification preferences">
-          <fieldset>
-            <legend>Notify this user</legend>
-            {CHANNELS.map(([name, label]) => (
-              <label key={name}>
-                <input type="checkbox" role="switch" name={name} defaultChecked={channels[name]} />
-                {label}
-              </label>
-            ))}
-          </fieldset>
+          <CheckboxGroup legend="Notify this user" options={CHANNELS} name={(name) => name} checked={(name) => channels[name]} switches />
           <button type="submit">Save preferences</button>
           <p role="status" className="muted">
             {saved}
@@ -229,49 +207,29 @@ function Presence({ applicationId, userId }: { applicationId: string; userId: st
       [api, userId],
     ),
   );
-  const locations = presence.data?.ephemeral.locations ?? [];
   const durable = presence.data?.durable;
+  const rows: PresenceRow[] | null = presence.data && [
+    ...presence.data.ephemeral.locations.map((location) => ({ location, presence: 'here now', lastSeen: null })),
+    ...(durable ? [{ location: durable.location, presence: 'durable', lastSeen: durable.timestamp }] : []),
+  ];
   return (
     <section aria-labelledby="presence-heading">
       <h3 id="presence-heading">Presence</h3>
       <ErrorLine error={presence.error} />
-      {!presence.data ? (
-        !presence.error && <p aria-busy="true">Loading…</p>
-      ) : locations.length === 0 && !durable ? (
-        <p>Not present anywhere.</p>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Location</th>
-                <th scope="col">Presence</th>
-                <th scope="col">Last seen</th>
-              </tr>
-            </thead>
-            <tbody>
-              {locations.map((location) => (
-                <tr key={JSON.stringify(location)}>
-                  <td>
-                    <code>{JSON.stringify(location)}</code>
-                  </td>
-                  <td>here now</td>
-                  <td>—</td>
-                </tr>
-              ))}
-              {durable && (
-                <tr>
-                  <td>
-                    <code>{JSON.stringify(durable.location)}</code>
-                  </td>
-                  <td>durable</td>
-                  <td>{when(durable.timestamp)}</td>
-                </tr>
-              )}
-            </tbody>
-          </table>
-        </div>
+      {!presence.error && (
+        <DataTable columns={PRESENCE_COLUMNS} rows={rows} rowKey={(row) => `${row.presence} ${JSON.stringify(row.location)}`} empty="Not present anywhere." />
       )}
     </section>
   );
 }
+
+interface PresenceRow {
+  location: unknown;
+  presence: string;
+  lastSeen: string | null;
+}
+const PRESENCE_COLUMNS: Column<PresenceRow>[] = [
+  { header: 'Location', cell: (row) => <code>{JSON.stringify(row.location)}</code> },
+  { header: 'Presence', cell: (row) => row.presence },
+  { header: 'Last seen', cell: (row) => when(row.lastSeen) },
+];

@@ -1,8 +1,12 @@
 import { useCallback, useState, type FormEvent } from 'react';
 import { appApi, errorMessage } from '../api/client';
-import { ErrorLine, NextPage, useAnswer, when } from './common';
+import type { components } from '../api/schema';
+import { DataTable, useCursor, type Column } from '../components/DataTable';
+import { CheckboxGroup, Field, SelectField } from '../components/Field';
+import { ErrorLine, useAnswer, when } from './common';
 
 const EVENT_TYPES = ['thread-message-added', 'notification-created', 'url-verification'] as const;
+const EVENT_OPTIONS = EVENT_TYPES.map((type) => [type, type] as const);
 
 /** Registered webhooks, the delivery log (by status and type), one delivery, and its replay. */
 export function WebhooksTab({ applicationId, deliveryId }: { applicationId: string; deliveryId?: string }) {
@@ -50,31 +54,26 @@ function Registrations({ applicationId }: { applicationId: string }) {
     <>
       <h2>Registered webhooks</h2>
       <ErrorLine error={error || webhooks.error} />
-      <ul>
-        {webhooks.data?.map((webhook) => (
-          <li key={webhook.id}>
-            <span className="secret">{webhook.url}</span> <span className="muted">({webhook.events.join(', ')})</span>{' '}
-            <button type="button" className="secondary outline" onClick={() => remove(webhook.id)}>
-              Remove
-            </button>
-          </li>
-        ))}
-      </ul>
-      {webhooks.data?.length === 0 && <p>None yet.</p>}
+      <DataTable
+        columns={[
+          { header: 'URL', cell: (webhook) => webhook.url, className: 'secret' },
+          { header: 'Events', cell: (webhook) => webhook.events.join(', ') },
+          {
+            header: 'Remove',
+            cell: (webhook) => (
+              <button type="button" className="secondary outline" onClick={() => remove(webhook.id)} aria-label={`Remove ${webhook.url}`}>
+                Remove
+              </button>
+            ),
+          },
+        ]}
+        rows={webhooks.data}
+        rowKey={(webhook) => webhook.id}
+        empty="None yet."
+      />
       <form onSubmit={register} aria-label="Register a webhook">
-        <label>
-          Webhook URL
-          <input name="url" type="url" required />
-        </label>
-        <fieldset>
-          <legend>Events</legend>
-          {EVENT_TYPES.map((type) => (
-            <label key={type}>
-              <input type="checkbox" name={`event-${type}`} defaultChecked={type !== 'url-verification'} />
-              {type}
-            </label>
-          ))}
-        </fieldset>
+        <Field label="Webhook URL" name="url" type="url" required />
+        <CheckboxGroup legend="Events" options={EVENT_OPTIONS} name={(type) => `event-${type}`} checked={(type) => type !== 'url-verification'} />
         <button type="submit">Register webhook</button>
       </form>
     </>
@@ -87,14 +86,14 @@ type EventType = (typeof EVENT_TYPES)[number];
 function Deliveries({ applicationId }: { applicationId: string }) {
   const api = appApi(applicationId);
   const [filter, setFilter] = useState<{ status?: Status; type?: EventType }>({});
-  const [token, setToken] = useState<string | undefined>();
+  const cursor = useCursor();
   const deliveries = useAnswer(
     useCallback(
       () =>
         api.GET('/v1/webhooks/deliveries', {
-          params: { query: { limit: 50, token, filter: Object.keys(filter).length ? JSON.stringify(filter) : undefined } },
+          params: { query: { limit: 50, token: cursor.token, filter: Object.keys(filter).length ? JSON.stringify(filter) : undefined } },
         }),
-      [api, filter, token],
+      [api, filter, cursor.token],
     ),
   );
   const choose = (event: FormEvent<HTMLFormElement>) => {
@@ -102,7 +101,7 @@ function Deliveries({ applicationId }: { applicationId: string }) {
     const form = new FormData(event.currentTarget);
     const status = String(form.get('status'));
     const type = String(form.get('type'));
-    setToken(undefined);
+    cursor.first();
     setFilter({ ...(status !== 'any' ? { status: status as Status } : {}), ...(type !== 'any' ? { type: type as EventType } : {}) });
   };
   return (
@@ -110,22 +109,8 @@ function Deliveries({ applicationId }: { applicationId: string }) {
       <h2>Deliveries</h2>
       <form onSubmit={choose} aria-label="Filter deliveries">
         <div className="grid">
-          <label>
-            Status
-            <select name="status" defaultValue="any">
-              {['any', 'pending', 'succeeded', 'failed'].map((status) => (
-                <option key={status}>{status}</option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Type
-            <select name="type" defaultValue="any">
-              {['any', ...EVENT_TYPES].map((type) => (
-                <option key={type}>{type}</option>
-              ))}
-            </select>
-          </label>
+          <SelectField label="Status" name="status" options={['any', 'pending', 'succeeded', 'failed']} />
+          <SelectField label="Type" name="type" options={['any', ...EVENT_TYPES]} />
         </div>
         <div className="row">
           <button type="submit">Show</button>
@@ -135,51 +120,50 @@ function Deliveries({ applicationId }: { applicationId: string }) {
         </div>
       </form>
       <ErrorLine error={deliveries.error} />
-      <div className="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Delivery</th>
-              <th scope="col">Type</th>
-              <th scope="col">URL</th>
-              <th scope="col">Status</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Last answer</th>
-            </tr>
-          </thead>
-          <tbody>
-            {deliveries.data?.deliveries.map((delivery) => (
-              <tr key={delivery.id}>
-                <td>
-                  <a href={`#/apps/${applicationId}/webhooks/${delivery.id}`}>{when(delivery.createdTimestamp)}</a>
-                </td>
-                <td>{delivery.type}</td>
-                <td className="secret">{delivery.url}</td>
-                <td>{delivery.status}</td>
-                <td>{delivery.attempts}</td>
-                <td>{delivery.lastStatusCode ?? delivery.lastError ?? '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {deliveries.data?.deliveries.length === 0 && <p>No deliveries.</p>}
-      <NextPage token={deliveries.data?.pagination.token} onNext={setToken} />
+      <DataTable
+        columns={deliveryColumns(applicationId)}
+        rows={deliveries.data?.deliveries}
+        rowKey={(delivery) => delivery.id}
+        empty="No deliveries."
+        cursor={cursor}
+        nextToken={deliveries.data?.pagination.token}
+      />
     </>
   );
 }
 
+const deliveryColumns = (applicationId: string): Column<components['schemas']['Delivery']>[] => [
+  { header: 'Delivery', cell: (delivery) => <a href={`#/apps/${applicationId}/webhooks/${delivery.id}`}>{when(delivery.createdTimestamp)}</a> },
+  { header: 'Type', cell: (delivery) => delivery.type },
+  { header: 'URL', cell: (delivery) => delivery.url, className: 'secret' },
+  { header: 'Status', cell: (delivery) => delivery.status },
+  { header: 'Attempts', cell: (delivery) => delivery.attempts },
+  { header: 'Last answer', cell: (delivery) => delivery.lastStatusCode ?? delivery.lastError ?? '—' },
+];
+
+const ATTEMPT_COLUMNS: Column<components['schemas']['DeliveryAttempt']>[] = [
+  { header: 'Attempt', cell: (attempt) => attempt.attempt },
+  { header: 'Status', cell: (attempt) => attempt.status },
+  { header: 'Answer', cell: (attempt) => attempt.statusCode ?? '—' },
+  { header: 'Error', cell: (attempt) => attempt.error && <span className="error">{attempt.error}</span> },
+  { header: 'Started', cell: (attempt) => when(attempt.startedTimestamp) },
+  { header: 'Took', cell: (attempt) => `${attempt.durationMs} ms` },
+];
+
 function DeliveryView({ applicationId, deliveryId }: { applicationId: string; deliveryId: string }) {
   const api = appApi(applicationId);
-  const delivery = useAnswer(useCallback(() => api.GET('/v1/webhooks/deliveries/{deliveryID}', { params: { path: { deliveryID: deliveryId } } }), [api, deliveryId]));
+  const path = { params: { path: { deliveryID: deliveryId } } };
+  const delivery = useAnswer(useCallback(() => api.GET('/v1/webhooks/deliveries/{deliveryID}', path), [api, deliveryId]));
+  const attempts = useAnswer(useCallback(() => api.GET('/v1/webhooks/deliveries/{deliveryID}/attempts', path), [api, deliveryId]));
+  const refresh = () => Promise.all([delivery.reload(), attempts.reload()]);
   const [error, setError] = useState('');
   const [notice, setNotice] = useState('');
   const replay = async () => {
-    const { error: failure } = await api.POST('/v1/webhooks/deliveries/{deliveryID}/retry', { params: { path: { deliveryID: deliveryId } } });
+    const { error: failure } = await api.POST('/v1/webhooks/deliveries/{deliveryID}/retry', path);
     if (failure) setError(errorMessage(failure));
     else {
       setNotice('Replay queued.');
-      await delivery.reload();
+      await refresh();
     }
   };
   const details = delivery.data;
@@ -215,10 +199,13 @@ function DeliveryView({ applicationId, deliveryId }: { applicationId: string; de
             <button type="button" onClick={replay}>
               Replay
             </button>
-            <button type="button" className="secondary outline" onClick={() => void delivery.reload()}>
+            <button type="button" className="secondary outline" onClick={() => void refresh()}>
               Refresh
             </button>
           </div>
+          <h3>Attempts</h3>
+          <ErrorLine error={attempts.error} />
+          <DataTable columns={ATTEMPT_COLUMNS} rows={attempts.data?.attempts} rowKey={(attempt) => String(attempt.attempt)} empty="Not tried yet." />
           {details.body && (
             <details>
               <summary>Body</summary>

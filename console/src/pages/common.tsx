@@ -41,13 +41,3 @@ export function jsonField(name: string, text: string): Record<string, unknown> |
   }
   throw new Error(`${name} must be a JSON object, e.g. {"key": "value"}.`);
 }
-
-/** Next-page control of a token-paginated list. */
-export function NextPage({ token, onNext }: { token: string | null | undefined; onNext: (token: string) => void }) {
-  if (!token) return null;
-  return (
-    <button type="button" className="secondary outline" onClick={() => onNext(token)}>
-      Next page
-    </button>
-  );
-}

@@ -8,7 +8,7 @@ import { runWorkerMain, SecretBox } from '@collab/shared';
 import { loadIdentityWorkerConfig } from './config.js';
 import { createIdentityDataSource } from './data-source.js';
 import { IDENTITY_SCHEMA } from './entities/index.js';
-import { deletionProcessor } from './domain/cascade/deletion-cascade.js';
+import { deletionProcessor } from './domain/events/relay.js';
 import { batchJobs, pendingBatches } from './jobs/batch.jobs.js';
 import { identityImportJobs, invalidationPublisher, pendingImports } from './jobs/import.jobs.js';
 

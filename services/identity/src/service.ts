@@ -11,7 +11,7 @@ import { openServiceStores } from '@collab/shared/storage';
 import { createIdentityApp } from './app.js';
 import type { IdentityConfig } from './config.js';
 import { createIdentityDataSource } from './data-source.js';
-import { deletionProcessor } from './domain/cascade/deletion-cascade.js';
+import { deletionProcessor } from './domain/events/relay.js';
 import type { IdentityContext } from './domain/context.js';
 import { ephemeralPresenceStore } from './repositories/presence.repository.js';
 

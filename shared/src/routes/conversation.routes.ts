@@ -284,6 +284,7 @@ export const conversationRoutes = {
         authorID: filterId('authorID'),
         groupID: filterId('groupID'),
         organizationID: filterId('organizationID'),
+        threadID: filterId('threadID'),
       }),
     }),
     response: { 200: pageOf('messages', messageView) },

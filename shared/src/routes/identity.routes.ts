@@ -294,6 +294,10 @@ export const identityRoutes = {
       limit: q.limit(),
       token: q.token(pageCursors.users),
       filter: q.filter({ metadata: filterMetadata }, 'URI-encoded JSON: {"metadata": {...}}, partial match.'),
+      search: q.search(
+        'search',
+        'Extension: only users whose ID, name or e-mail contains this text, case-insensitive; with filter, both apply. Absent or blank, every user.',
+      ),
     }),
     response: { 200: s.union([pageOf('users', userListItemView), s.array(legacyUserView)]) },
   }),

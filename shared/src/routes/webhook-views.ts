@@ -37,5 +37,15 @@ export const deliveryView = view('Delivery', s.object({
   nextAttemptTimestamp: timestamp().nullable(),
 }));
 
+/** One attempt of a delivery: what the receiver answered (or why nothing came back) and how long it took. */
+export const deliveryAttemptView = view('DeliveryAttempt', s.object({
+  attempt: s.integer({ minimum: 1 }),
+  status: s.enum(DELIVERY_STATUSES).describe('What the attempt left the delivery in: pending when another attempt follows.'),
+  statusCode: s.integer().nullable(),
+  error: s.string().nullable(),
+  startedTimestamp: timestamp(),
+  durationMs: s.integer({ minimum: 0 }),
+}));
+
 /** One delivery, with the body of its last attempt exactly as sent (null before the first). */
 export const deliveryDetailsView = view('DeliveryDetails', s.object({ ...deliveryView.shape, body: s.string().nullable() }));

@@ -4,7 +4,7 @@ import { q, s } from '../schema/index.js';
 import { defineRoute, prefixKeys, type PathParam } from './route.js';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/events.js';
 import { pageOf, successView, successWith } from './views.js';
-import { DELIVERY_STATUSES, deliveryDetailsView, deliveryView, webhookView } from './webhook-views.js';
+import { DELIVERY_STATUSES, deliveryAttemptView, deliveryDetailsView, deliveryView, webhookView } from './webhook-views.js';
 
 /**
  * The application in the path of the registration routes is never read: a registration always
@@ -99,6 +99,18 @@ export const webhooksRoutes = {
     summary: 'One delivery, with the body of its last attempt',
     params: deliveryParam,
     response: { 200: deliveryDetailsView },
+  }),
+  listDeliveryAttempts: defineRoute({
+    id: 'webhooks.deliveries.attempts',
+    method: 'GET',
+    path: '/v1/webhooks/deliveries/:deliveryID/attempts',
+    service: 'webhooks',
+    auth: 'app',
+    tag: 'Webhooks',
+    summary: "A delivery's attempts, newest first: status, answer or error, start and duration",
+    params: deliveryParam,
+    query: q.object({ limit: q.limit('How many of the latest attempts; default and maximum 1000.') }),
+    response: { 200: s.object({ attempts: s.array(deliveryAttemptView) }) },
   }),
   retryDelivery: defineRoute({
     id: 'webhooks.deliveries.retry',

@@ -1,10 +1,11 @@
 /**
- * Query-string parameters: `limit`, pagination `token`, `filter` and enums.
+ * Query-string parameters: `limit`, pagination `token`, `filter`, enums, text and search text.
  * Unknown query parameters are ignored.
  */
 import { ApiError, type ErrorCode } from '../errors.js';
 import type { Cursor, CursorCodec, CursorShape } from '../pagination/cursor.js';
 import type { JsonSchema } from './schema.js';
+import { isStorableText, STORABLE_TEXT_WORDS } from './formats.js';
 import { FlatObjectSchema, isPlainObject } from './object-schemas.js';
 
 export const DEFAULT_PAGE_SIZE = 1000;
@@ -144,6 +145,25 @@ export class TextParam extends QueryParam<string | undefined> {
   }
 }
 
+/** Text to search for: trimmed, undefined when absent or blank, refused when the database could not compare it. */
+export class SearchParam extends QueryParam<string | undefined> {
+  constructor(
+    description: string,
+    private readonly name: string,
+  ) {
+    super(description);
+  }
+  parse(raw: unknown): string | undefined {
+    if (raw === undefined) return undefined;
+    if (typeof raw !== 'string' || !isStorableText(raw))
+      throw new ApiError('invalid_field', `"${this.name}" must be one ${STORABLE_TEXT_WORDS}.`);
+    return raw.trim() || undefined;
+  }
+  jsonSchema(): JsonSchema {
+    return { type: 'string' };
+  }
+}
+
 export type QueryShape = Record<string, QueryParam<unknown>>;
 export type InferQuery<S extends QueryShape> = { [K in keyof S]: S[K]['_output'] };
 
@@ -178,6 +198,7 @@ export const q = {
     description = '',
   ) => new EnumParam(description, values, failure),
   text: (description: string) => new TextParam(description),
+  search: (name: string, description: string) => new SearchParam(description, name),
   object: <S extends QueryShape>(shape: S) => new QuerySchema(shape),
 };
 

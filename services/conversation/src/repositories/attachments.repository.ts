@@ -1,13 +1,16 @@
 /** Files attached to a message, reached only through a message found within its application (a MessageRef). */
-import type { Queryable } from '@collab/shared';
-import type { FileRow, MessageRef } from '../entities/index.js';
+import { rows, type Queryable } from '@collab/shared';
+import type { AttachmentRow, FileRow, MessageRef } from '../entities/index.js';
+import { attachmentsTable, filesTable } from './tables.js';
+
 
 export const attachmentsRepository = {
-  async of(db: Queryable, messages: readonly MessageRef[]): Promise<(FileRow & { messageRef: MessageRef })[]> {
+  /** The files attached to these messages, each with its attachment, in the order they were attached. */
+  async of(db: Queryable, messages: readonly MessageRef[]): Promise<(AttachmentRow & FileRow)[]> {
     if (messages.length === 0) return [];
-    return db.query(
-      `SELECT a.message_id AS "messageRef", f.id, f.application_id AS "applicationId", f.owner_id AS "ownerId", f.name,
-              f.mime_type AS "mimeType", f.size, f.upload_status AS "uploadStatus", f.created_at AS "createdAt"
+    return rows<AttachmentRow & FileRow>(
+      db,
+      `SELECT ${attachmentsTable.select}, ${filesTable.select}
        FROM conversation.message_attachments a JOIN conversation.files f ON f.id = a.file_id
        WHERE a.message_id = ANY($1::bigint[]) AND f.purging_at IS NULL ORDER BY a.seq`,
       [[...new Set(messages)]],

@@ -1,7 +1,7 @@
 /** SQL of the client-token thread reads: the viewer's threads and their read state. Every method takes the application id first. */
-import type { FlatJson, Queryable } from '@collab/shared';
+import { rows, type FlatJson, type Queryable } from '@collab/shared';
 import type { MessageRow, ThreadRef } from '../entities/index.js';
-import { MESSAGE_COLUMNS } from './messages.repository.js';
+import { messagesTable } from './tables.js';
 
 export interface ClientThreadFilter {
   location?: { value: FlatJson; partialMatch: boolean };
@@ -74,7 +74,8 @@ export const clientThreadsRepository = {
    * without one); only user messages count.
    */
   async counts(db: Queryable, applicationId: string, groupIds: readonly string[], viewerId: string, filter: ClientThreadFilter): Promise<ThreadCounts> {
-    const [row] = await db.query(
+    const [row] = await rows<ThreadCounts>(
+      db,
       `WITH scoped AS (${SCOPED_THREADS}
        ), stats AS (
          SELECT s.*,
@@ -94,7 +95,7 @@ export const clientThreadsRepository = {
        FROM stats`,
       scopedParams(applicationId, groupIds, viewerId, filter),
     );
-    return row as ThreadCounts;
+    return row;
   },
 
   /**
@@ -113,7 +114,8 @@ export const clientThreadsRepository = {
   ): Promise<ClientThreadState[]> {
     const key = sort.by === 'most_recent_message_timestamp' ? 'max' : 'min';
     const direction = sort.direction === 'ascending' ? 'ASC' : 'DESC';
-    return db.query(
+    return rows<ClientThreadState>(
+      db,
       `WITH scoped AS (${SCOPED_THREADS}
        )
        SELECT s.internal_id AS "threadRef", s.participant AS "isParticipant",
@@ -132,7 +134,8 @@ export const clientThreadsRepository = {
   /** The viewer's read state of the given threads (unread count and whether they take part), by thread. */
   async states(db: Queryable, applicationId: string, threads: readonly ThreadRef[], viewerId: string): Promise<Map<ThreadRef, ClientThreadState>> {
     if (threads.length === 0) return new Map();
-    const rows: ClientThreadState[] = await db.query(
+    const states = await rows<ClientThreadState>(
+      db,
       `SELECT t.internal_id AS "threadRef", p.user_id IS NOT NULL AS "isParticipant",
          (SELECT count(*) FROM conversation.messages m WHERE m.thread_id = t.internal_id AND m.deleted_at IS NULL
             AND m.purging_at IS NULL AND m.author_id <> $3
@@ -142,18 +145,19 @@ export const clientThreadsRepository = {
        WHERE t.application_id = $1 AND t.internal_id = ANY($2::bigint[])`,
       [applicationId, [...new Set(threads)], viewerId],
     );
-    return new Map(rows.map((row) => [row.threadRef, row]));
+    return new Map(states.map((state) => [state.threadRef, state]));
   },
 
   /** The first and the last message (deleted ones included) of each thread; one row twice for a thread of one message. */
   async firstAndLast(db: Queryable, applicationId: string, threads: readonly ThreadRef[]): Promise<MessageRow[]> {
     if (threads.length === 0) return [];
-    return db.query(
-      `(SELECT DISTINCT ON (m.thread_id) ${MESSAGE_COLUMNS} FROM conversation.messages m
+    return rows<MessageRow>(
+      db,
+      `(SELECT DISTINCT ON (m.thread_id) ${messagesTable.select} FROM conversation.messages m
           WHERE m.application_id = $1 AND m.thread_id = ANY($2::bigint[]) AND m.purging_at IS NULL
           ORDER BY m.thread_id, m.created_at, m.internal_id)
        UNION ALL
-       (SELECT DISTINCT ON (m.thread_id) ${MESSAGE_COLUMNS} FROM conversation.messages m
+       (SELECT DISTINCT ON (m.thread_id) ${messagesTable.select} FROM conversation.messages m
           WHERE m.application_id = $1 AND m.thread_id = ANY($2::bigint[]) AND m.purging_at IS NULL
           ORDER BY m.thread_id, m.created_at DESC, m.internal_id DESC)`,
       [applicationId, [...new Set(threads)]],

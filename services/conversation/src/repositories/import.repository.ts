@@ -5,13 +5,13 @@
  * importing again or resuming changes nothing. Nothing here records events: imported history
  * already happened and must not be delivered to webhooks again.
  */
-import type { ImportedRow, Queryable } from '@collab/shared';
+import { rows, type ImportedRow, type Queryable } from '@collab/shared';
+import { messagesTable, threadsTable } from './tables.js';
 
 const onConflict = (overwrite: boolean, key: string, set: string) => (overwrite ? `ON CONFLICT (${key}) DO UPDATE SET ${set}` : `ON CONFLICT (${key}) DO NOTHING`);
 
 async function insertedCount(db: Queryable, sql: string, params: unknown[]): Promise<number> {
-  const rows: unknown[] = await db.query(sql, params);
-  return rows.length;
+  return (await rows<unknown>(db, sql, params)).length;
 }
 
 /**
@@ -19,7 +19,7 @@ async function insertedCount(db: Queryable, sql: string, params: unknown[]): Pro
  * planner probes their primary key for those few instead of reading every one of the application's
  * (it cannot tell how many rows a JSON array holds).
  */
-const refsOf = <Row>(rows: Row[], ref: (row: Row) => string) => [...new Set(rows.map(ref))];
+const refsOf = <Row>(batch: Row[], ref: (row: Row) => string) => [...new Set(batch.map(ref))];
 
 interface Ref {
   externalId: string;
@@ -27,19 +27,30 @@ interface Ref {
   live: boolean;
 }
 
+/** A thread's or message's external id and internal id (as text), as Ref names them. */
+const refColumns = (table: typeof threadsTable | typeof messagesTable) => `${table.pick('externalId')}, ${table.alias}.internal_id::text AS ref`;
+
 /**
  * The references of the rows an INSERT … RETURNING wrote, and of the others given that were
  * already stored (only those are read again: on a first import, none). Rows being purged name
  * nothing.
  */
-async function withStored(db: Queryable, table: 'threads' | 'messages', applicationId: string, rows: { id: string }[], written: Ref[]) {
+async function withStored(
+  db: Queryable,
+  table: typeof threadsTable | typeof messagesTable,
+  applicationId: string,
+  batch: { id: string }[],
+  written: Ref[],
+) {
   const refs = written.filter((row) => row.live).map(({ externalId, ref }) => ({ externalId, ref }));
   const returned = new Set(written.map((row) => row.externalId));
-  const others = rows.map((row) => row.id).filter((id) => !returned.has(id));
+  const others = batch.map((row) => row.id).filter((id) => !returned.has(id));
   if (others.length === 0) return refs;
-  const stored: { externalId: string; ref: string }[] = await db.query(
-    `SELECT external_id AS "externalId", internal_id::text AS ref FROM conversation.${table}
-     WHERE application_id = $1 AND external_id = ANY($2::text[]) AND purging_at IS NULL`,
+  const { name, alias } = table;
+  const stored = await rows<Omit<Ref, 'live'>>(
+    db,
+    `SELECT ${refColumns(table)} FROM ${name} ${alias}
+     WHERE ${alias}.application_id = $1 AND ${alias}.external_id = ANY($2::text[]) AND ${alias}.purging_at IS NULL`,
     [applicationId, others],
   );
   return [...refs, ...stored];
@@ -47,8 +58,9 @@ async function withStored(db: Queryable, table: 'threads' | 'messages', applicat
 
 export const importRepository = {
   /** Inserts the threads and answers the internal id of every one given, new or already stored. */
-  async threads(db: Queryable, applicationId: string, rows: ImportedRow<'threads'>[], overwrite: boolean) {
-    const written: Ref[] = await db.query(
+  async threads(db: Queryable, applicationId: string, batch: ImportedRow<'threads'>[], overwrite: boolean) {
+    const written = await rows<Ref>(
+      db,
       `INSERT INTO conversation.threads AS t (application_id, external_id, group_id, name, url, location, metadata, extra_classnames, resolved_at, created_at, last_activity_at)
        SELECT $1, r.id, r."groupID", r.name, r.url, COALESCE(r.location, '{}'), COALESCE(r.metadata, '{}'), r."extraClassnames", r."resolvedTimestamp", r."createdTimestamp", r."createdTimestamp"
        FROM jsonb_to_recordset($2::jsonb) AS r(id text, "groupID" text, name text, url text, location jsonb, metadata jsonb, "extraClassnames" text, "resolvedTimestamp" timestamptz, "createdTimestamp" timestamptz)
@@ -59,10 +71,10 @@ export const importRepository = {
           extra_classnames = EXCLUDED.extra_classnames, resolved_at = EXCLUDED.resolved_at, created_at = EXCLUDED.created_at,
           last_activity_at = GREATEST(t.last_activity_at, EXCLUDED.created_at)`,
        )}
-       RETURNING t.external_id AS "externalId", t.internal_id::text AS ref, t.purging_at IS NULL AS live`,
-      [applicationId, JSON.stringify(rows)],
+       RETURNING ${refColumns(threadsTable)}, t.purging_at IS NULL AS live`,
+      [applicationId, JSON.stringify(batch)],
     );
-    return { inserted: written.length, refs: await withStored(db, 'threads', applicationId, rows, written) };
+    return { inserted: written.length, refs: await withStored(db, threadsTable, applicationId, batch, written) };
   },
 
   /**
@@ -70,8 +82,9 @@ export const importRepository = {
    * and moves each thread's last activity to its latest message. Answers every given message's
    * internal id.
    */
-  async messages(db: Queryable, applicationId: string, rows: ImportedRow<'messages'>[], overwrite: boolean) {
-    const written: Ref[] = await db.query(
+  async messages(db: Queryable, applicationId: string, batch: ImportedRow<'messages'>[], overwrite: boolean) {
+    const written = await rows<Ref>(
+      db,
       `WITH written AS (
        INSERT INTO conversation.messages AS m (application_id, external_id, thread_id, author_id, type, content, url, icon_url, translation_key,
          extra_classnames, metadata, skip_link_previews, created_at, updated_at, deleted_at)
@@ -103,12 +116,12 @@ export const importRepository = {
        UPDATE conversation.threads t SET last_activity_at = GREATEST(t.last_activity_at, locked.at)
        FROM locked WHERE t.internal_id = locked.internal_id)
      SELECT external_id AS "externalId", internal_id::text AS ref, purging_at IS NULL AS live FROM written`,
-      [applicationId, JSON.stringify(rows), refsOf(rows, (row) => row.threadRef)],
+      [applicationId, JSON.stringify(batch), refsOf(batch, (row) => row.threadRef)],
     );
-    return { inserted: written.length, refs: await withStored(db, 'messages', applicationId, rows, written) };
+    return { inserted: written.length, refs: await withStored(db, messagesTable, applicationId, batch, written) };
   },
 
-  async reactions(db: Queryable, applicationId: string, rows: ImportedRow<'reactions'>[], overwrite: boolean): Promise<number> {
+  async reactions(db: Queryable, applicationId: string, batch: ImportedRow<'reactions'>[], overwrite: boolean): Promise<number> {
     return insertedCount(
       db,
       `INSERT INTO conversation.message_reactions (message_id, user_id, reaction, reacted_at)
@@ -118,11 +131,11 @@ export const importRepository = {
        ORDER BY r.ordinality
        ${onConflict(overwrite, 'message_id, user_id, reaction', 'reacted_at = EXCLUDED.reacted_at')}
        RETURNING 1`,
-      [applicationId, JSON.stringify(rows), refsOf(rows, (row) => row.messageRef)],
+      [applicationId, JSON.stringify(batch), refsOf(batch, (row) => row.messageRef)],
     );
   },
 
-  async mentions(db: Queryable, applicationId: string, rows: ImportedRow<'mentions'>[]): Promise<number> {
+  async mentions(db: Queryable, applicationId: string, batch: ImportedRow<'mentions'>[]): Promise<number> {
     return insertedCount(
       db,
       `INSERT INTO conversation.message_mentions (message_id, user_id)
@@ -131,7 +144,7 @@ export const importRepository = {
        JOIN conversation.messages m ON m.internal_id = r."messageRef" AND m.application_id = $1 AND m.internal_id = ANY($3::bigint[])
        ON CONFLICT (message_id, user_id) DO NOTHING
        RETURNING 1`,
-      [applicationId, JSON.stringify(rows), refsOf(rows, (row) => row.messageRef)],
+      [applicationId, JSON.stringify(batch), refsOf(batch, (row) => row.messageRef)],
     );
   },
 
@@ -140,7 +153,7 @@ export const importRepository = {
    * (an id held by another application is left alone). Overwriting replaces the metadata and the
    * status (the bytes then follow again).
    */
-  async files(db: Queryable, applicationId: string, rows: ImportedRow<'files'>[], overwrite: boolean): Promise<number> {
+  async files(db: Queryable, applicationId: string, batch: ImportedRow<'files'>[], overwrite: boolean): Promise<number> {
     return insertedCount(
       db,
       `INSERT INTO conversation.files AS f (id, application_id, owner_id, name, mime_type, size, upload_status, created_at)
@@ -153,7 +166,7 @@ export const importRepository = {
            : 'ON CONFLICT (id) DO NOTHING'
        }
        RETURNING 1`,
-      [applicationId, JSON.stringify(rows)],
+      [applicationId, JSON.stringify(batch)],
     );
   },
 
@@ -179,7 +192,7 @@ export const importRepository = {
   },
 
   /** Attachments in the dump's order (their `seq`), of this application's messages and files. */
-  async attachments(db: Queryable, applicationId: string, rows: ImportedRow<'attachments'>[]): Promise<number> {
+  async attachments(db: Queryable, applicationId: string, batch: ImportedRow<'attachments'>[]): Promise<number> {
     return insertedCount(
       db,
       `INSERT INTO conversation.message_attachments (message_id, file_id)
@@ -190,12 +203,12 @@ export const importRepository = {
        ORDER BY r.ordinality
        ON CONFLICT (message_id, file_id) DO NOTHING
        RETURNING 1`,
-      [applicationId, JSON.stringify(rows), refsOf(rows, (row) => row.messageRef)],
+      [applicationId, JSON.stringify(batch), refsOf(batch, (row) => row.messageRef)],
     );
   },
 
   /** Participants keep the dump's order: the order in which threads list them. */
-  async participants(db: Queryable, applicationId: string, rows: ImportedRow<'participants'>[], overwrite: boolean): Promise<number> {
+  async participants(db: Queryable, applicationId: string, batch: ImportedRow<'participants'>[], overwrite: boolean): Promise<number> {
     return insertedCount(
       db,
       `INSERT INTO conversation.thread_participants (thread_id, user_id, last_seen_at, subscribed)
@@ -205,7 +218,7 @@ export const importRepository = {
        ORDER BY r.ordinality
        ${onConflict(overwrite, 'thread_id, user_id', 'last_seen_at = EXCLUDED.last_seen_at, subscribed = EXCLUDED.subscribed')}
        RETURNING 1`,
-      [applicationId, JSON.stringify(rows), refsOf(rows, (row) => row.threadRef)],
+      [applicationId, JSON.stringify(batch), refsOf(batch, (row) => row.threadRef)],
     );
   },
 };

@@ -1,7 +1,9 @@
 /** All SQL about link previews. A message's previews are reached through its (tenant-checked) message. */
-import type { Queryable } from '@collab/shared';
+import { rows, type Queryable } from '@collab/shared';
 import { randomUUID } from 'node:crypto';
-import type { MessageRef } from '../entities/index.js';
+import type { LinkPreviewRow, MessageRef, MessageRow } from '../entities/index.js';
+import { messagesTable, previewsTable } from './tables.js';
+
 
 /** What decides a message's previews, and the message's reference for the queries on them. */
 export interface PreviewSource {
@@ -24,18 +26,21 @@ export const linkPreviewsRepository = {
    * (inside a transaction) holds the row until the end of it, so that an update of the message waits.
    */
   async source(db: Queryable, applicationId: string, internalId: string, lock = false): Promise<PreviewSource | null> {
-    const rows: PreviewSource[] = await db.query(
-      `SELECT internal_id::text AS ref, content, skip_link_previews AS "skipLinkPreviews", type FROM conversation.messages
-       WHERE application_id = $1 AND internal_id = $2 AND purging_at IS NULL${lock ? ' FOR UPDATE' : ''}`,
+    const [message] = await rows<Pick<MessageRow, 'internalId' | 'content' | 'skipLinkPreviews' | 'type'>>(
+      db,
+      `SELECT ${messagesTable.pick('internalId', 'content', 'skipLinkPreviews', 'type')} FROM conversation.messages m
+       WHERE m.application_id = $1 AND m.internal_id = $2 AND m.purging_at IS NULL${lock ? ' FOR UPDATE' : ''}`,
       [applicationId, internalId],
     );
-    return rows[0] ?? null;
+    return message ? { ref: message.internalId, content: message.content, skipLinkPreviews: message.skipLinkPreviews, type: message.type } : null;
   },
 
   /** The URLs the message has a preview for, hidden ones included. */
   async urlsOf(db: Queryable, message: MessageRef): Promise<Set<string>> {
-    const rows: { url: string }[] = await db.query(`SELECT url FROM conversation.message_link_previews WHERE message_id = $1`, [message]);
-    return new Set(rows.map((row) => row.url));
+    const previews = await rows<Pick<LinkPreviewRow, 'url'>>(db, `SELECT ${previewsTable.pick('url')} FROM conversation.message_link_previews lp WHERE lp.message_id = $1`, [
+      message,
+    ]);
+    return new Set(previews.map((preview) => preview.url));
   },
 
   /** Deletes the message's previews, hidden or not, of every URL but these. */

@@ -1,6 +1,8 @@
 /** A message's mentions, reached only through a message found within its application (a MessageRef). */
-import type { Queryable } from '@collab/shared';
-import type { MessageRef } from '../entities/index.js';
+import { rows, type Queryable } from '@collab/shared';
+import type { MentionRow, MessageRef } from '../entities/index.js';
+import { mentionsTable } from './tables.js';
+
 
 export const mentionsRepository = {
   /** Makes these users the message's mentions; returns those it did not mention before. */
@@ -15,11 +17,12 @@ export const mentionsRepository = {
   /** Adds mentions; returns the users that were not mentioned yet. */
   async add(db: Queryable, message: MessageRef, userIds: readonly string[]): Promise<string[]> {
     if (userIds.length === 0) return [];
-    const rows: { userId: string }[] = await db.query(
-      `INSERT INTO conversation.message_mentions (message_id, user_id) SELECT $1, unnest($2::text[])
-       ON CONFLICT DO NOTHING RETURNING user_id AS "userId"`,
+    const added = await rows<Pick<MentionRow, 'userId'>>(
+      db,
+      `INSERT INTO conversation.message_mentions AS mm (message_id, user_id) SELECT $1, unnest($2::text[])
+       ON CONFLICT DO NOTHING RETURNING ${mentionsTable.pick('userId')}`,
       [message, [...new Set(userIds)]],
     );
-    return rows.map((row) => row.userId);
+    return added.map((row) => row.userId);
   },
 };

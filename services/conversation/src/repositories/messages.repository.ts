@@ -1,23 +1,19 @@
 /** All SQL about message rows. Tenant first: every method takes the application id. */
-import { entityColumns, sqlTable, type Queryable } from '@collab/shared';
-import { MessageEntity, type MessageRef, type MessageRow, type ThreadRef } from '../entities/index.js';
+import { rows, type Queryable } from '@collab/shared';
+import type { MessageRef, MessageRow, ThreadRef } from '../entities/index.js';
+import { messagesTable } from './tables.js';
 
-export const MESSAGE_COLUMNS = `m.internal_id AS "internalId", m.application_id AS "applicationId", m.external_id AS "externalId",
-  m.thread_id AS "threadRef", m.author_id AS "authorId", m.type, m.content, m.url, m.icon_url AS "iconUrl",
-  m.translation_key AS "translationKey", m.extra_classnames AS "extraClassnames", m.metadata,
-  m.skip_link_previews AS "skipLinkPreviews", m.created_at AS "createdAt", m.updated_at AS "updatedAt",
-  m.deleted_at AS "deletedAt"`;
-
-export type NewMessage = Omit<MessageRow, 'internalId' | 'applicationId'>;
-export type MessageFields = Partial<Omit<MessageRow, 'internalId' | 'applicationId' | 'threadRef'>>;
-/** conversation.messages: its columns are those of its entity. */
-const messagesTable = sqlTable('conversation.messages', 'm', entityColumns(MessageEntity));
+/** What a write of a message may set: every column but its ids, its thread and its purge mark. */
+export type MessageFields = Partial<Omit<MessageRow, 'internalId' | 'applicationId' | 'threadRef' | 'purgingAt'>>;
+/** A new message: what it must be given; a column not given takes its default. */
+export type NewMessage = Pick<MessageRow, 'externalId' | 'threadRef' | 'authorId' | 'content' | 'createdAt'> & MessageFields;
 
 export interface MessageListFilter {
   metadata?: Record<string, unknown>;
   location?: { value: Record<string, unknown>; partialMatch: boolean };
   authorId?: string;
   groupId?: string;
+  threadId?: string;
 }
 
 export interface MessageCursor {
@@ -35,6 +31,7 @@ function listConditions(filter: MessageListFilter): { where: string; params: unk
   if (filter.metadata) add((p) => `m.metadata @> ${p}::jsonb`, JSON.stringify(filter.metadata));
   if (filter.authorId !== undefined) add((p) => `m.author_id = ${p}`, filter.authorId);
   if (filter.groupId !== undefined) add((p) => `t.group_id = ${p}`, filter.groupId);
+  if (filter.threadId !== undefined) add((p) => `t.external_id = ${p}`, filter.threadId);
   if (filter.location)
     add((p) => (filter.location!.partialMatch ? `t.location @> ${p}::jsonb` : `t.location = ${p}::jsonb`), JSON.stringify(filter.location.value));
   return { where: conditions.join(' AND '), params };
@@ -45,7 +42,7 @@ function insertStatement(applicationId: string, message: NewMessage): [string, u
   const written = messagesTable.write({ applicationId, ...message }, params);
   return [
     `INSERT INTO conversation.messages AS m (${written.columns.join(', ')})
-     VALUES (${written.placeholders.join(', ')}) RETURNING ${MESSAGE_COLUMNS}`,
+     VALUES (${written.placeholders.join(', ')}) RETURNING ${messagesTable.select}`,
     params,
   ];
 }
@@ -93,39 +90,42 @@ export const messagesStatements = {
            AND jsonb_typeof(m.content #> '{0,children,0,text}') = 'string'
            AND NOT jsonb_exists(m.content #> '{0,children,0}', 'type')
          ELSE false END
-     RETURNING m.content, m.skip_link_previews AS "skipLinkPreviews", m.type)
+     RETURNING ${messagesTable.pick('content', 'skipLinkPreviews', 'type')})
    SELECT * FROM appended`,
   /** The messages of thread $2, oldest or newest first. */
   inThread: (direction: 'ascending' | 'descending') => {
     const order = direction === 'ascending' ? 'ASC' : 'DESC';
-    return `SELECT ${MESSAGE_COLUMNS} FROM conversation.messages m WHERE m.application_id = $1 AND m.thread_id = $2 AND m.purging_at IS NULL
+    return `SELECT ${messagesTable.select} FROM conversation.messages m WHERE m.application_id = $1 AND m.thread_id = $2 AND m.purging_at IS NULL
        ORDER BY m.created_at ${order}, m.internal_id ${order}`;
   },
 };
 
 export const messagesRepository = {
   async find(db: Queryable, applicationId: string, externalId: string, forUpdate = false): Promise<MessageRow | null> {
-    const rows: MessageRow[] = await db.query(
-      `SELECT ${MESSAGE_COLUMNS} FROM conversation.messages m WHERE m.application_id = $1 AND m.external_id = $2 AND m.purging_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
+    const [row] = await rows<MessageRow>(
+      db,
+      `SELECT ${messagesTable.select} FROM conversation.messages m WHERE m.application_id = $1 AND m.external_id = $2 AND m.purging_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
       [applicationId, externalId],
     );
-    return rows[0] ?? null;
+    return row ?? null;
   },
 
   /** A message by its internal id, unless it is being purged (events name messages so). */
   async findByInternalId(db: Queryable, applicationId: string, internalId: string): Promise<MessageRow | null> {
-    const rows: MessageRow[] = await db.query(
-      `SELECT ${MESSAGE_COLUMNS} FROM conversation.messages m WHERE m.application_id = $1 AND m.internal_id = $2 AND m.purging_at IS NULL`,
+    const [row] = await rows<MessageRow>(
+      db,
+      `SELECT ${messagesTable.select} FROM conversation.messages m WHERE m.application_id = $1 AND m.internal_id = $2 AND m.purging_at IS NULL`,
       [applicationId, internalId],
     );
-    return rows[0] ?? null;
+    return row ?? null;
   },
 
   /** Messages by internal id whose message and thread are both not being purged, in no particular order. */
   async findByInternalIds(db: Queryable, applicationId: string, internalIds: readonly string[]): Promise<MessageRow[]> {
     if (internalIds.length === 0) return [];
-    return db.query(
-      `SELECT ${MESSAGE_COLUMNS} FROM conversation.messages m JOIN conversation.threads t ON t.internal_id = m.thread_id
+    return rows<MessageRow>(
+      db,
+      `SELECT ${messagesTable.select} FROM conversation.messages m JOIN conversation.threads t ON t.internal_id = m.thread_id
        WHERE m.application_id = $1 AND m.internal_id = ANY($2::bigint[]) AND m.purging_at IS NULL AND t.purging_at IS NULL`,
       [applicationId, [...new Set(internalIds)]],
     );
@@ -138,8 +138,9 @@ export const messagesRepository = {
    */
   async states(db: Queryable, applicationId: string, internalIds: readonly string[]): Promise<{ internalId: MessageRef; deleted: boolean }[]> {
     if (internalIds.length === 0) return [];
-    return db.query(
-      `SELECT m.internal_id AS "internalId", m.deleted_at IS NOT NULL AS deleted
+    return rows<{ internalId: MessageRef; deleted: boolean }>(
+      db,
+      `SELECT ${messagesTable.pick('internalId')}, m.deleted_at IS NOT NULL AS deleted
        FROM conversation.messages m JOIN conversation.threads t ON t.internal_id = m.thread_id
        WHERE m.application_id = $1 AND m.internal_id = ANY($2::bigint[]) AND m.purging_at IS NULL AND t.purging_at IS NULL`,
       [applicationId, [...new Set(internalIds)]],
@@ -168,16 +169,16 @@ export const messagesRepository = {
 
   /** Whether the thread has any message yet (a new message is then the one that starts it). */
   async exists(db: Queryable, applicationId: string, externalId: string): Promise<boolean> {
-    const rows: unknown[] = await db.query(`SELECT 1 FROM conversation.messages WHERE application_id = $1 AND external_id = $2`, [
+    const found = await rows<unknown>(db, `SELECT 1 FROM conversation.messages WHERE application_id = $1 AND external_id = $2`, [
       applicationId,
       externalId,
     ]);
-    return rows.length > 0;
+    return found.length > 0;
   },
 
   async insert(db: Queryable, applicationId: string, message: NewMessage): Promise<MessageRow> {
-    const rows: MessageRow[] = await db.query(...insertStatement(applicationId, message));
-    return rows[0];
+    const [row] = await rows<MessageRow>(db, ...insertStatement(applicationId, message));
+    return row;
   },
 
   /**
@@ -194,8 +195,8 @@ export const messagesRepository = {
     message: NewMessage,
   ): Promise<{ internalId: MessageRef; subscribersBefore: string[]; hadMessages: boolean }> {
     const [statement, params] = messagesStatements.insertWithActivity(applicationId, message);
-    const rows: { internalId: MessageRef; subscribersBefore: string[]; hadMessages: boolean }[] = await db.query(statement, params);
-    return rows[0];
+    const [row] = await rows<{ internalId: MessageRef; subscribersBefore: string[]; hadMessages: boolean }>(db, statement, params);
+    return row;
   },
 
   async update(db: Queryable, applicationId: string, internalId: MessageRef, fields: MessageFields): Promise<void> {
@@ -217,8 +218,8 @@ export const messagesRepository = {
     internalId: MessageRef,
     text: string,
   ): Promise<Pick<MessageRow, 'content' | 'skipLinkPreviews' | 'type'> | null> {
-    const rows: Pick<MessageRow, 'content' | 'skipLinkPreviews' | 'type'>[] = await db.query(messagesStatements.appendText, [applicationId, internalId, text]);
-    return rows[0] ?? null;
+    const [row] = await rows<Pick<MessageRow, 'content' | 'skipLinkPreviews' | 'type'>>(db, messagesStatements.appendText, [applicationId, internalId, text]);
+    return row ?? null;
   },
 
   async delete(db: Queryable, applicationId: string, internalId: MessageRef): Promise<void> {
@@ -226,10 +227,7 @@ export const messagesRepository = {
   },
 
   async inThread(db: Queryable, applicationId: string, thread: ThreadRef, direction: 'ascending' | 'descending'): Promise<MessageRow[]> {
-    return db.query(
-      messagesStatements.inThread(direction),
-      [applicationId, thread],
-    );
+    return rows<MessageRow>(db, messagesStatements.inThread(direction), [applicationId, thread]);
   },
 
   /** Oldest first, ties by external id, strictly after the cursor. */
@@ -248,8 +246,9 @@ export const messagesRepository = {
       keyset = ` AND (m.created_at > ${ts} OR (m.created_at = ${ts} AND m.external_id > $${all.length}))`;
     }
     all.push(page.limit);
-    return db.query(
-      `SELECT ${MESSAGE_COLUMNS}, to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS cursor
+    return rows<MessageRow & { cursor: string }>(
+      db,
+      `SELECT ${messagesTable.select}, to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS cursor
        FROM conversation.messages m JOIN conversation.threads t ON t.internal_id = m.thread_id
        WHERE ${where}${keyset} ORDER BY m.created_at ASC, m.external_id ASC LIMIT $${all.length}`,
       all,
@@ -258,10 +257,11 @@ export const messagesRepository = {
 
   async count(db: Queryable, applicationId: string, filter: MessageListFilter): Promise<number> {
     const { where, params } = listConditions(filter);
-    const rows: { count: string }[] = await db.query(
+    const [row] = await rows<{ count: string }>(
+      db,
       `SELECT count(*) AS count FROM conversation.messages m JOIN conversation.threads t ON t.internal_id = m.thread_id WHERE ${where}`,
       [applicationId, ...params],
     );
-    return Number(rows[0].count);
+    return Number(row.count);
   },
 };

@@ -2,8 +2,10 @@
  * Participant records: one per (thread, user), with last-seen time and subscription. Reached only
  * through a thread found within its application (a ThreadRef).
  */
-import type { Queryable } from '@collab/shared';
+import { rows, type Queryable } from '@collab/shared';
 import type { ParticipantRow, ThreadRef } from '../entities/index.js';
+import { participantsTable } from './tables.js';
+
 
 /**
  * The repository's statements that the bench's raw-SQL baselines issue too, exported so that
@@ -35,20 +37,21 @@ export const participantsStatements = {
 export const participantsRepository = {
   async ofThreads(db: Queryable, threads: readonly ThreadRef[]): Promise<ParticipantRow[]> {
     if (threads.length === 0) return [];
-    return db.query(
-      `SELECT thread_id AS "threadRef", user_id AS "userId", last_seen_at AS "lastSeenAt", subscribed, seq
-       FROM conversation.thread_participants WHERE thread_id = ANY($1::bigint[]) ORDER BY seq`,
+    return rows<ParticipantRow>(
+      db,
+      `SELECT ${participantsTable.select} FROM conversation.thread_participants p WHERE p.thread_id = ANY($1::bigint[]) ORDER BY p.seq`,
       [[...new Set(threads)]],
     );
   },
 
   /** The users subscribed to a thread, in the order they joined it. */
   async subscribers(db: Queryable, thread: ThreadRef): Promise<string[]> {
-    const rows: { userId: string }[] = await db.query(
-      `SELECT user_id AS "userId" FROM conversation.thread_participants WHERE thread_id = $1 AND subscribed ORDER BY seq`,
+    const subscribed = await rows<Pick<ParticipantRow, 'userId'>>(
+      db,
+      `SELECT ${participantsTable.pick('userId')} FROM conversation.thread_participants p WHERE p.thread_id = $1 AND p.subscribed ORDER BY p.seq`,
       [thread],
     );
-    return rows.map((row) => row.userId);
+    return subscribed.map((row) => row.userId);
   },
 
   /**
@@ -56,10 +59,7 @@ export const participantsRepository = {
    * order they subscribed) and whether it has any message yet.
    */
   async beforeNewMessage(db: Queryable, thread: ThreadRef): Promise<{ subscribers: string[]; hasMessages: boolean }> {
-    const [row]: { subscribers: string[]; hasMessages: boolean }[] = await db.query(
-      participantsStatements.beforeNewMessage,
-      [thread],
-    );
+    const [row] = await rows<{ subscribers: string[]; hasMessages: boolean }>(db, participantsStatements.beforeNewMessage, [thread]);
     return row;
   },
 

@@ -2,21 +2,24 @@
  * A message's reactions. Reached only through a message found within its application (a
  * MessageRef), so no query here needs the application id.
  */
-import type { Queryable } from '@collab/shared';
-import type { MessageRef } from '../entities/index.js';
+import { rows, type Queryable } from '@collab/shared';
+import type { MessageRef, ReactionRow } from '../entities/index.js';
+import { reactionsTable } from './tables.js';
+
 
 export const reactionsRepository = {
   /** The reactions a message has now. */
-  async of(db: Queryable, message: MessageRef): Promise<{ userId: string; reaction: string }[]> {
-    return db.query(`SELECT user_id AS "userId", reaction FROM conversation.message_reactions WHERE message_id = $1`, [message]);
+  async of(db: Queryable, message: MessageRef): Promise<Pick<ReactionRow, 'userId' | 'reaction'>[]> {
+    return rows<Pick<ReactionRow, 'userId' | 'reaction'>>(db, `SELECT ${reactionsTable.pick('userId', 'reaction')} FROM conversation.message_reactions r WHERE r.message_id = $1`, [message]);
   },
 
   /** The reactions of these messages, oldest first (ties by user, then reaction). */
-  async ofMessages(db: Queryable, messages: readonly MessageRef[]): Promise<{ messageRef: MessageRef; userId: string; reaction: string }[]> {
+  async ofMessages(db: Queryable, messages: readonly MessageRef[]): Promise<Pick<ReactionRow, 'messageRef' | 'userId' | 'reaction'>[]> {
     if (messages.length === 0) return [];
-    return db.query(
-      `SELECT message_id::text AS "messageRef", user_id AS "userId", reaction FROM conversation.message_reactions
-       WHERE message_id = ANY($1::bigint[]) ORDER BY reacted_at, user_id, reaction`,
+    return rows<Pick<ReactionRow, 'messageRef' | 'userId' | 'reaction'>>(
+      db,
+      `SELECT ${reactionsTable.pick('messageRef', 'userId', 'reaction')} FROM conversation.message_reactions r
+       WHERE r.message_id = ANY($1::bigint[]) ORDER BY r.reacted_at, r.user_id, r.reaction`,
       [[...new Set(messages)]],
     );
   },

@@ -1,17 +1,12 @@
 /** All SQL about threads. Every method takes the application id first. */
-import { entityColumns, sqlTable, type Queryable } from '@collab/shared';
-import { ThreadEntity, type ThreadRef, type ThreadRow } from '../entities/index.js';
-
-const THREAD_COLUMNS = `t.internal_id AS "internalId", t.application_id AS "applicationId", t.external_id AS "externalId",
-  t.group_id AS "groupId", t.name, t.url, t.location, t.metadata, t.extra_classnames AS "extraClassnames",
-  t.resolved_at AS "resolvedAt", t.created_at AS "createdAt", t.last_activity_at AS "lastActivityAt"`;
+import { rows, type Queryable } from '@collab/shared';
+import type { ThreadRef, ThreadRow } from '../entities/index.js';
+import { messagesTable, threadsTable } from './tables.js';
 
 export type NewThread = Pick<ThreadRow, 'groupId' | 'name' | 'url' | 'location' | 'metadata' | 'extraClassnames'>;
 export type ThreadFields = Partial<
   Pick<ThreadRow, 'externalId' | 'groupId' | 'name' | 'url' | 'location' | 'metadata' | 'extraClassnames' | 'resolvedAt'>
 >;
-/** conversation.threads: its columns are those of its entity. */
-const threadsTable = sqlTable('conversation.threads', 't', entityColumns(ThreadEntity));
 
 export interface ThreadListFilter {
   location?: { value: Record<string, unknown>; partialMatch: boolean };
@@ -58,34 +53,33 @@ function listConditions(filter: ThreadListFilter): { where: string; params: unkn
 export const threadsStatements = {
   /** The thread $2 (external id), locked for the transaction with `forUpdate`. */
   find: (forUpdate: boolean) =>
-    `SELECT ${THREAD_COLUMNS} FROM conversation.threads t WHERE t.application_id = $1 AND t.external_id = $2 AND t.purging_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
+    `SELECT ${threadsTable.select} FROM conversation.threads t WHERE t.application_id = $1 AND t.external_id = $2 AND t.purging_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
   /** Creates the thread $2 unless taken: $3 group, $4 name, $5 url, $6 location, $7 metadata, $8 extra classnames. */
   insertIfAbsent: `INSERT INTO conversation.threads AS t (application_id, external_id, group_id, name, url, location, metadata, extra_classnames)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (application_id, external_id) DO NOTHING
-       RETURNING ${THREAD_COLUMNS}`,
+       RETURNING ${threadsTable.select}`,
 };
 
 export const threadsRepository = {
   async find(db: Queryable, applicationId: string, externalId: string, forUpdate = false): Promise<ThreadRow | null> {
-    const rows: ThreadRow[] = await db.query(
-      threadsStatements.find(forUpdate),
-      [applicationId, externalId],
-    );
-    return rows[0] ?? null;
+    const [row] = await rows<ThreadRow>(db, threadsStatements.find(forUpdate), [applicationId, externalId]);
+    return row ?? null;
   },
 
   async findByInternalIds(db: Queryable, applicationId: string, internalIds: readonly string[]): Promise<ThreadRow[]> {
     if (internalIds.length === 0) return [];
-    return db.query(`SELECT ${THREAD_COLUMNS} FROM conversation.threads t WHERE t.application_id = $1 AND t.internal_id = ANY($2::bigint[]) AND t.purging_at IS NULL`, [
-      applicationId,
-      [...new Set(internalIds)],
-    ]);
+    return rows<ThreadRow>(
+      db,
+      `SELECT ${threadsTable.select} FROM conversation.threads t WHERE t.application_id = $1 AND t.internal_id = ANY($2::bigint[]) AND t.purging_at IS NULL`,
+      [applicationId, [...new Set(internalIds)]],
+    );
   },
 
   /** Creates the thread unless the id is taken; returns the new row, or null when it existed. */
   async insertIfAbsent(db: Queryable, applicationId: string, externalId: string, thread: NewThread): Promise<ThreadRow | null> {
-    const rows: ThreadRow[] = await db.query(
+    const [row] = await rows<ThreadRow>(
+      db,
       threadsStatements.insertIfAbsent,
       [
         applicationId,
@@ -98,7 +92,7 @@ export const threadsRepository = {
         thread.extraClassnames,
       ],
     );
-    return rows[0] ?? null;
+    return row ?? null;
   },
 
   async update(db: Queryable, applicationId: string, internalId: ThreadRef, fields: ThreadFields): Promise<void> {
@@ -143,8 +137,9 @@ export const threadsRepository = {
       keyset = ` AND (t.last_activity_at < ${ts} OR (t.last_activity_at = ${ts} AND t.external_id > $${all.length}))`;
     }
     all.push(page.limit);
-    return db.query(
-      `SELECT ${THREAD_COLUMNS}, to_char(t.last_activity_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS cursor
+    return rows<ThreadRow & { cursor: string }>(
+      db,
+      `SELECT ${threadsTable.select}, to_char(t.last_activity_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS cursor
        FROM conversation.threads t WHERE ${where}${keyset}
        ORDER BY t.last_activity_at DESC, t.external_id ASC LIMIT $${all.length}`,
       all,
@@ -153,11 +148,11 @@ export const threadsRepository = {
 
   async count(db: Queryable, applicationId: string, filter: ThreadListFilter): Promise<number> {
     const { where, params } = listConditions(filter);
-    const rows: { count: string }[] = await db.query(`SELECT count(*) AS count FROM conversation.threads t WHERE ${where}`, [
+    const [row] = await rows<{ count: string }>(db, `SELECT count(*) AS count FROM conversation.threads t WHERE ${where}`, [
       applicationId,
       ...params,
     ]);
-    return Number(rows[0].count);
+    return Number(row.count);
   },
 
   /**
@@ -167,7 +162,8 @@ export const threadsRepository = {
   async stats(db: Queryable, threads: readonly ThreadRef[]) {
     if (threads.length === 0) return new Map<ThreadRef, ThreadStats>();
     // Repliers are listed in order of their first qualifying message, not alphabetically.
-    const rows: (ThreadStats & { threadRef: ThreadRef })[] = await db.query(
+    const stats = await rows<ThreadStats & { threadRef: ThreadRef }>(
+      db,
       `WITH first AS (
          SELECT DISTINCT ON (thread_id) thread_id, internal_id FROM conversation.messages
          WHERE thread_id = ANY($1::bigint[]) AND purging_at IS NULL ORDER BY thread_id, created_at, internal_id
@@ -178,7 +174,7 @@ export const threadsRepository = {
          WHERE m.deleted_at IS NULL AND m.purging_at IS NULL AND m.internal_id <> f.internal_id
          ORDER BY m.thread_id, m.type, m.author_id, m.created_at, m.internal_id
        )
-       SELECT m.thread_id AS "threadRef",
+       SELECT ${messagesTable.pick('threadRef')},
          count(*) FILTER (WHERE m.deleted_at IS NULL AND m.type = 'user_message')::int AS "userMessages",
          count(*) FILTER (WHERE m.deleted_at IS NULL AND m.type = 'action_message')::int AS "actionMessages",
          count(*) FILTER (WHERE m.deleted_at IS NOT NULL)::int AS "deletedMessages",
@@ -191,22 +187,23 @@ export const threadsRepository = {
        GROUP BY m.thread_id`,
       [[...new Set(threads)]],
     );
-    return new Map(rows.map(({ threadRef, ...stats }) => [threadRef, stats]));
+    return new Map(stats.map(({ threadRef, ...counts }) => [threadRef, counts]));
   },
 
   /** The users mentioned in each thread's messages (deleted ones included), in order of each user's first mention. */
   async mentioned(db: Queryable, threads: readonly ThreadRef[]): Promise<Map<ThreadRef, string[]>> {
     if (threads.length === 0) return new Map();
-    const rows: { threadRef: ThreadRef; userIds: string[] }[] = await db.query(
+    const mentions = await rows<{ threadRef: ThreadRef; userIds: string[] }>(
+      db,
       `SELECT "threadRef", array_agg(user_id ORDER BY created_at, internal_id) AS "userIds" FROM (
-         SELECT DISTINCT ON (m.thread_id, mm.user_id) m.thread_id AS "threadRef", mm.user_id, m.created_at, m.internal_id
+         SELECT DISTINCT ON (m.thread_id, mm.user_id) ${messagesTable.pick('threadRef')}, mm.user_id, m.created_at, m.internal_id
          FROM conversation.message_mentions mm JOIN conversation.messages m ON m.internal_id = mm.message_id
          WHERE m.thread_id = ANY($1::bigint[]) AND m.purging_at IS NULL
          ORDER BY m.thread_id, mm.user_id, m.created_at, m.internal_id
        ) first_mentions GROUP BY "threadRef"`,
       [[...new Set(threads)]],
     );
-    return new Map(rows.map((row) => [row.threadRef, row.userIds]));
+    return new Map(mentions.map((row) => [row.threadRef, row.userIds]));
   },
 };
 

@@ -10,7 +10,7 @@ export interface IdentityContext {
   secretBox: SecretBox;
   logger: Logger;
   publishInvalidation(message: InvalidationMessage): Promise<void>;
-  /** Runs the deletions recorded in identity's outbox (cascade/deletion-cascade.ts). */
+  /** Runs the deletions recorded in identity's outbox (events/relay.ts). */
   deletions: OutboxProcessor;
   accessTokenSecret: string;
   /** How long server tokens signed with a rotated application secret keep working (SECRET_ROTATION_GRACE_HOURS). */

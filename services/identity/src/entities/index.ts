@@ -208,7 +208,7 @@ export const SessionEntity = new EntitySchema<SessionRow>({
   foreignKeys: [{ target: 'Application', columnNames: ['applicationId'], referencedColumnNames: ['id'], onDelete: 'CASCADE' }],
 });
 
-/** Deletions of groups, users and applications, recorded with them for the other services (domain/cascade). */
+/** Deletions of groups, users and applications, recorded with them for the other services (domain/events). */
 export const OutboxEntity = outboxEntity(IDENTITY_SCHEMA);
 
 /** The Idempotency-Keys of application creations and batches, stored with the write. */

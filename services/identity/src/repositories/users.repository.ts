@@ -32,17 +32,27 @@ export const usersStatements = {
            VALUES (${['$1', '$2', ...written.placeholders].join(', ')})
            ON CONFLICT (application_id, external_id) DO UPDATE SET ${assignmentsOf(written)}
            RETURNING u.internal_id AS "internalId", (u.xmax = 0) AS created`,
-  /** A page of users: $2 the id after which it starts, $3 the metadata filter, $4 the limit. */
+  /**
+   * A page of users: $2 the id after which it starts, $3 the metadata filter, $4 the limit,
+   * $5 the ILIKE pattern their ID, name or e-mail must match.
+   */
   listPage: `SELECT ${USER_COLUMNS} FROM identity.users u
        WHERE u.application_id = $1
          AND ($2::text IS NULL OR u.external_id > $2::text)
          AND ($3::jsonb IS NULL OR u.metadata @> $3::jsonb)
+         AND ($5::text IS NULL OR u.external_id ILIKE $5 OR u.name ILIKE $5 OR u.email ILIKE $5)
        ORDER BY u.external_id
        LIMIT $4`,
-  /** How many users match the metadata filter ($2). */
+  /** How many users match the metadata filter ($2) and the pattern ($3). */
   count: `SELECT count(*) AS count FROM identity.users
-       WHERE application_id = $1 AND ($2::jsonb IS NULL OR metadata @> $2::jsonb)`,
+       WHERE application_id = $1 AND ($2::jsonb IS NULL OR metadata @> $2::jsonb)
+         AND ($3::text IS NULL OR external_id ILIKE $3 OR name ILIKE $3 OR email ILIKE $3)`,
 };
+
+/** The ILIKE pattern of values containing `text` literally (its %, _ and backslash escaped), or null for no search. */
+function containing(text: string | undefined): string | null {
+  return text ? `%${text.replace(/[\\%_]/g, '\\$&')}%` : null;
+}
 
 export const usersRepository = {
   async find(db: Queryable, applicationId: string, externalId: string, forUpdate = false): Promise<UserRow | null> {
@@ -106,18 +116,18 @@ export const usersRepository = {
   async listPage(
     db: Queryable,
     applicationId: string,
-    options: { afterExternalId: string | null; limit: number; metadata?: Record<string, unknown> },
+    options: { afterExternalId: string | null; limit: number; metadata?: Record<string, unknown>; search?: string },
   ): Promise<UserRow[]> {
     return db.query(
       usersStatements.listPage,
-      [applicationId, options.afterExternalId, options.metadata ? JSON.stringify(options.metadata) : null, options.limit],
+      [applicationId, options.afterExternalId, options.metadata ? JSON.stringify(options.metadata) : null, options.limit, containing(options.search)],
     );
   },
 
-  async count(db: Queryable, applicationId: string, metadata?: Record<string, unknown>): Promise<number> {
+  async count(db: Queryable, applicationId: string, metadata?: Record<string, unknown>, search?: string): Promise<number> {
     const rows: { count: string }[] = await db.query(
       usersStatements.count,
-      [applicationId, metadata ? JSON.stringify(metadata) : null],
+      [applicationId, metadata ? JSON.stringify(metadata) : null, containing(search)],
     );
     return Number(rows[0].count);
   },

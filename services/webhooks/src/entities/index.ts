@@ -102,6 +102,37 @@ export const DeliveryEntity = new EntitySchema<DeliveryRow>({
   foreignKeys: [{ target: 'Event', columnNames: ['eventId'], referencedColumnNames: ['id'], onDelete: 'CASCADE' }],
 });
 
+/** One attempt of a delivery as it ended: kept with its delivery, so the log shows why each try failed. */
+export interface DeliveryAttemptRow {
+  deliveryId: string;
+  /** The delivery's attempt count when it was made: 1 for the first. */
+  attempt: number;
+  applicationId: string;
+  startedAt: Date;
+  durationMs: number;
+  status: DeliveryStatus;
+  statusCode: number | null;
+  error: string | null;
+}
+
+export const DeliveryAttemptEntity = new EntitySchema<DeliveryAttemptRow>({
+  name: 'DeliveryAttempt',
+  tableName: 'delivery_attempts',
+  schema: WEBHOOKS_SCHEMA,
+  columns: {
+    deliveryId: { name: 'delivery_id', type: 'uuid', primary: true },
+    attempt: { type: 'integer', primary: true },
+    applicationId: { name: 'application_id', type: 'uuid' },
+    startedAt: { name: 'started_at', type: 'timestamptz' },
+    durationMs: { name: 'duration_ms', type: 'integer' },
+    status: { type: 'text' },
+    statusCode: { name: 'status_code', type: 'integer', nullable: true },
+    error: { type: 'text', nullable: true },
+  },
+  // Removed with their delivery (log retention, replays never remove, application purges).
+  foreignKeys: [{ target: 'Delivery', columnNames: ['deliveryId'], referencedColumnNames: ['id'], onDelete: 'CASCADE' }],
+});
+
 export const ApplicationPurgeEntity = applicationPurgeEntity(WEBHOOKS_SCHEMA);
 
-export const webhooksEntities = [RegistrationEntity, EventEntity, DeliveryEntity, ApplicationPurgeEntity];
+export const webhooksEntities = [RegistrationEntity, EventEntity, DeliveryEntity, DeliveryAttemptEntity, ApplicationPurgeEntity];

@@ -2,8 +2,8 @@
  * All SQL about recorded events and their deliveries. Public reads are scoped to one application;
  * the worker's statements name a delivery by its id, which only the worker's own jobs carry.
  */
-import { countAffected, deleteBatch, type Queryable } from '@collab/shared';
-import type { DeliveryRow, DeliveryStatus } from '../entities/index.js';
+import { deleteBatch, type Queryable } from '@collab/shared';
+import type { DeliveryAttemptRow, DeliveryRow, DeliveryStatus } from '../entities/index.js';
 
 const COLUMNS = `d.id, d.event_id AS "eventId", d.application_id AS "applicationId", d.url, d.status, d.attempts,
   d.last_status_code AS "lastStatusCode", d.last_error AS "lastError", d.created_at AS "createdAt",
@@ -141,16 +141,34 @@ export const deliveriesRepository = {
     return rows[0] ?? null;
   },
 
-  /** Records how the job's attempt ended (unless another job took the delivery over meanwhile). */
-  async recordAttempt(db: Queryable, id: string, jobId: string, result: AttemptResult): Promise<boolean> {
-    return (
-      (await countAffected(
-        db,
-        `UPDATE webhooks.deliveries SET status = $3, last_status_code = $4, last_error = $5, last_body = $6, next_attempt_at = $7,
-           sending_job = NULL
-         WHERE id = $1 AND sending_job = $2`,
-        [id, jobId, result.status, result.statusCode, result.error, result.body, result.nextAttemptAt],
-      )) > 0
+  /**
+   * Records how the job's attempt ended (unless another job took the delivery over meanwhile), on
+   * the delivery and as a row of its attempts, in one statement.
+   */
+  async recordAttempt(db: Queryable, id: string, jobId: string, result: AttemptResult, durationMs: number): Promise<boolean> {
+    const rows: { recorded: number }[] = await db.query(
+      `WITH recorded AS (UPDATE webhooks.deliveries
+           SET status = $3, last_status_code = $4, last_error = $5, last_body = $6, next_attempt_at = $7, sending_job = NULL
+           WHERE id = $1 AND sending_job = $2
+           RETURNING id, application_id, attempts, last_attempt_at),
+         logged AS (INSERT INTO webhooks.delivery_attempts
+             (delivery_id, attempt, application_id, started_at, duration_ms, status, status_code, error)
+           SELECT id, attempts, application_id, last_attempt_at, $8, $3, $4, $5 FROM recorded
+           ON CONFLICT (delivery_id, attempt) DO NOTHING)
+       SELECT count(*)::int AS recorded FROM recorded`,
+      [id, jobId, result.status, result.statusCode, result.error, result.body, result.nextAttemptAt, Math.round(durationMs)],
+    );
+    return rows[0].recorded > 0;
+  },
+
+  /** The latest `limit` attempts of one of the application's deliveries, newest first. */
+  attempts(db: Queryable, applicationId: string, deliveryId: string, limit: number): Promise<DeliveryAttemptRow[]> {
+    return db.query(
+      `SELECT delivery_id AS "deliveryId", attempt, application_id AS "applicationId", started_at AS "startedAt",
+         duration_ms AS "durationMs", status, status_code AS "statusCode", error
+       FROM webhooks.delivery_attempts WHERE application_id = $1 AND delivery_id = $2
+       ORDER BY attempt DESC LIMIT $3`,
+      [applicationId, deliveryId, limit],
     );
   },
 

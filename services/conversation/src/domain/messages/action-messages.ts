@@ -34,14 +34,7 @@ export async function insertActionMessage(
         ],
       },
     ],
-    url: null,
-    iconUrl: null,
     translationKey: ACTION_TRANSLATION_KEYS[verb],
-    extraClassnames: null,
-    metadata: {},
-    skipLinkPreviews: false,
     createdAt: at,
-    updatedAt: null,
-    deletedAt: null,
   });
 }

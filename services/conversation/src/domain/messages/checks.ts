@@ -4,12 +4,10 @@ import type { ThreadRow } from '../../entities/index.js';
 import { filesRepository } from '../../repositories/files.repository.js';
 import { messagesRepository } from '../../repositories/messages.repository.js';
 import type { Lookup } from '../identity-directory.js';
+import type { MessageCreationInput } from './message-keys.js';
 
-export interface ReactionInput {
-  reaction: string;
-  userID: string;
-  timestamp?: Date;
-}
+/** A reaction as a message's create and update add it. */
+type ReactionInput = NonNullable<MessageCreationInput['addReactions']>[number];
 
 /** The unique constraint a write violated, or null (pg error, possibly wrapped by TypeORM). */
 export function violatedConstraint(error: unknown): string | null {

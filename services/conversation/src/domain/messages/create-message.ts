@@ -1,6 +1,6 @@
 /** Creating a message, and with it its thread when asked to. */
 import { randomUUID } from 'node:crypto';
-import { ApiError, isIdentifier, mentionedUserIds, type FlatJson, type MessageNode, type RecordWrite } from '@collab/shared';
+import { ApiError, isIdentifier, mentionedUserIds, type RecordWrite } from '@collab/shared';
 import type { MessageRef, ThreadRef, ThreadRow } from '../../entities/index.js';
 import { attachmentsRepository } from '../../repositories/attachments.repository.js';
 import { mentionsRepository } from '../../repositories/mentions.repository.js';
@@ -11,7 +11,7 @@ import { threadsRepository } from '../../repositories/threads.repository.js';
 import type { ConversationContext } from '../context.js';
 import { eventsOutbox, type MessageAdded } from '../events/outbox.js';
 import { replyRecipients, threadActionRecipients } from '../events/recipients.js';
-import { creationGroupId, insertThread, requireThread, threadNotFound, type ThreadCreation } from '../threads/threads.js';
+import { creationGroupId, insertThread, requireThread, threadNotFound } from '../threads/threads.js';
 import { insertActionMessage } from './action-messages.js';
 import {
   checkAttachments,
@@ -21,32 +21,8 @@ import {
   MESSAGE_ID_CONSTRAINT,
   reactionRows,
   violatedConstraint,
-  type ReactionInput,
 } from './checks.js';
-
-/** The message fields a creation and an update both take. */
-export interface MessageFieldsInput {
-  type?: 'action_message' | 'user_message';
-  createdTimestamp?: Date;
-  iconURL?: string | null;
-  metadata?: FlatJson;
-  url?: string | null;
-  updatedTimestamp?: Date | null;
-  deletedTimestamp?: Date | null;
-  translationKey?: string | null;
-  extraClassnames?: string | null;
-  skipLinkPreviews?: boolean;
-  addReactions?: ReactionInput[];
-  addAttachments?: { type: 'file'; id: string }[];
-}
-
-export interface MessageCreation extends MessageFieldsInput {
-  authorID: string;
-  content: MessageNode[];
-  id?: string;
-  subscribeToThread?: boolean;
-  createThread?: ThreadCreation;
-}
+import { messageColumnsFrom, type MessageCreationInput } from './message-keys.js';
 
 /**
  * POST /v1/threads/<ID>/messages. Checks in this order, the first failing one answering: the thread
@@ -58,7 +34,7 @@ export async function createMessage(
   ctx: ConversationContext,
   applicationId: string,
   threadId: string,
-  input: MessageCreation,
+  input: MessageCreationInput,
   options: { requestId: string; linkBase: string; recordWrite: RecordWrite<string> },
 ): Promise<string> {
   const { requestId, linkBase } = options;
@@ -139,7 +115,7 @@ export async function createMessage(
 }
 
 /** The checks of a creation after the thread and the message id, in the order of createMessage's. */
-async function checkCreation(ctx: ConversationContext, applicationId: string, existing: ThreadRow | null, input: MessageCreation, requestId: string) {
+async function checkCreation(ctx: ConversationContext, applicationId: string, existing: ThreadRow | null, input: MessageCreationInput, requestId: string) {
   const groupId = existing ? existing.groupId : creationGroupId(input.createThread!, 'createThread.');
   const reactionUsers = (input.addReactions ?? []).map((item) => item.userID);
   const subscribers = existing ? [] : (input.createThread!.addSubscribers ?? []);
@@ -160,22 +136,7 @@ async function checkCreation(ctx: ConversationContext, applicationId: string, ex
   return { groupId, subscribers, lookup, author, mentioned, fileIds };
 }
 
-/** The message row a creation stores: the given fields, and their defaults for the others. */
-function newMessageRow(input: MessageCreation, externalId: string, thread: ThreadRef, createdAt: Date): NewMessage {
-  return {
-    externalId,
-    threadRef: thread,
-    authorId: input.authorID,
-    type: input.type ?? 'user_message',
-    content: input.content,
-    url: input.url ?? null,
-    iconUrl: input.iconURL ?? null,
-    translationKey: input.translationKey ?? null,
-    extraClassnames: input.extraClassnames ?? null,
-    metadata: input.metadata ?? {},
-    skipLinkPreviews: input.skipLinkPreviews ?? false,
-    createdAt,
-    updatedAt: input.updatedTimestamp ?? null,
-    deletedAt: input.deletedTimestamp ?? null,
-  };
+/** The message row a creation stores: the columns given (the others take their defaults), in its thread, with its id and time. */
+function newMessageRow(input: MessageCreationInput, externalId: string, thread: ThreadRef, createdAt: Date): NewMessage {
+  return { ...messageColumnsFrom(input), externalId, threadRef: thread, authorId: input.authorID, content: input.content, createdAt };
 }

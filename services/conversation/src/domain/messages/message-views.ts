@@ -1,7 +1,8 @@
 /** The message object of the API, built for many messages with one more query. */
-import { plaintextOf, type MessageNode, type Queryable } from '@collab/shared';
+import { messageView, plaintextOf, type MessageNode, type Queryable } from '@collab/shared';
 import type { MessageRow, ThreadRow } from '../../entities/index.js';
 import { messageViewsRepository } from '../../repositories/message-views.repository.js';
+import { messagesTable } from '../../repositories/tables.js';
 import { signedFileUrl } from '../files/file-links.js';
 
 export interface ViewOptions {
@@ -23,6 +24,13 @@ export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<s
   return map;
 }
 
+/**
+ * The keys of the message answer named as a column: each is answered as its column stores it
+ * unless messageViews builds it itself, so that a column added with a key of its name in the
+ * answer's schema (`messageView`) is answered without an edit here.
+ */
+const STORED_KEYS = Object.keys(messageView.shape).filter((key) => Object.hasOwn(messagesTable.columns, key)) as (keyof MessageRow)[];
+
 export async function messageViews(db: Queryable, rows: readonly MessageRow[], threads: Map<string, ThreadRow>, options: ViewOptions) {
   const { reactions, attachments, previews, participants } = await messageViewsRepository.detailsOf(
     db,
@@ -37,7 +45,7 @@ export async function messageViews(db: Queryable, rows: readonly MessageRow[], t
   return rows.map((row) => {
     const thread = threads.get(row.threadRef)!;
     const seenAfter = (row.updatedAt ?? row.createdAt).getTime();
-    return {
+    const answer = {
       id: row.externalId,
       authorID: row.authorId,
       organizationID: thread.groupId,
@@ -83,5 +91,7 @@ export async function messageViews(db: Queryable, rows: readonly MessageRow[], t
         .filter((participant) => participant.lastSeenAt !== null && participant.lastSeenAt.getTime() >= seenAfter)
         .map((participant) => participant.userId),
     };
+    for (const key of STORED_KEYS) if (!Object.hasOwn(answer, key)) (answer as Record<string, unknown>)[key] = row[key];
+    return answer;
   });
 }

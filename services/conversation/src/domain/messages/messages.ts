@@ -49,6 +49,7 @@ export interface MessageListQuery {
     authorID?: string;
     groupID?: string;
     organizationID?: string;
+    threadID?: string;
   };
 }
 
@@ -73,7 +74,7 @@ export async function listMessages(
     if (groupId !== undefined && !lookup.group) throw new ApiError('group_not_found', `Group ${groupId} not found.`, { status: 401 });
   }
   const after = query.token ? { createdAtMicros: query.token.createdAtWithMicros, externalId: query.token.externalID } : null;
-  const listFilter = { metadata: filter.metadata, location: filter.location, authorId: filter.authorID, groupId };
+  const listFilter = { metadata: filter.metadata, location: filter.location, authorId: filter.authorID, groupId, threadId: filter.threadID };
   const [{ rows, token }, total] = await Promise.all([
     pageCursors.messages.pageWithTokenWhenFull(
       query.limit,

@@ -1,5 +1,5 @@
 /** Updating a message: its fields, reactions, attachments, link previews and mentions. */
-import { ApiError, isIdentifier, isUuid, mentionedUserIds, type MessageNode, type Queryable } from '@collab/shared';
+import { ApiError, isIdentifier, isUuid, mentionedUserIds, type Queryable } from '@collab/shared';
 import type { MessageRef, MessageRow, ThreadRow } from '../../entities/index.js';
 import { attachmentsRepository } from '../../repositories/attachments.repository.js';
 import { linkPreviewsRepository } from '../../repositories/link-previews.repository.js';
@@ -13,7 +13,6 @@ import { eventsOutbox, type ConversationEvent } from '../events/outbox.js';
 import { mentionRecipients } from '../events/recipients.js';
 import { keepPreviewsOf } from '../link-previews/link-previews.js';
 import { requireThread } from '../threads/threads.js';
-import type { MessageFieldsInput } from './create-message.js';
 import {
   bareFileId,
   checkAttachments,
@@ -26,15 +25,7 @@ import {
   sameJson,
   violatedConstraint,
 } from './checks.js';
-
-export interface MessageUpdate extends MessageFieldsInput {
-  id?: string;
-  authorID?: string;
-  content?: MessageNode[];
-  removeReactions?: { reaction: string; userID: string }[];
-  removeAttachments?: { type: 'file' | 'link_preview'; id: string }[];
-  deleted?: boolean;
-}
+import { messageColumnsFrom, type MessageUpdateInput } from './message-keys.js';
 
 /**
  * PUT /v1/threads/<tID>/messages/<mID>. Checks in this order, the first failing one answering: the
@@ -46,7 +37,7 @@ export async function updateMessage(
   applicationId: string,
   threadId: string,
   messageId: string,
-  input: MessageUpdate,
+  input: MessageUpdateInput,
   requestId: string,
   linkBase: string,
 ): Promise<void> {
@@ -105,7 +96,7 @@ const reactionKey = (userId: string, reaction: string) => `${userId}\u0000${reac
 const attachmentKey = (item: { type: string; id: string }) => `${item.type}\u0000${bareFileId(item.id).toLowerCase()}`;
 
 /** The update's checks after the thread and message were found, in the order of updateMessage's. */
-async function checkUpdate(ctx: ConversationContext, applicationId: string, thread: ThreadRow, message: MessageRow, input: MessageUpdate, requestId: string) {
+async function checkUpdate(ctx: ConversationContext, applicationId: string, thread: ThreadRow, message: MessageRow, input: MessageUpdateInput, requestId: string) {
   if (input.id !== undefined && input.id !== message.externalId) {
     if (!isIdentifier(input.id)) throw new ApiError('invalid_field', 'Input type for id is not valid, expected identifier.');
     if (await messagesRepository.exists(ctx.db, applicationId, input.id))
@@ -142,33 +133,19 @@ async function checkUpdate(ctx: ConversationContext, applicationId: string, thre
   return { lookup, mentioned, fileIds };
 }
 
-/** The message columns the update sets. */
-function updatedFields(input: MessageUpdate, message: MessageRow, now: Date): MessageFields {
-  const fields: MessageFields = {};
-  if (input.id !== undefined) fields.externalId = input.id;
-  if (input.authorID !== undefined) fields.authorId = input.authorID;
-  if (input.type !== undefined) fields.type = input.type;
-  if (input.createdTimestamp !== undefined) fields.createdAt = input.createdTimestamp;
-  if (input.iconURL !== undefined) fields.iconUrl = input.iconURL;
-  if (input.metadata !== undefined) fields.metadata = input.metadata;
-  if (input.url !== undefined) fields.url = input.url;
-  if (input.translationKey !== undefined) fields.translationKey = input.translationKey;
-  if (input.extraClassnames != null) fields.extraClassnames = input.extraClassnames;
-  if (input.skipLinkPreviews !== undefined) fields.skipLinkPreviews = input.skipLinkPreviews;
-  if (input.content !== undefined) {
-    fields.content = input.content;
-    // Changed content shows as edited unless the caller sets updatedTimestamp itself.
-    if (input.updatedTimestamp === undefined && !sameJson(input.content, message.content))
-      fields.updatedAt = now;
-  }
-  if (input.updatedTimestamp !== undefined) fields.updatedAt = input.updatedTimestamp;
-  if (input.deletedTimestamp !== undefined) fields.deletedAt = input.deletedTimestamp;
-  else if (input.deleted !== undefined) fields.deletedAt = input.deleted ? now : null;
+/** The message columns the update sets: those the request gives, and what its content and `deleted` imply. */
+function updatedFields(input: MessageUpdateInput, message: MessageRow, now: Date): MessageFields {
+  const fields = messageColumnsFrom(input);
+  // A null extraClassnames leaves the classes as they are.
+  if (input.extraClassnames === null) delete fields.extraClassnames;
+  // Changed content shows as edited unless the caller sets updatedTimestamp itself.
+  if (input.content !== undefined && input.updatedTimestamp === undefined && !sameJson(input.content, message.content)) fields.updatedAt = now;
+  if (input.deletedTimestamp === undefined && input.deleted !== undefined) fields.deletedAt = input.deleted ? now : null;
   return fields;
 }
 
 /** Adds and removes the reactions, attachments and link previews the update names. */
-async function writeReactionsAndAttachments(tx: Queryable, message: MessageRef, input: MessageUpdate, fileIds: string[], now: Date): Promise<void> {
+async function writeReactionsAndAttachments(tx: Queryable, message: MessageRef, input: MessageUpdateInput, fileIds: string[], now: Date): Promise<void> {
   const removeAttachments = input.removeAttachments ?? [];
   await reactionsRepository.add(tx, message, reactionRows(input.addReactions ?? [], now));
   await reactionsRepository.remove(

@@ -1,6 +1,16 @@
 /** Thread use cases: creating, reading, updating, listing and deleting threads. */
 import { randomUUID } from 'node:crypto';
-import { ApiError, isIdentifier, pageCursors, type CursorOf, type FlatJson, type Queryable, isUniqueViolation } from '@collab/shared';
+import {
+  ApiError,
+  isIdentifier,
+  pageCursors,
+  type conversationRoutes,
+  type CursorOf,
+  type FlatJson,
+  type Queryable,
+  type RouteBody,
+  isUniqueViolation,
+} from '@collab/shared';
 import type { ThreadRow } from '../../entities/index.js';
 import { participantsRepository } from '../../repositories/participants.repository.js';
 import { threadsRepository, type ThreadListFilter } from '../../repositories/threads.repository.js';
@@ -11,16 +21,12 @@ import { threadActionRecipients } from '../events/recipients.js';
 import { insertActionMessage } from '../messages/action-messages.js';
 import { threadViews } from './thread-views.js';
 
-export interface ThreadCreation {
-  groupID?: string;
-  organizationID?: string;
-  location: FlatJson;
-  url: string;
-  name: string;
-  metadata?: FlatJson;
-  extraClassnames?: string | null;
-  addSubscribers?: string[];
-}
+/** POST /v1/threads body after validation. */
+export type ThreadCreationInput = RouteBody<typeof conversationRoutes.createThread>;
+/** A thread's creation parameters, as POST /v1/threads and a message's createThread give them. */
+type ThreadParams = Omit<ThreadCreationInput, 'id'>;
+/** PUT /v1/threads/<ID> body after validation. */
+export type ThreadUpdateInput = RouteBody<typeof conversationRoutes.updateThread>;
 
 export function threadNotFound(threadId: string): ApiError {
   return new ApiError('thread_not_found', `Could not find thread with ID ${threadId}`);
@@ -36,7 +42,7 @@ export async function requireThread(db: Queryable, applicationId: string, thread
  * `groupID`, or the deprecated `organizationID` when `groupID` is absent. POST /v1/threads requires
  * one in its schema; a message's createThread is checked here, once the thread must be created.
  */
-export function creationGroupId(params: ThreadCreation, path = ''): string {
+export function creationGroupId(params: ThreadParams, path = ''): string {
   const groupId = params.groupID ?? params.organizationID;
   if (groupId === undefined) throw new ApiError('missing_field', `Missing required field: ${path}groupID.`);
   return groupId;
@@ -51,7 +57,7 @@ export async function insertThread(
   db: Queryable,
   applicationId: string,
   threadId: string,
-  params: ThreadCreation,
+  params: ThreadParams,
   groupId: string,
   subscribers: readonly string[],
 ): Promise<{ thread: ThreadRow; created: boolean }> {
@@ -72,7 +78,7 @@ export async function insertThread(
 export async function createThread(
   ctx: ConversationContext,
   applicationId: string,
-  input: ThreadCreation & { id?: string },
+  input: ThreadCreationInput,
   requestId: string,
 ): Promise<string> {
   const groupId = creationGroupId(input);
@@ -97,24 +103,6 @@ export async function deleteThread(ctx: ConversationContext, applicationId: stri
   await threadsRepository.delete(ctx.db, applicationId, thread.internalId);
 }
 
-export interface ThreadUpdate {
-  id?: string;
-  resolved?: boolean;
-  resolvedTimestamp?: Date | null;
-  userID?: string;
-  metadata?: FlatJson;
-  name?: string;
-  url?: string;
-  location?: FlatJson;
-  groupID?: string;
-  organizationID?: string;
-  extraClassnames?: string | null;
-  typing?: string[];
-  seenByUsers?: { userID: string; seen: boolean }[];
-  addSubscribers?: string[];
-  removeSubscribers?: string[];
-}
-
 /** A list of users must name at least one user of the application; unknown ones among known ones are ignored. */
 function requireSomeKnown(lookup: Lookup, ids: readonly string[] | undefined): void {
   if (ids && ids.length > 0 && !ids.some((id) => lookup.users.has(id)))
@@ -122,7 +110,7 @@ function requireSomeKnown(lookup: Lookup, ids: readonly string[] | undefined): v
 }
 
 /** The resolution time an update sets: resolvedTimestamp wins over resolved (true: now, false: null); undefined leaves it. */
-function requestedResolution(input: ThreadUpdate): Date | null | undefined {
+function requestedResolution(input: ThreadUpdateInput): Date | null | undefined {
   if (input.resolvedTimestamp !== undefined) return input.resolvedTimestamp;
   if (input.resolved !== undefined) return input.resolved ? new Date() : null;
   return undefined;
@@ -138,7 +126,7 @@ export async function updateThread(
   ctx: ConversationContext,
   applicationId: string,
   threadId: string,
-  input: ThreadUpdate,
+  input: ThreadUpdateInput,
   requestId: string,
   linkBase: string,
 ): Promise<void> {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiError, requireAllowedAddress, requireHttpUrl, type identityRoutes, type RecordWrite, type RouteBody } from '@collab/shared';
 import type { ApplicationRow } from '../../entities/index.js';
 import { applicationsRepository, type ApplicationFields } from '../../repositories/applications.repository.js';
-import { recordDeletion } from '../cascade/deletion-cascade.js';
+import { recordDeletion } from '../events/outbox.js';
 import type { IdentityContext } from '../context.js';
 import { forgetPresence } from '../presence/presence.js';
 import { generateSecret, openSecret, sealSecret, secretsEqual } from '../secrets.js';

@@ -1,7 +1,7 @@
 /** Group use cases, shared by /v1/groups and /v1/organizations. */
 import { ApiError, pageCursors, type CursorOf, type identityRoutes, type RouteBody, type Queryable } from '@collab/shared';
 import type { GroupRow } from '../../entities/index.js';
-import { recordDeletion } from '../cascade/deletion-cascade.js';
+import { recordDeletion } from '../events/outbox.js';
 import { groupsRepository } from '../../repositories/groups.repository.js';
 import type { IdentityContext } from '../context.js';
 import { forgetPresence } from '../presence/presence.js';

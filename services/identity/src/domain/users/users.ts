@@ -2,7 +2,7 @@
 import { ApiError, pageCursors, type CursorOf, type FlatJson, type Queryable } from '@collab/shared';
 import { groupsRepository } from '../../repositories/groups.repository.js';
 import { usersRepository, type UserFields } from '../../repositories/users.repository.js';
-import { recordDeletion } from '../cascade/deletion-cascade.js';
+import { recordDeletion } from '../events/outbox.js';
 import type { IdentityContext } from '../context.js';
 import { forgetPresence } from '../presence/presence.js';
 import { COLUMN_KEYS, type UserInput } from './user-keys.js';
@@ -86,16 +86,16 @@ export async function createUser(ctx: IdentityContext, applicationId: string, us
 export async function listUsers(
   ctx: IdentityContext,
   applicationId: string,
-  page: { limit: number; token: CursorOf<typeof pageCursors.users> | null; metadata?: FlatJson },
+  page: { limit: number; token: CursorOf<typeof pageCursors.users> | null; metadata?: FlatJson; search?: string },
 ) {
   const afterExternalId = page.token?.externalID ?? null;
   const [{ rows, token }, total] = await Promise.all([
     pageCursors.users.page(
       page.limit,
-      (limit) => usersRepository.listPage(ctx.db, applicationId, { afterExternalId, limit, metadata: page.metadata }),
+      (limit) => usersRepository.listPage(ctx.db, applicationId, { afterExternalId, limit, metadata: page.metadata, search: page.search }),
       (last) => ({ externalID: last.externalId }),
     ),
-    usersRepository.count(ctx.db, applicationId, page.metadata),
+    usersRepository.count(ctx.db, applicationId, page.metadata, page.search),
   ]);
   return { users: rows.map(userListItem), pagination: { token, total } };
 }

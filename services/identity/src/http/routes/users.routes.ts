@@ -28,9 +28,9 @@ export function userHandlers(ctx: IdentityContext): HandlerMap {
     },
 
     [routes.listUsers.id]: (req) => {
-      const { limit, token, filter } = routeQuery(routes.listUsers, req);
+      const { limit, token, filter, search } = routeQuery(routes.listUsers, req);
       if (isEarlierGeneration(req)) return users.listAllUsersLegacy(ctx, applicationOf(req));
-      return users.listUsers(ctx, applicationOf(req), { limit, token, metadata: filter.metadata });
+      return users.listUsers(ctx, applicationOf(req), { limit, token, metadata: filter.metadata, search });
     },
 
     [routes.getUser.id]: (req) => {

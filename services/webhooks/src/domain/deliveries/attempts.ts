@@ -134,8 +134,9 @@ export async function attemptDelivery(ctx: AttemptContext, applicationId: string
     };
   }
   // Another job took the delivery over (this one outlived the lease): its outcome is the one kept.
-  if (!(await deliveriesRepository.recordAttempt(ctx.db, delivery.id, jobId, result))) return { attempted: true, status: 'superseded' };
-  ctx.observe?.(delivery.type, result.status === 'pending' ? 'retrying' : result.status, (performance.now() - started) / 1000);
+  const durationMs = performance.now() - started;
+  if (!(await deliveriesRepository.recordAttempt(ctx.db, delivery.id, jobId, result, durationMs))) return { attempted: true, status: 'superseded' };
+  ctx.observe?.(delivery.type, result.status === 'pending' ? 'retrying' : result.status, durationMs / 1000);
   log.info({ deliveryId, attempt: delivery.attempts, status: result.status, statusCode: result.statusCode, error: result.error }, 'webhook attempt');
   if (result.status === 'pending' && result.nextAttemptAt) {
     // Unqueued (Redis away), the delivery is still recorded as due then: the recovery scan queues it.

@@ -54,6 +54,23 @@ export async function getDelivery(ctx: WebhooksContext, applicationId: string, d
   return { ...deliveryView(row), body: row.lastBody };
 }
 
+/** The delivery's latest attempts, newest first (kept as long as the delivery). */
+export async function listDeliveryAttempts(ctx: WebhooksContext, applicationId: string, deliveryId: string, limit: number) {
+  const id = deliveryId.toLowerCase();
+  if (!(await deliveriesRepository.find(ctx.db, applicationId, id))) throw notFound();
+  const rows = await deliveriesRepository.attempts(ctx.db, applicationId, id, limit);
+  return {
+    attempts: rows.map((row) => ({
+      attempt: row.attempt,
+      status: row.status,
+      statusCode: row.statusCode,
+      error: row.error,
+      startedTimestamp: row.startedAt.toISOString(),
+      durationMs: row.durationMs,
+    })),
+  };
+}
+
 /** Sends the delivery again now: same event id, the next attempt number, a fresh signature. */
 export async function retryDelivery(ctx: WebhooksContext, applicationId: string, deliveryId: string, requestId: string) {
   const id = deliveryId.toLowerCase();

@@ -9,7 +9,7 @@ import {
   type HandlerMap,
 } from '@collab/shared';
 import type { WebhooksContext } from '../../domain/context.js';
-import { getDelivery, listDeliveries, retryDelivery } from '../../domain/deliveries/deliveries.js';
+import { getDelivery, listDeliveries, listDeliveryAttempts, retryDelivery } from '../../domain/deliveries/deliveries.js';
 import { deleteWebhook, listWebhooks, registerWebhook } from '../../domain/registrations/registrations.js';
 
 export function webhooksHandlers(ctx: WebhooksContext): HandlerMap {
@@ -33,6 +33,13 @@ export function webhooksHandlers(ctx: WebhooksContext): HandlerMap {
     ...Object.assign({}, ...webhookRegistrationRoutes.map(registrationHandlers)),
     [routes.listDeliveries.id]: (req) => listDeliveries(ctx, applicationOf(req), routeQuery(routes.listDeliveries, req)),
     [routes.getDelivery.id]: (req) => getDelivery(ctx, applicationOf(req), routeParams(routes.getDelivery, req).deliveryID),
+    [routes.listDeliveryAttempts.id]: (req) =>
+      listDeliveryAttempts(
+        ctx,
+        applicationOf(req),
+        routeParams(routes.listDeliveryAttempts, req).deliveryID,
+        routeQuery(routes.listDeliveryAttempts, req).limit,
+      ),
     [routes.retryDelivery.id]: async (req) => {
       const { deliveryID } = routeParams(routes.retryDelivery, req);
       await retryDelivery(ctx, applicationOf(req), deliveryID, req.ctx.requestId);

@@ -1,39 +1,15 @@
 /**
- * Where a deletion in identity reaches the data other services own: a
- * deleted group's threads and messages, a deleted user's messages, files and notifications,
- * everything of a deleted application. Identity records the deletion in its outbox in the
- * transaction that deletes its own rows, so the other services are told exactly when that
- * transaction committed: a deletion that rolls back hides nothing, and one that commits is
- * carried into every dependent service, retried until each has it. The DELETE request runs its
- * entry at once, so it answers once nothing deleted can be read (a 503 when a service cannot be
- * reached: the relay of the identity worker finishes it later). Each dependent service makes the
- * data unreadable when called and purges it with BullMQ jobs; calling it twice changes nothing.
+ * Where a deletion recorded in identity's outbox (outbox.ts) reaches the data other services own:
+ * a deleted group's threads and messages, a deleted user's messages, files and notifications,
+ * everything of a deleted application. The DELETE request runs its entry at once, so it answers
+ * once nothing deleted can be read (a 503 when a service cannot be reached: the relay of the
+ * identity worker finishes it later). Each dependent service makes the data unreadable when
+ * called and purges it with BullMQ jobs; calling it twice changes nothing.
  */
-import { ApiError, cascadeContract, createInternalClient, s, unavailable, type InternalClient, type Logger, type Queryable } from '@collab/shared';
-import { defineOutbox, type NewOutboxEntry, type OutboxHandlers, type OutboxProcessor } from '@collab/shared/storage';
+import { ApiError, cascadeContract, createInternalClient, unavailable, type InternalClient, type Logger } from '@collab/shared';
+import type { OutboxHandlers, OutboxProcessor } from '@collab/shared/storage';
 import type { DataSource } from 'typeorm';
-import { IDENTITY_SCHEMA } from '../../entities/index.js';
-
-/** Identity's outbox: one topic per kind of deletion; the entry's application id is the tenant. */
-export const deletionOutbox = defineOutbox(IDENTITY_SCHEMA, {
-  'group.deleted': s.object({ groupId: s.string({ minLength: 1 }) }),
-  'user.deleted': s.object({ userId: s.string({ minLength: 1 }) }),
-  /** The application itself is gone: its id is the entry's applicationId. */
-  'application.deleted': s.object({}),
-});
-
-/**
- * How long the relay leaves a recorded deletion to the DELETE request that runs it right after
- * its commit. The relay takes it over at once when that run failed (after the retry delay), and
- * after this long when the API process died in between; both never run it at the same time.
- */
-const REQUEST_RUNS_DELETION_MS = 30_000;
-
-/** Records a deletion in the transaction that deletes identity's rows; returns its outbox id for `processNow`. */
-export async function recordDeletion(tx: Queryable, deletion: NewOutboxEntry<typeof deletionOutbox.topics>): Promise<string> {
-  const [id] = await deletionOutbox.record(tx, [deletion], { relayAfterMs: REQUEST_RUNS_DELETION_MS });
-  return id;
-}
+import { deletionOutbox } from './outbox.js';
 
 /** The calls into the dependent services. */
 export interface DeletionCascade {
