@@ -152,7 +152,8 @@ export const messagesRepository = {
    * not deleted, come before it, and the first and the last of them; null when it is gone.
    */
   async excerpt(db: Queryable, applicationId: string, internalId: string): Promise<{ earlierCount: number; first: MessageRef | null; previous: MessageRef | null } | null> {
-    const rows: { earlierCount: number; first: MessageRef | null; previous: MessageRef | null }[] = await db.query(
+    const [row] = await rows<{ earlierCount: number; first: MessageRef | null; previous: MessageRef | null }>(
+      db,
       `WITH current AS (
          SELECT thread_id, created_at, internal_id FROM conversation.messages WHERE application_id = $1 AND internal_id = $2 AND purging_at IS NULL),
        earlier AS (
@@ -164,7 +165,7 @@ export const messagesRepository = {
        FROM current`,
       [applicationId, internalId],
     );
-    return rows[0] ?? null;
+    return row ?? null;
   },
 
   /** Whether the thread has any message yet (a new message is then the one that starts it). */
