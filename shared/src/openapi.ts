@@ -47,6 +47,7 @@ const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
   app: [{ serverToken: [] }],
   customer: [{ customerToken: [] }],
   client: [{ clientToken: [] }],
+  inbound: [{ inboundMail: [] }],
   none: [],
 };
 
@@ -131,6 +132,11 @@ const MULTIPART_UPLOAD: JsonSchema = {
 const DUMP: JsonSchema = { type: 'string', format: 'binary', description: 'The dump: a psql script of COPY blocks ending with COMMIT;.' };
 
 function requestBodyOf(route: RouteDef): JsonSchema | undefined {
+  if (route.bodyType === 'form') {
+    // The fields read; a parser's other fields are ignored.
+    const schema = { ...route.body!.jsonSchema(), additionalProperties: true };
+    return { required: true, content: { 'multipart/form-data': { schema }, 'application/x-www-form-urlencoded': { schema } } };
+  }
   if (route.bodyType === 'multipart')
     return { required: true, content: { 'multipart/form-data': { schema: MULTIPART_UPLOAD } } };
   if (route.bodyType === 'dump')
@@ -277,6 +283,11 @@ function components(): OpenApiDocument['components'] {
         bearerFormat: 'JWT',
         description:
           'A client token (HS256 or HS512, `{project_id, user_id, group_id?, user_details?, group_details?}`, signed with the application secret): reads as that user, within their groups. Refused: `403 invalid_session`.',
+      },
+      inboundMail: {
+        type: 'http',
+        scheme: 'basic',
+        description: "The inbound-mail parser's credentials (INBOUND_EMAIL_USERNAME and INBOUND_EMAIL_PASSWORD); with none set the route answers 404.",
       },
     },
     schemas: {

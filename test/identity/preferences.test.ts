@@ -2,6 +2,7 @@
  * GET and PUT /v1/users/<ID>/preferences (decision 51): both channels on until set, a PUT changes
  * only the channels it sends, and the preferences go with their user and application.
  */
+import type { ServerUpdatePreference } from '@cord-sdk/types';
 import { describe, expect, it } from 'vitest';
 import { asCustomer, createApplication, uniqueId, type TestApplication } from '../support/client.js';
 import { expectError } from '../support/expect.js';
@@ -20,7 +21,9 @@ async function newUser(client = app.client): Promise<string> {
   return id;
 }
 
-const put = (id: string, value: unknown, client = app.client) => client.put(preferencesPath(id), { key: 'notification_channels', value });
+/** The body as @cord-sdk/server's callers type it, so that a drift from the original's request type fails to compile. */
+const put = (id: string, value: ServerUpdatePreference['value'], client = app.client) =>
+  client.put(preferencesPath(id), { key: 'notification_channels', value } satisfies ServerUpdatePreference);
 const channels = async (id: string, client = app.client) => {
   const response = await client.get(preferencesPath(id));
   expect(response.status).toBe(200);

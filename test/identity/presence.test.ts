@@ -4,6 +4,7 @@
  * user, the group and the application.
  */
 import { createRedis } from '@collab/shared';
+import type { ServerUpdatePresence } from '@cord-sdk/types';
 import { describe, expect, it } from 'vitest';
 import { asCustomer, createApplication, pollAnswer, uniqueId, type ApiClient, type TestApplication } from '../support/client.js';
 import { systemWithApplication, type TestSystem } from '../support/system.js';
@@ -26,7 +27,8 @@ async function groupWith(client: ApiClient, members: string[]): Promise<string> 
   return groupId;
 }
 
-async function present(client: ApiClient, userId: string, body: Record<string, unknown>) {
+/** The body as @cord-sdk/server's callers type it, so that a drift from the original's request type fails to compile. */
+async function present(client: ApiClient, userId: string, body: ServerUpdatePresence) {
   const response = await client.put(presencePath(userId), body);
   expect(response.body).toEqual({ success: true, message: `You successfully updated user ${userId} presence` });
   expect(response.status).toBe(200);

@@ -55,6 +55,7 @@ describe('GET /v1/customer/dbdump', () => {
       threads: 12,
       messages: 46,
       application_webhooks: 1,
+      email_subscription: 0,
       files: 0,
       message_attachments: 0,
       message_mentions: 11,

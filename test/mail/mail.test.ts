@@ -8,7 +8,7 @@ import { createProducer } from '@collab/shared';
 import { until } from '@collab/shared/devkit';
 import { jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mentioning, messagePath, newThread, postMessage, putOk, settled, threadPath } from '../support/activity.js';
+import { mentioning, messagePath, newThread, paragraph, postMessage, putOk, settled, threadPath } from '../support/activity.js';
 import { asCustomer, createApplication, uniqueId, type TestApplication } from '../support/client.js';
 import { putEach } from '../support/seed.js';
 import { startSmtpServer } from '../support/smtp-server.js';
@@ -93,6 +93,34 @@ describe('a mention', () => {
     expect(second.parsed.messageId).toMatch(/^<notif-.+@mail\.example\.test>$/);
     expect(second.parsed.inReplyTo).toBe(first.parsed.messageId);
     expect(second.parsed.references).toBe(first.parsed.messageId);
+  });
+
+  it("shows the thread's first message and the one before, and how many between them are not shown", async () => {
+    const { app, bob } = await freshApp();
+    const { threadId } = await newThread(app, { content: paragraph('the opening message') });
+    for (const text of ['second', 'third', 'fourth']) await postMessage(app, threadId, { authorID: 'ann', content: paragraph(`the ${text} message`) });
+    // A deleted message is neither shown nor counted.
+    const deleted = await postMessage(app, threadId, { id: uniqueId('message'), authorID: 'ann', content: paragraph('the deleted message') });
+    await putOk(app, messagePath(threadId, deleted), { deleted: true });
+    await postMessage(app, threadId, { authorID: 'ann', content: mentioning('the mention', 'bob') });
+
+    const [mail] = await smtp.waitFor(bob);
+    const text = mail.parsed.text!;
+    const order = ['the opening message', '(2 more messages)', 'the fourth message', 'the mention @bob'].map((part) => text.indexOf(part));
+    expect(order.every((index) => index >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    for (const hidden of ['the second message', 'the third message', 'the deleted message']) expect(text).not.toContain(hidden);
+    expect(mail.parsed.html).toContain('2 more messages');
+    expect(mail.parsed.html).toContain('the opening message');
+  });
+
+  it('shows the one message before, alone, in a thread of two', async () => {
+    const { app, bob } = await freshApp();
+    const { threadId } = await newThread(app, { content: paragraph('the opening message') });
+    await postMessage(app, threadId, { authorID: 'ann', content: mentioning('the mention', 'bob') });
+    const [mail] = await smtp.waitFor(bob);
+    expect(mail.parsed.text).toContain('the opening message');
+    expect(mail.parsed.text).not.toContain('more message');
   });
 
   it('cannot inject a header or markup through a name or a thread title', async () => {
@@ -276,6 +304,21 @@ describe('the unsubscribe link', () => {
       expect(await response.text()).toContain('This link is not valid.');
     }
     expect(await optOuts()).toBe(before);
+  });
+});
+
+describe('replies by mail, when INBOUND_EMAIL_* are unset', () => {
+  it('are not offered: no Reply-To, and POST /email/inbound answers 404', async () => {
+    const { app, bob } = await freshApp();
+    const { threadId } = await newThread(app);
+    await postMessage(app, threadId, { authorID: 'ann', content: mentioning('Any reply?', 'bob') });
+    const [mail] = await smtp.waitFor(bob);
+    expect(mail.parsed.replyTo).toBeUndefined();
+    const form = new FormData();
+    form.append('to', `chat-${'A'.repeat(32)}@mail.example.test`);
+    const response = await fetch(`${system.url}/email/inbound`, { method: 'POST', body: form, headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } });
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as { error: string }).error).toBe('not_found');
   });
 });
 

@@ -167,7 +167,14 @@ describe('the OpenAPI document', () => {
   it('describes request bodies and query parameters with the schemas that validate them', () => {
     for (const route of ROUTES) {
       const operation = operationOf(document, route);
-      if (route.body)
+      if (route.body && route.bodyType === 'form') {
+        // The fields read, other fields of the form ignored.
+        const schema = { ...route.body.jsonSchema(), additionalProperties: true };
+        expect(operation.requestBody, route.id).toEqual({
+          required: true,
+          content: { 'multipart/form-data': { schema }, 'application/x-www-form-urlencoded': { schema } },
+        });
+      } else if (route.body)
         expect(operation.requestBody, route.id).toEqual({
           required: true,
           content: { 'application/json': { schema: route.body.jsonSchema() } },
@@ -273,12 +280,13 @@ describe('the OpenAPI document', () => {
   });
 
   it('asks for the token each route takes', () => {
-    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['clientToken', 'customerToken', 'serverToken']);
-    for (const scheme of Object.values(document.components.securitySchemes))
-      expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-    const expected = { app: [{ serverToken: [] }], customer: [{ customerToken: [] }], client: [{ clientToken: [] }], none: [] };
+    const { inboundMail, ...tokens } = document.components.securitySchemes;
+    expect(Object.keys(tokens).sort()).toEqual(['clientToken', 'customerToken', 'serverToken']);
+    for (const scheme of Object.values(tokens)) expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    expect(inboundMail).toMatchObject({ type: 'http', scheme: 'basic' });
+    const expected = { app: [{ serverToken: [] }], customer: [{ customerToken: [] }], client: [{ clientToken: [] }], inbound: [{ inboundMail: [] }], none: [] };
     for (const route of ROUTES) expect(operationOf(document, route).security, route.id).toEqual(expected[route.auth]);
-    expect(new Set(ROUTES.map((route) => route.auth))).toEqual(new Set(['app', 'customer', 'client', 'none']));
+    expect(new Set(ROUTES.map((route) => route.auth))).toEqual(new Set(['app', 'customer', 'client', 'inbound', 'none']));
   });
 
   it('answers errors with the shared ErrorResponse', () => {

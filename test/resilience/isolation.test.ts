@@ -92,6 +92,8 @@ const BODIES: Record<string, (as: TestApplication) => Body | Promise<Body>> = {
   'presence.update': () => ({ json: { location: { page: MARK }, groupID: 'team', durable: true } }),
   'files.upload': () => ({ form: () => uploadForm('ann', 'B file') }),
   'imports.create': () => ({ form: () => dumpForm() }),
+  // A reply's address is its own credential, the same for every caller; A's activity caused no mail.
+  'mail.inbound': () => ({ form: () => inboundForm() }),
   'notifications.create': () => ({
     json: { actor_id: 'ann', recipient_id: 'bob', template: 'B {{actor}}', url: 'https://b.example/n', type: 'url' },
   }),
@@ -116,6 +118,15 @@ function uploadForm(ownerID: string, text: string): FormData {
   const form = new FormData();
   form.set('ownerID', ownerID);
   form.set('file', new Blob([text], { type: 'text/plain' }), 'note.txt');
+  return form;
+}
+
+/** A reply by mail to an address that names no mail. */
+function inboundForm(): FormData {
+  const form = new FormData();
+  form.set('to', `chat-${'A'.repeat(32)}@mail.example.test`);
+  form.set('from', 'bob@example.test');
+  form.set('text', `B replies ${MARK}`);
   return form;
 }
 

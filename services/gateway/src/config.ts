@@ -17,6 +17,8 @@ export const gatewayConfigSpec = {
   CREDENTIALS_CACHE_TTL_MS: vars.integer('How long verified credentials are cached', 60_000),
   ADMIN_USERNAME: vars.string('Operator user name of the queue dashboard /admin/queues (empty disables it)', ''),
   ADMIN_PASSWORD: vars.secret('Operator password of the queue dashboard /admin/queues (empty disables it)', ''),
+  INBOUND_EMAIL_USERNAME: vars.string('User name the inbound-mail parser posts replies to POST /email/inbound with (empty: replies by mail are off, the route answers 404)', ''),
+  INBOUND_EMAIL_PASSWORD: vars.secret('Its password (empty: replies by mail are off)', ''),
   CONSOLE: vars.onOff('The web console at /console (on or off)', true),
   CONSOLE_SESSION_HOURS: vars.integer('How long a console sign-in lasts, in hours', 12),
   RATE_LIMIT_PER_MINUTE: vars.integer('Requests a minute one application (or customer) may make, across all gateway replicas (0: no limit)', 0),

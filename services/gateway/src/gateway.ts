@@ -85,7 +85,13 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
   const app = createGatewayApp({
     logger,
     internalToken: config.INTERNAL_TOKEN,
-    authenticate: createAuthenticator(credentials, config.ACCESS_TOKEN_SECRET, identity),
+    authenticate: createAuthenticator(
+      credentials,
+      config.ACCESS_TOKEN_SECRET,
+      identity,
+      undefined,
+      config.INBOUND_EMAIL_USERNAME && config.INBOUND_EMAIL_PASSWORD ? { username: config.INBOUND_EMAIL_USERNAME, password: config.INBOUND_EMAIL_PASSWORD } : null,
+    ),
     proxies: createServiceProxies({ targets, timeoutMs: config.UPSTREAM_TIMEOUT_MS, logger, metrics }),
     isDraining,
     queueDashboard: { router: createQueueDashboardRouter(queues), credentials: operator },

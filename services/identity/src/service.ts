@@ -64,6 +64,7 @@ export async function createIdentityService(config: IdentityConfig, logger: Logg
         conversation: createInternalClient({ baseUrl: config.CONVERSATION_URL, internalToken: config.INTERNAL_TOKEN, service: 'conversation' }),
         notification: createInternalClient({ baseUrl: config.NOTIFICATION_URL, internalToken: config.INTERNAL_TOKEN, service: 'notification' }),
         webhooks: createInternalClient({ baseUrl: config.WEBHOOKS_URL, internalToken: config.INTERNAL_TOKEN, service: 'webhooks' }),
+        mail: createInternalClient({ baseUrl: config.MAIL_URL, internalToken: config.INTERNAL_TOKEN, service: 'mail' }),
       }),
     },
     // Sealed: an application's creation answers its secret, which identity stores only encrypted.

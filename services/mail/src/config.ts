@@ -21,6 +21,8 @@ export const mailWorkerConfigSpec = {
   MAIL_FROM: vars.string('Sender of the mails of applications without their own emailSettings.sender', 'Notifications <notifications@collab.invalid>'),
   EMAIL_DOMAIN: vars.string("Domain of the mails' Message-ID", 'collab.invalid'),
   PUBLIC_URL: vars.string('Public base URL of the API for the links in mails (default: that of the request that caused the mail)', ''),
+  // Only whether it is set: the gateway checks the credentials.
+  INBOUND_EMAIL_USERNAME: vars.string("Set (as on the gateway): mails carry a Reply-To, <sender's local part>-<token>@EMAIL_DOMAIN, whose replies POST /email/inbound posts", ''),
 };
 
 export type MailConfig = ReturnType<typeof loadMailConfig>;

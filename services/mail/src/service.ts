@@ -14,7 +14,7 @@ import { internalRouter } from './http/internal.router.js';
  * worker, which sends, SMTP through nodemailer (the API's transport never sends).
  */
 export function mailContext(config: MailConfig | MailWorkerConfig, db: DataSource, queue: Producer<'mail-send'>, logger: Logger): MailServiceContext {
-  const sending = 'SMTP_URL' in config ? config : { SMTP_URL: '', MAIL_FROM: '', EMAIL_DOMAIN: '', PUBLIC_URL: '' };
+  const sending = 'SMTP_URL' in config ? config : { SMTP_URL: '', MAIL_FROM: '', EMAIL_DOMAIN: '', PUBLIC_URL: '', INBOUND_EMAIL_USERNAME: '' };
   const identity = createInternalClient({ baseUrl: config.IDENTITY_URL, internalToken: config.INTERNAL_TOKEN, service: 'identity', timeoutMs: 5000 });
   const conversation = createInternalClient({ baseUrl: config.CONVERSATION_URL, internalToken: config.INTERNAL_TOKEN, service: 'conversation', timeoutMs: 10_000 });
   return {
@@ -30,6 +30,11 @@ export function mailContext(config: MailConfig | MailWorkerConfig, db: DataSourc
       const contract = conversationInternal.unsubscribe;
       contract.response.parse(await conversation.call(contract.method, contract.path, { applicationId, requestId, body: contract.request.parse({ threadRef, userId }) }));
     },
+    async postReply(applicationId, reply, linkBase, requestId) {
+      const contract = conversationInternal.postReply;
+      const body = contract.request.parse({ ...reply, linkBase });
+      return contract.response.parse(await conversation.call(contract.method, contract.path, { applicationId, requestId, body })).messageID;
+    },
     async mailContext(applicationId, userIds, groupId, requestId) {
       try {
         const body = identityMailContext.request.parse({ userIds: [...new Set(userIds)], groupId });
@@ -40,7 +45,13 @@ export function mailContext(config: MailConfig | MailWorkerConfig, db: DataSourc
       }
     },
     transport: createMailTransport(sending.SMTP_URL, logger),
-    settings: { delaySeconds: config.EMAIL_DELAY_SECONDS, mailFrom: sending.MAIL_FROM, emailDomain: sending.EMAIL_DOMAIN, publicUrl: sending.PUBLIC_URL },
+    settings: {
+      delaySeconds: config.EMAIL_DELAY_SECONDS,
+      mailFrom: sending.MAIL_FROM,
+      emailDomain: sending.EMAIL_DOMAIN,
+      publicUrl: sending.PUBLIC_URL,
+      inboundEmail: sending.INBOUND_EMAIL_USERNAME !== '',
+    },
   };
 }
 

@@ -46,6 +46,16 @@ export const conversationInternal = {
     }),
   },
   /**
+   * What a mail shows before its message (original-extras §5.4): how many messages of the thread,
+   * not deleted, come before it, and the first and the last of them (null: none, or it is gone).
+   */
+  excerpt: {
+    method: 'POST',
+    path: '/internal/messages/excerpt',
+    request: s.object({ messageRef: s.string({ minLength: 1 }) }),
+    response: s.object({ earlierCount: s.integer({ minimum: 0 }), first: s.string().nullable(), previous: s.string().nullable() }),
+  },
+  /**
    * Unsubscribes a user from a thread, as a mail's unsubscribe link does (original-extras §5.7):
    * their participant record says `subscribed: false`. `found` is false when the thread is gone.
    */
@@ -55,10 +65,22 @@ export const conversationInternal = {
     request: s.object({ threadRef: s.string({ minLength: 1 }), userId: s.string({ minLength: 1 }) }),
     response: s.object({ found: s.boolean() }),
   },
+  /**
+   * Posts a reply by mail (original-extras §5.8) as a message of `userId` in the thread, one
+   * paragraph per entry, with the checks and effects of POST /v1/threads/<ID>/messages except that
+   * the author's subscription stays as it was. `messageID` is null when the thread is gone.
+   */
+  postReply: {
+    method: 'POST',
+    path: '/internal/threads/reply',
+    request: s.object({ threadRef: s.string({ minLength: 1 }), userId: s.string({ minLength: 1 }), paragraphs: s.array(s.string(), { minItems: 1 }), linkBase: s.string() }),
+    response: s.object({ messageID: s.string().nullable() }),
+  },
 } as const;
 
 export type MessageStates = Infer<typeof conversationInternal.messageStates.response>['messages'];
 export type ConversationViews = Infer<typeof conversationInternal.views.response>;
+export type MessageExcerpt = Infer<typeof conversationInternal.excerpt.response>;
 
 /** The calls of the notification service to the conversation service, their answers validated. */
 export interface ConversationDirectory {
@@ -68,6 +90,7 @@ export interface ConversationDirectory {
     request: { messageRefs: readonly string[]; threadRefs: readonly string[]; linkBase: string },
     requestId: string,
   ): Promise<ConversationViews>;
+  excerpt(applicationId: string, messageRef: string, requestId: string): Promise<MessageExcerpt>;
 }
 
 /** An answer outside the contract is a broken dependency: the schema's own 4xx codes are meant for clients' input. */
@@ -92,6 +115,10 @@ export function conversationDirectory(client: InternalClient): ConversationDirec
       const contract = conversationInternal.views;
       const body = { messageRefs: [...new Set(messageRefs)], threadRefs: [...new Set(threadRefs)], linkBase };
       return parseAnswer(contract.response, await client.call(contract.method, contract.path, { applicationId, requestId, body }));
+    },
+    async excerpt(applicationId, messageRef, requestId) {
+      const contract = conversationInternal.excerpt;
+      return parseAnswer(contract.response, await client.call(contract.method, contract.path, { applicationId, requestId, body: { messageRef } }));
     },
   };
 }

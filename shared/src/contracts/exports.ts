@@ -23,13 +23,14 @@ export const exportInternal = {
   pages: { method: 'POST', path: '/internal/export/pages', ...page },
   notifications: { method: 'POST', path: '/internal/export/notifications', ...page },
   application_webhooks: { method: 'POST', path: '/internal/export/application_webhooks', ...page },
+  email_subscription: { method: 'POST', path: '/internal/export/email_subscription', ...page },
 } as const;
 
 export type ExportedKind = keyof typeof exportInternal;
 export type ExportPage = Infer<typeof page.response>;
 export type ExportRequest = Infer<typeof page.request>;
 
-const OWNER: Record<ExportedKind, 'conversation' | 'notification' | 'webhooks'> = {
+const OWNER: Record<ExportedKind, 'conversation' | 'notification' | 'webhooks' | 'mail'> = {
   threads: 'conversation',
   messages: 'conversation',
   message_mentions: 'conversation',
@@ -40,9 +41,10 @@ const OWNER: Record<ExportedKind, 'conversation' | 'notification' | 'webhooks'> 
   pages: 'conversation',
   notifications: 'notification',
   application_webhooks: 'webhooks',
+  email_subscription: 'mail',
 };
 
-export function exportClient(clients: Record<'conversation' | 'notification' | 'webhooks', InternalClient>) {
+export function exportClient(clients: Record<'conversation' | 'notification' | 'webhooks' | 'mail', InternalClient>) {
   return {
     async page(kind: ExportedKind, applicationId: string, request: ExportRequest, requestId: string): Promise<ExportPage> {
       const contract = exportInternal[kind];

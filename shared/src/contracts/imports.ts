@@ -55,6 +55,9 @@ const participant = s.object({
   subscribed: s.boolean(),
 });
 
+/** A user's e-mail opt-out of a thread (original-extras §5.7): no mail of it reaches them. */
+const threadOptOut = s.object({ threadRef: s.string({ minLength: 1 }), userID: s.string({ minLength: 1 }) });
+
 const notification = s.object({
   originalId: s.uuid(),
   id: s.string({ minLength: 1 }),
@@ -164,6 +167,7 @@ export const importInternal = {
   files: importCall('/internal/import/files', file, counted),
   fileChunks: importCall('/internal/import/file-chunks', fileChunk, counted),
   attachments: importCall('/internal/import/attachments', attachment, counted),
+  threadOptOuts: importCall('/internal/import/thread-opt-outs', threadOptOut, counted),
 } as const;
 
 /** Bytes of a file per chunk handed on: one per call, as the service stores them (1 MiB). */
@@ -176,8 +180,8 @@ export type ImportedRow<K extends ImportKind> = ReturnType<(typeof importInterna
 export type ImportResponse<K extends ImportKind> = Infer<(typeof importInternal)[K]['response']>;
 
 /** The identity worker's side: one call per batch, the answer validated. */
-export function importClient(clients: Record<'conversation' | 'notification' | 'webhooks', InternalClient>) {
-  const owner: Record<ImportKind, 'conversation' | 'notification' | 'webhooks'> = {
+export function importClient(clients: Record<'conversation' | 'notification' | 'webhooks' | 'mail', InternalClient>) {
+  const owner: Record<ImportKind, 'conversation' | 'notification' | 'webhooks' | 'mail'> = {
     threads: 'conversation',
     messages: 'conversation',
     reactions: 'conversation',
@@ -188,6 +192,7 @@ export function importClient(clients: Record<'conversation' | 'notification' | '
     files: 'conversation',
     fileChunks: 'conversation',
     attachments: 'conversation',
+    threadOptOuts: 'mail',
   };
   return {
     async send<K extends ImportKind>(kind: K, applicationId: string, rows: ImportRow<K>[], overwrite: boolean, requestId: string): Promise<ImportResponse<K>> {

@@ -48,6 +48,8 @@ export const EXPORT_TABLES = {
     'skipLinkPreviews',
   ],
   application_webhooks: ['id', 'platformApplicationID', 'eventWebhookURL', 'eventWebhookSubscriptions'],
+  // Per-thread e-mail opt-outs: a row with subscribed false is one, a row with true is none.
+  email_subscription: ['userID', 'threadID', 'subscribed'],
   // Rows only: a SQL dump holds no file bytes (they are fetched through their download links).
   files: ['id', 'userID', 'mimeType', 'timestamp', 'name', 'size', 'uploadStatus', 'platformApplicationID'],
   message_attachments: ['id', 'messageID', 'type', 'data', 'timestamp'],
@@ -92,6 +94,7 @@ const PRIMARY_KEYS: Record<ExportTable, string[]> = {
   threads: ['id'],
   messages: ['id'],
   application_webhooks: ['id'],
+  email_subscription: ['userID', 'threadID'],
   files: ['id'],
   message_attachments: ['id'],
   message_mentions: ['userID', 'messageID'],

@@ -1,9 +1,11 @@
 /**
  * The links of notification mails, served by the mail service without a token: the random token
- * in each link is its credential (original-extras §5.7, decision 54).
+ * in each link is its credential (original-extras §5.7, decision 54); and the replies to them,
+ * posted by an inbound-mail parser (§5.8).
  */
-import { q } from '../schema/index.js';
+import { q, s } from '../schema/index.js';
 import { defineRoute, type RawAnswer } from './route.js';
+import { successView } from './views.js';
 
 const PAGE: RawAnswer = {
   mediaType: 'text/html',
@@ -48,5 +50,25 @@ export const mailRoutes = {
       'Stops the mails of the thread for good and unsubscribes the user from it: the page\'s button, or a mail client\'s one-click unsubscribe (RFC 8058, body List-Unsubscribe=One-Click)',
     query: tokenQuery,
     response: { 200: PAGE },
+  }),
+  inbound: defineRoute({
+    id: 'mail.inbound',
+    method: 'POST',
+    path: '/email/inbound',
+    service: 'mail',
+    auth: 'inbound',
+    tag: 'E-mail',
+    summary:
+      "A reply to a notification mail, as an inbound-parse webhook (SendGrid's, or Mailgun-style) posts it: its text above the quoted part becomes a message of the mail's recipient in the thread. A reply that names no mail, is an automatic answer or has no text is dropped (200, messageID null)",
+    bodyType: 'form',
+    body: s.object({
+      to: s.string({ minLength: 1 }).describe("The reply's To header: the Reply-To of the mail, `<local>-<token>@<EMAIL_DOMAIN>`."),
+      from: s.string({ minLength: 1 }).describe("The reply's From header."),
+      text: s.string().describe('The plain-text body of the reply.'),
+      headers: s.string().optional().describe("The reply's raw header block (an Auto-Submitted header other than `no` drops it)."),
+      subject: s.string().optional(),
+      attachments: s.string().optional().describe('The number of attached files (dropped; the message says so).'),
+    }),
+    response: { 200: s.object({ ...successView.shape, messageID: s.string().nullable() }) },
   }),
 };

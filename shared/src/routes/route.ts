@@ -13,9 +13,11 @@ export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
  * `app`: a server token signed with the application's secret, or an access token.
  * `customer`: the application-management token signed with the customer's secret.
  * `client`: a client token, a JWT signed with the application's secret naming a user (the viewer).
+ * `inbound`: HTTP Basic credentials of the inbound-mail parser (INBOUND_EMAIL_USERNAME/PASSWORD);
+ *   with none configured the route answers 404.
  * `none`: no Authorization header (only POST /v1/authorize).
  */
-export type AuthKind = 'app' | 'customer' | 'client' | 'none';
+export type AuthKind = 'app' | 'customer' | 'client' | 'inbound' | 'none';
 
 export type PathParamFormat = 'identifier' | 'identifier-or-server-id' | 'uuid' | 'any';
 
@@ -61,9 +63,10 @@ export interface RouteDef {
   /**
    * Request body type when it is not JSON: `multipart` (a file upload), `dump` (a customer dump,
    * as the raw body or the `dump` part of multipart form data). Both are streamed to the service
-   * and read by its handler, without the 10 MB limit of JSON bodies.
+   * and read by its handler, without the 10 MB limit of JSON bodies. `form`: the fields of an HTML
+   * form (multipart or URL-encoded), `body` naming those read (others are ignored, files dropped).
    */
-  bodyType?: 'multipart' | 'dump';
+  bodyType?: 'multipart' | 'dump' | 'form';
   /**
    * Takes an `Idempotency-Key` header: a write that is not naturally idempotent, whose retry with
    * the same key answers the first answer instead of writing again (http/idempotency.ts).

@@ -8,7 +8,7 @@ import express, { type Request, type Router } from 'express';
 import type { ConversationContext } from '../domain/context.js';
 import { exportHandlers } from '../domain/import/export.js';
 import { importHandlers } from '../domain/import/import.js';
-import { messageStates, notificationViews, unsubscribeFromThread } from '../domain/notification-targets/notification-targets.js';
+import { messageExcerpt, messageStates, notificationViews, postReply, unsubscribeFromThread } from '../domain/notification-targets/notification-targets.js';
 import { linkBaseOf } from './view-options.js';
 
 function applicationHeader(req: Request): string {
@@ -37,9 +37,19 @@ export function internalRouter(
     res.json(await notificationViews(ctx, applicationHeader(req), { ...request, linkBase }, req.ctx.requestId));
   });
 
+  router.post(internalPath(conversationInternal.excerpt.path), json, async (req, res) => {
+    const { messageRef } = conversationInternal.excerpt.request.parse(req.body);
+    res.json(await messageExcerpt(ctx, applicationHeader(req), messageRef));
+  });
+
   router.post(internalPath(conversationInternal.unsubscribe.path), json, async (req, res) => {
     const { threadRef, userId } = conversationInternal.unsubscribe.request.parse(req.body);
     res.json({ found: await unsubscribeFromThread(ctx, applicationHeader(req), threadRef, userId) });
+  });
+
+  router.post(internalPath(conversationInternal.postReply.path), json, async (req, res) => {
+    const { linkBase, ...reply } = conversationInternal.postReply.request.parse(req.body);
+    res.json({ messageID: await postReply(ctx, applicationHeader(req), reply, { requestId: req.ctx.requestId, linkBase: linkBaseOf(ctx, linkBase) }) });
   });
 
   // Its part of a customer dump's import and export (threads, messages, reactions, mentions, participants).

@@ -147,6 +147,27 @@ export const messagesRepository = {
     );
   },
 
+  /**
+   * What a mail shows before a message (original-extras §5.4): how many messages of its thread,
+   * not deleted, come before it, and the first and the last of them; null when it is gone.
+   */
+  async excerpt(db: Queryable, applicationId: string, internalId: string): Promise<{ earlierCount: number; first: MessageRef | null; previous: MessageRef | null } | null> {
+    const [row] = await rows<{ earlierCount: number; first: MessageRef | null; previous: MessageRef | null }>(
+      db,
+      `WITH current AS (
+         SELECT thread_id, created_at, internal_id FROM conversation.messages WHERE application_id = $1 AND internal_id = $2 AND purging_at IS NULL),
+       earlier AS (
+         SELECT m.internal_id, m.created_at FROM conversation.messages m JOIN current c ON m.thread_id = c.thread_id
+         WHERE m.application_id = $1 AND m.deleted_at IS NULL AND m.purging_at IS NULL AND (m.created_at, m.internal_id) < (c.created_at, c.internal_id))
+       SELECT (SELECT count(*)::int FROM earlier) AS "earlierCount",
+         (SELECT internal_id::text FROM earlier ORDER BY created_at, internal_id LIMIT 1) AS first,
+         (SELECT internal_id::text FROM earlier ORDER BY created_at DESC, internal_id DESC LIMIT 1) AS previous
+       FROM current`,
+      [applicationId, internalId],
+    );
+    return row ?? null;
+  },
+
   /** Whether the thread has any message yet (a new message is then the one that starts it). */
   async exists(db: Queryable, applicationId: string, externalId: string): Promise<boolean> {
     const found = await rows<unknown>(db, `SELECT 1 FROM conversation.messages WHERE application_id = $1 AND external_id = $2`, [

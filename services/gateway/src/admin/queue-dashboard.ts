@@ -26,7 +26,7 @@ export function credentialsMatch(given: OperatorCredentials, expected: OperatorC
   return userOk && passwordOk;
 }
 
-function parseBasic(header: string | undefined): OperatorCredentials | null {
+export function parseBasic(header: string | undefined): OperatorCredentials | null {
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
   if (!match) return null;
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');

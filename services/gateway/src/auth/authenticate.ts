@@ -1,6 +1,7 @@
 /**
  * Verifies the bearer token of a request for the route's token kind,
- * and answers who the caller is: an application (server or access token) or a customer.
+ * and answers who the caller is: an application (server or access token) or a customer; or, for
+ * the inbound-mail route, the parser's Basic credentials (the mail the reply names is the tenant).
  */
 import {
   accessTokenSession,
@@ -21,6 +22,7 @@ import {
   type Viewer,
 } from '@collab/shared';
 import type { CredentialStore } from '@collab/shared';
+import { credentialsMatch, parseBasic, type OperatorCredentials } from '../admin/queue-dashboard.js';
 import { signedTokenValidUntil, VerifiedTokens } from './verified-tokens.js';
 
 export interface Caller {
@@ -58,6 +60,8 @@ export function createAuthenticator(
   accessTokenSecret: string,
   identity: InternalClient,
   verified = new VerifiedTokens(),
+  /** INBOUND_EMAIL_USERNAME/PASSWORD; null: replies by mail are off and their route answers 404. */
+  inboundMail: OperatorCredentials | null = null,
 ) {
   async function sessionCaller(sessionId: string, requestId: string): Promise<Caller> {
     const session = await credentials.session(sessionId, requestId);
@@ -140,8 +144,19 @@ export function createAuthenticator(
     }
   }
 
+  function inboundCaller(authorization: string | undefined): Caller {
+    if (!inboundMail) throw new ApiError('not_found', 'Replies by e-mail are not enabled on this server.');
+    const given = parseBasic(authorization);
+    if (!given || !credentialsMatch(given, inboundMail))
+      throw new ApiError('invalid_authorization_header', 'The inbound-mail credentials are missing or wrong.', {
+        headers: { 'WWW-Authenticate': 'Basic realm="inbound-email"' },
+      });
+    return {};
+  }
+
   return async function authenticate(kind: AuthKind, authorization: string | undefined, requestId: string): Promise<Caller> {
     if (kind === 'none') return {};
+    if (kind === 'inbound') return inboundCaller(authorization);
     if (kind === 'client') return clientCaller(authorization, requestId);
     const token = bearerToken(authorization);
     return kind === 'customer' ? customerCaller(token, requestId) : applicationCaller(token, requestId);

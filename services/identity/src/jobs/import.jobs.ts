@@ -57,7 +57,7 @@ export function importJobs(deps: Omit<ImportDeps, 'logger'>): JobHandlers<'ident
  */
 export function identityImportJobs(
   db: DataSource,
-  config: { INTERNAL_TOKEN: string; CONVERSATION_URL: string; NOTIFICATION_URL: string; WEBHOOKS_URL: string },
+  config: { INTERNAL_TOKEN: string; CONVERSATION_URL: string; NOTIFICATION_URL: string; WEBHOOKS_URL: string; MAIL_URL: string },
   secretBox: SecretBox,
   publishInvalidation: ImportDeps['publishInvalidation'],
 ): JobHandlers<'identity-import'> {
@@ -66,6 +66,7 @@ export function identityImportJobs(
     conversation: client('conversation', config.CONVERSATION_URL),
     notification: client('notification', config.NOTIFICATION_URL),
     webhooks: client('webhooks', config.WEBHOOKS_URL),
+    mail: client('mail', config.MAIL_URL),
   });
   return importJobs({ db, secretBox, services, publishInvalidation });
 }

@@ -2,7 +2,7 @@
  * All SQL about mails and thread opt-outs. Every method takes the application id first, but the
  * link lookup, whose random token is the link's only credential and names its application.
  */
-import { countAffected, deleteBatch, entityColumns, sqlTable, type MailCandidate, type Queryable } from '@collab/shared';
+import { countAffected, deleteBatch, entityColumns, sqlTable, type ImportedRow, type MailCandidate, type Queryable } from '@collab/shared';
 import { MailEntity, type MailRow } from '../entities/index.js';
 
 const mails = sqlTable('mail.mails', 'm', entityColumns(MailEntity));
@@ -81,6 +81,28 @@ export const mailsRepository = {
   async optedOut(db: Queryable, applicationId: string, threadRef: string, userId: string): Promise<boolean> {
     const rows: unknown[] = await db.query(`SELECT 1 FROM mail.thread_opt_outs WHERE application_id = $1 AND thread_ref = $2 AND user_id = $3`, [applicationId, threadRef, userId]);
     return rows.length > 0;
+  },
+
+  /** A dump's opt-outs (sorted, de-duplicated); answers how many were not stored yet. An opt-out has no data to overwrite. */
+  async importOptOuts(db: Queryable, applicationId: string, rows: readonly ImportedRow<'threadOptOuts'>[]): Promise<number> {
+    const keys = [...new Set(rows.map((row) => JSON.stringify([row.threadRef, row.userID])))].sort();
+    return countAffected(
+      db,
+      `INSERT INTO mail.thread_opt_outs (application_id, thread_ref, user_id)
+       SELECT $1, r->>0, r->>1 FROM jsonb_array_elements($2::jsonb) AS r
+       ON CONFLICT DO NOTHING`,
+      [applicationId, JSON.stringify(keys.map((key) => JSON.parse(key)))],
+    );
+  },
+
+  /** A page of the application's opt-outs after (thread, user), for its export. */
+  async optOutsPage(db: Queryable, applicationId: string, after: readonly [string, string] | null, limit: number): Promise<{ threadRef: string; userId: string }[]> {
+    return db.query(
+      `SELECT thread_ref AS "threadRef", user_id AS "userId" FROM mail.thread_opt_outs
+       WHERE application_id = $1 AND ($2::text IS NULL OR (thread_ref, user_id) > ($2, $3))
+       ORDER BY thread_ref, user_id LIMIT $4`,
+      [applicationId, after?.[0] ?? null, after?.[1] ?? null, limit],
+    );
   },
 
   /** Pending mails due since a while whose job may have been lost with Redis, oldest first. */

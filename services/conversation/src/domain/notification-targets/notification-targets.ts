@@ -3,12 +3,13 @@
  * whether they are still there, and their REST objects. Named by internal reference, which a PUT
  * never changes.
  */
-import type { ConversationViews, MessageStates } from '@collab/shared';
+import type { ConversationViews, MessageExcerpt, MessageStates } from '@collab/shared';
 import { messagesRepository } from '../../repositories/messages.repository.js';
 import { participantsRepository } from '../../repositories/participants.repository.js';
 import { reactionsRepository } from '../../repositories/reactions.repository.js';
 import { threadsRepository } from '../../repositories/threads.repository.js';
 import type { ConversationContext } from '../context.js';
+import { createMessage } from '../messages/create-message.js';
 import { groupBy, messageViews } from '../messages/message-views.js';
 import { threadViews } from '../threads/thread-views.js';
 
@@ -71,4 +72,27 @@ export async function unsubscribeFromThread(ctx: ConversationContext, applicatio
   if (!thread) return false;
   await participantsRepository.unsubscribe(ctx.db, thread.internalId, [userId]);
   return true;
+}
+
+/** What a mail shows before a message: see conversationInternal.excerpt. */
+export async function messageExcerpt(ctx: ConversationContext, applicationId: string, messageRef: string): Promise<MessageExcerpt> {
+  const [ref] = validRefs([messageRef]);
+  return (ref && (await messagesRepository.excerpt(ctx.db, applicationId, ref))) || { earlierCount: 0, first: null, previous: null };
+}
+
+/**
+ * A reply by mail as a message of the user in the thread (original-extras §5.8): one paragraph per
+ * entry, as any new message is checked and notified, leaving the user's subscription as it was.
+ * Null when the thread is gone.
+ */
+export async function postReply(
+  ctx: ConversationContext,
+  applicationId: string,
+  reply: { threadRef: string; userId: string; paragraphs: readonly string[] },
+  options: { requestId: string; linkBase: string },
+): Promise<string | null> {
+  const [thread] = await threadsRepository.findByInternalIds(ctx.db, applicationId, validRefs([reply.threadRef]));
+  if (!thread) return null;
+  const content = reply.paragraphs.map((text) => ({ type: 'p' as const, children: [{ text }] }));
+  return createMessage(ctx, applicationId, thread.externalId, { authorID: reply.userId, content, subscribeToThread: false }, { ...options, recordWrite: async () => {} });
 }

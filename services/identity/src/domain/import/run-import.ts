@@ -215,6 +215,8 @@ export class ImportRun {
         return this.attachments(rows);
       case 'user_preferences':
         return this.preferences(rows);
+      case 'email_subscription':
+        return this.optOuts(rows);
       default:
         throw new Error(`no importer for table ${table}`);
     }
@@ -512,6 +514,17 @@ export class ImportRun {
       const written = await preferencesRepository.importMany(this.db, applicationId, preferences, this.record.overwrite);
       this.count('preferences', written, preferences.length - written);
     }
+  }
+
+  /** Threads users unsubscribed from by mail: a row with subscribed false is an opt-out, one with true is none. */
+  private async optOuts(rows: DumpRow[]) {
+    const optOuts = rows.filter((row) => parseBoolean(row.subscribed) === false);
+    this.skip('email_subscription', rows.length - optOuts.length, 'a subscribed row is no opt-out, and mail is sent unless opted out');
+    const threads = await this.resolve('thread', optOuts.map((row) => row.threadID));
+    const users = await this.resolve('user', optOuts.map((row) => row.userID));
+    const kept = this.ofImportedApps('email_subscription', optOuts, (row) => (threads.has(row.threadID!) && users.has(row.userID!) ? threads.get(row.threadID!)!.applicationId : null));
+    const perApp = groupBy(kept, ([, row]) => ({ threadRef: threads.get(row.threadID!)!.ref!, userID: users.get(row.userID!)!.externalId }));
+    for (const { rows: sent, answer } of await this.send('threadOptOuts', perApp)) this.count('threadOptOuts', answer.inserted, sent.length - answer.inserted);
   }
 
   private async participants(rows: DumpRow[]) {

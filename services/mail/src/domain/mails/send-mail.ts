@@ -5,7 +5,7 @@
  * attempt marks it `failed`. The gates of original-extras §5.2 are read now, so whatever changed
  * during the delay (a read, an edit, a deletion, a preference) counts.
  */
-import { messageView, threadView, type Infer, type Logger, type MailContext } from '@collab/shared';
+import { messageView, threadView, type Infer, type Logger, type MailContext, type MessageExcerpt } from '@collab/shared';
 import type { MailRow } from '../../entities/index.js';
 import { mailsRepository } from '../../repositories/mails.repository.js';
 import type { MailServiceContext } from '../context.js';
@@ -53,7 +53,19 @@ function fromOf(ctx: MailServiceContext, context: MailContext): { name: string; 
   return ctx.settings.mailFrom;
 }
 
-function viewOf(mail: MailRow, message: Message, thread: Thread, context: MailContext, base: string): MailView {
+/**
+ * The messages a mail shows (original-extras §5.4): with one earlier message, it; with more, the
+ * thread's first and the one just before, and how many between them are not shown.
+ */
+function excerptOf(excerpt: MessageExcerpt, earlier: ReadonlyMap<string, Message>): { messages: Message[]; moreCount: number } {
+  const refs = excerpt.earlierCount >= 2 ? [excerpt.first, excerpt.previous] : [excerpt.previous];
+  return {
+    messages: refs.flatMap((ref) => (ref !== null && earlier.has(ref) ? [earlier.get(ref)!] : [])),
+    moreCount: Math.max(0, excerpt.earlierCount - 2),
+  };
+}
+
+function viewOf(mail: MailRow, message: Message, shown: { messages: Message[]; moreCount: number }, thread: Thread, context: MailContext, base: string): MailView {
   const settings = (context.application.emailSettings ?? {}) as { name?: unknown; imageURL?: unknown; logoConfig?: { width?: unknown; height?: unknown } };
   const users = new Map(context.users.map((user) => [user.id, user]));
   const url = message.url || thread.url;
@@ -65,11 +77,27 @@ function viewOf(mail: MailRow, message: Message, thread: Thread, context: MailCo
     logoUrl: typeof settings.imageURL === 'string' ? settings.imageURL : null,
     logoWidth: typeof settings.logoConfig?.width === 'number' ? Math.round(settings.logoConfig.width) : null,
     logoHeight: typeof settings.logoConfig?.height === 'number' ? Math.round(settings.logoConfig.height) : null,
-    messages: [{ authorName: displayName(users.get(message.authorID), message.authorID), content: message.content, plaintext: message.plaintext, createdTimestamp: new Date(message.createdTimestamp).toISOString() }],
-    moreCount: 0,
+    messages: [...shown.messages, message].map((entry) => ({
+      authorName: displayName(users.get(entry.authorID), entry.authorID),
+      content: entry.content,
+      plaintext: entry.plaintext,
+      createdTimestamp: new Date(entry.createdTimestamp).toISOString(),
+    })),
+    moreCount: shown.moreCount,
     openUrl: url ? `${base}/redirect/${encodeURIComponent(mail.linkToken)}` : null,
     unsubscribeUrl: unsubscribeUrl(base, mail),
   };
+}
+
+/**
+ * The address replies to the mail go to when replies by mail are on: the sender's local part (cut
+ * so that the whole stays within the 64 characters of a local part) and the mail's link token.
+ */
+function replyToOf(ctx: MailServiceContext, from: ReturnType<typeof fromOf>, mail: Pick<MailRow, 'linkToken'>) {
+  const address = typeof from === 'string' ? (/<([^>]+)>/.exec(from)?.[1] ?? from) : from.address;
+  const local = address.split('@')[0].replace(/[^A-Za-z0-9._+]/g, '').slice(0, 31) || 'reply';
+  const name = typeof from === 'string' ? (/^\s*"?([^"<]*?)"?\s*</.exec(from)?.[1] ?? '') : from.name;
+  return { name, address: `${local}-${mail.linkToken}@${ctx.settings.emailDomain}` };
 }
 
 /** Puts a taken mail back for the job's retry (or gives up on the last attempt), then fails the run. */
@@ -111,21 +139,28 @@ export async function sendMail(ctx: MailServiceContext, applicationId: string, m
 /** The mail as it goes out now, or the gate that stops it. */
 async function prepare(ctx: MailServiceContext, mail: MailRow, requestId: string): Promise<{ outgoing: OutgoingMail } | { skip: string }> {
   const { applicationId } = mail;
-  const views = await ctx.conversation.views(applicationId, { messageRefs: [mail.messageRef], threadRefs: [mail.threadRef], linkBase: mail.linkBase }, requestId);
-  const message = views.messages.find((entry) => entry.ref === mail.messageRef)?.view as Message | undefined;
+  const excerpt = await ctx.conversation.excerpt(applicationId, mail.messageRef, requestId);
+  const earlierRefs = [excerpt.first, excerpt.previous].filter((ref): ref is string => ref !== null);
+  const views = await ctx.conversation.views(applicationId, { messageRefs: [mail.messageRef, ...earlierRefs], threadRefs: [mail.threadRef], linkBase: mail.linkBase }, requestId);
+  const byRef = new Map(views.messages.map((entry) => [entry.ref, entry.view as Message]));
+  const message = byRef.get(mail.messageRef);
+  const shown = excerptOf(excerpt, byRef);
   const thread = views.threads.find((entry) => entry.ref === mail.threadRef)?.view as Thread | undefined;
-  const context = thread ? await ctx.mailContext(applicationId, [mail.recipientId, mail.actorId, ...(message ? [message.authorID] : [])], thread.groupID, requestId) : null;
+  const authors = [message, ...shown.messages].flatMap((entry) => (entry ? [entry.authorID] : []));
+  const context = thread ? await ctx.mailContext(applicationId, [mail.recipientId, mail.actorId, ...authors], thread.groupID, requestId) : null;
   const skip = await gate(ctx, mail, message, thread, context);
   if (skip) return { skip };
   const recipient = context!.users.find((user) => user.id === mail.recipientId)!;
-  const view = viewOf(mail, message!, thread!, context!, linkBaseOf(ctx, mail));
+  const view = viewOf(mail, message!, shown, thread!, context!, linkBaseOf(ctx, mail));
   const domain = ctx.settings.emailDomain;
   const threadMessageId = `<thread-${mail.threadRef}@${domain}>`;
   // The first mail of a thread to a recipient is the one later mails of it reply to, so mail clients group them.
   const first = !(await mailsRepository.sentBefore(ctx.db, applicationId, mail.threadRef, mail.recipientId, mail.id));
+  const from = fromOf(ctx, context!);
   return {
     outgoing: {
-      from: fromOf(ctx, context!),
+      from,
+      ...(ctx.settings.inboundEmail ? { replyTo: replyToOf(ctx, from, mail) } : {}),
       to: { name: headerText(recipient.name ?? ''), address: recipient.email! },
       subject: subjectOf(view),
       text: textOf(view),
