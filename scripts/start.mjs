@@ -104,4 +104,29 @@ if (!stopping) {
   for (const entry of processes(env)) start(entry);
   log(`started ${[...children.keys()].join(', ')}; gateway on port ${env.PORT || 8080}`);
   if (!/^(off|false)$/i.test(env.CONSOLE ?? '')) log(`console: http://localhost:${env.PORT || 8080}/console (sign in with CUSTOMER_ID and CUSTOMER_SECRET)`);
+  announceReady();
+}
+
+/**
+ * Says once when the gateway's /readyz answers 200: the processes log for a while after they
+ * started, and a reader watching them needs to know when the first call can be made.
+ */
+async function announceReady() {
+  const port = env.PORT || 8080;
+  // The gateway listens on HOST (127.0.0.1 unless set); a wildcard address is reached on loopback.
+  const host = !env.HOST || env.HOST === '0.0.0.0' || env.HOST === '::' ? '127.0.0.1' : env.HOST;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/readyz`;
+  while (!stopping) {
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      await response.arrayBuffer();
+      if (response.status === 200) {
+        log(`ready: http://localhost:${port} answers (next: "A first call" in README.md)`);
+        return;
+      }
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 }

@@ -133,6 +133,13 @@ describe('npm start (scripts/start.mjs)', () => {
       () => (/CUSTOMER_SECRET=\S+\n/.test(system.supervisor.output.stdout) ? true : undefined),
       system.supervisor.dump,
     );
+    // Said once the gateway answers, so that a reader knows when to make the first call.
+    await pollUntil(
+      'the supervisor to say it is ready',
+      5_000,
+      () => (system.supervisor.output.stdout.includes(`[supervisor] ready: http://localhost:${system.ports.gateway} answers`) ? true : undefined),
+      system.supervisor.dump,
+    );
     const { stdout } = system.supervisor.output;
 
     const idMatches = [...stdout.matchAll(/CUSTOMER_ID=(\S+)/g)];
