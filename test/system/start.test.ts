@@ -10,6 +10,7 @@ import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEncryptionKey, SecretBox } from '@collab/shared';
+import { freePort } from '@collab/shared/devkit';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { request } from '../support/client.js';
@@ -242,6 +243,20 @@ describe('npm start (scripts/start.mjs)', () => {
     expect(await accepts(ports.gateway)).toBe(false);
     await dropStartedDatabase(databaseName);
   }, 90_000);
+
+  it('with no PostgreSQL where DATABASE_URL points, says so and which setting to change, and starts nothing', async () => {
+    const nothing = await freePort();
+    const { env, ports } = await supervisorEnv(newDatabaseName(), { DATABASE_URL: `postgres://postgres@127.0.0.1:${nothing}/collab` });
+    const supervisor = spawnNode(['scripts/start.mjs'], env);
+    const exit = await within('the supervisor to exit', 30_000, supervisor.exited, supervisor.dump);
+    await within('every process to end', 30_000, supervisor.closed, supervisor.dump);
+    expect(exit, supervisor.dump()).toEqual({ code: 1, signal: null });
+    expect(supervisor.output.stderr).toContain(`no PostgreSQL answers at 127.0.0.1:${nothing} (connect ECONNREFUSED 127.0.0.1:${nothing}): start it there, or set DATABASE_URL to yours`);
+    // A setting to change, not a crash: no stack trace.
+    expect(supervisor.output.stderr).not.toMatch(/^\s+at /m);
+    expect(supervisor.output.stdout).toContain('[supervisor] identity-migrate failed (exit 1); not starting.');
+    expect(await accepts(ports.gateway)).toBe(false);
+  }, 60_000);
 });
 
 describe('npm run customer -- create (services/identity/dist/cli/customer.js)', () => {
