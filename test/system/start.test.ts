@@ -257,6 +257,32 @@ describe('npm start (scripts/start.mjs)', () => {
     expect(supervisor.output.stdout).toContain('[supervisor] identity-migrate failed (exit 1); not starting.');
     expect(await accepts(ports.gateway)).toBe(false);
   }, 60_000);
+
+  it('with no Redis where REDIS_URL points, says after a minute what the system still waits for', async () => {
+    const databaseName = newDatabaseName();
+    const nothing = await freePort();
+    const { env } = await supervisorEnv(databaseName, { REDIS_URL: `redis://127.0.0.1:${nothing}` });
+    const supervisor = spawnNode(['scripts/start.mjs'], env);
+    try {
+      await pollUntil(
+        'the supervisor to say what is not ready',
+        // The notice comes a minute after the start; the machine may be shared.
+        150_000,
+        () => (supervisor.output.stdout.includes('[supervisor] not ready after 60 s (GET /readyz): ') ? true : undefined),
+        supervisor.dump,
+      );
+      // The gateway waits for Redis before it listens, or answers that Redis is unreachable.
+      expect(supervisor.output.stdout).toMatch(
+        new RegExp(`not ready after 60 s \\(GET /readyz\\): .*(Redis at 127\\.0\\.0\\.1:${nothing} \\(REDIS_URL\\): connect ECONNREFUSED|redis: [^;]*ECONNREFUSED)`),
+      );
+      expect(supervisor.output.stdout).not.toContain('[supervisor] ready:');
+    } finally {
+      supervisor.child.kill('SIGTERM');
+      await within('the supervisor to exit after SIGTERM', 30_000, supervisor.exited, supervisor.dump);
+      await within('every process to end', 30_000, supervisor.closed, supervisor.dump);
+      await dropStartedDatabase(databaseName);
+    }
+  }, 240_000);
 });
 
 describe('npm run customer -- create (services/identity/dist/cli/customer.js)', () => {
