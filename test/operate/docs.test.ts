@@ -213,5 +213,5 @@ describe('the runnable command blocks, against a running system', () => {
       child.kill();
       rmSync(file, { force: true });
     }
-  });
+  }, 90_000);
 });
