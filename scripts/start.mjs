@@ -5,9 +5,12 @@
 // and leave this process and all it started running: so `npm start` execs this script once the
 // build is done (`exec node scripts/start.mjs`), and the signal reaches the supervisor itself.
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { MIGRATIONS, processes, root, withDevSecrets } from './processes.mjs';
 
 const STOP_DEADLINE_MS = 15_000;
+/** How long the system may take to become ready before the supervisor says what it still waits for. */
+const NOT_READY_NOTICE_MS = 60_000;
 const env = withDevSecrets({ ...process.env });
 const log = (message) => console.log(`[supervisor] ${message}`);
 
@@ -104,4 +107,68 @@ if (!stopping) {
   for (const entry of processes(env)) start(entry);
   log(`started ${[...children.keys()].join(', ')}; gateway on port ${env.PORT || 8080}`);
   if (!/^(off|false)$/i.test(env.CONSOLE ?? '')) log(`console: http://localhost:${env.PORT || 8080}/console (sign in with CUSTOMER_ID and CUSTOMER_SECRET)`);
+  announceReady();
+}
+
+/**
+ * Says once when the gateway's /readyz answers 200: the processes log for a while after they
+ * started, and a reader watching them needs to know when the first call can be made. Says once,
+ * too, what is still failing when that takes long (PostgreSQL or Redis not where the settings
+ * point, a port taken), which the flood of retries in the log hides.
+ */
+async function announceReady() {
+  const port = env.PORT || 8080;
+  // The gateway listens on HOST (127.0.0.1 unless set); a wildcard address is reached on loopback.
+  const host = !env.HOST || env.HOST === '0.0.0.0' || env.HOST === '::' ? '127.0.0.1' : env.HOST;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/readyz`;
+  const since = Date.now();
+  let noticed = false;
+  while (!stopping) {
+    let failing = 'the gateway does not answer';
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      const body = await response.json().catch(() => null);
+      if (response.status === 200) {
+        log(`ready: http://localhost:${port} answers (next: "A first call" in README.md)`);
+        return;
+      }
+      const checks = Object.entries(body?.checks ?? {}).filter(([, state]) => state !== 'ok');
+      failing = checks.map(([name, state]) => `${name}: ${state}`).join('; ') || `the gateway answers ${response.status}`;
+    } catch {
+      // Not listening yet.
+    }
+    if (!noticed && Date.now() - since > NOT_READY_NOTICE_MS) {
+      noticed = true;
+      // A gateway that does not answer may be waiting for a store: name the one that refuses.
+      const stores = failing === 'the gateway does not answer' ? await unreachableStores() : [];
+      log(`not ready after ${NOT_READY_NOTICE_MS / 1000} s (GET /readyz): ${[failing, ...stores].join('; ')}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** PostgreSQL and Redis where the settings point, when no TCP connection to them opens. */
+async function unreachableStores() {
+  const { commonVars } = await import('../shared/dist/config.js');
+  const found = [];
+  for (const [name, variable, defaultPort] of [['PostgreSQL', 'DATABASE_URL', 5432], ['Redis', 'REDIS_URL', 6379]]) {
+    // A Redis Cluster URL lists several hosts: the first one stands for them.
+    const url = new URL((env[variable] || commonVars[variable].default).replace(/^(\w+)\+cluster:/, '$1:').split(',')[0]);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const port = Number(url.port) || defaultPort;
+    const problem = await new Promise((resolve) => {
+      const socket = connect({ host, port, timeout: 2000 });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(null);
+      });
+      socket.once('timeout', () => {
+        socket.destroy();
+        resolve('no answer within 2 s');
+      });
+      socket.once('error', (error) => resolve(error.message));
+    });
+    if (problem) found.push(`${name} at ${host}:${port} (${variable}): ${problem}`);
+  }
+  return found;
 }

@@ -87,6 +87,14 @@ describe('a dump holding an application or user that exists here with other data
     // what they refer to were missing from the dump.
     expect(report.skipped).toContainEqual({ table: 'messages', rows: 46, reason: 'its application is in conflict' });
     expect(report.skipped.filter((skipped) => skipped.table === 'messages')).toHaveLength(1);
+    // Mentions, reactions, participants and preferences name no application: they refer to rows
+    // skipped for the conflict, which their reason says may be the cause.
+    expect(report.skipped.filter((skipped) => skipped.reason === 'what it refers to is not in the dump')).toEqual([]);
+    expect(report.skipped).toContainEqual({
+      table: 'message_mentions',
+      rows: 11,
+      reason: 'what it refers to is not imported: it is not in the dump, or its application is in conflict',
+    });
   });
 });
 

@@ -9,10 +9,13 @@
  * Needs `npm run build` first (the pages call `npm run customer` and `npm run token`).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { freePort, until } from '@collab/shared/devkit';
 import { describe, expect, it } from 'vitest';
+import { createApplication } from '../support/client.js';
 import { ROOT } from '../support/process-catalog.js';
+import { putEach } from '../support/seed.js';
 import { systemForFile, type TestSystem } from '../support/system.js';
 
 const NOT_RUNNABLE = /^<!-- not runnable here: \S.*-->$/;
@@ -171,4 +174,44 @@ describe('the runnable command blocks, against a running system', () => {
       });
     }, PAGE_TIMEOUT_MS + 10_000);
   }
+
+  // The receiver a reader saves as receiver.mjs, run as printed but on a free port instead of 4000.
+  it('docs/using-the-api.md: the webhook receiver prints the events it is sent and refuses a forged one', async () => {
+    const receiver = BLOCKS.find((block) => block.page === 'docs/using-the-api.md' && block.code.startsWith('// receiver.mjs'));
+    expect(receiver, 'the receiver.mjs block').toBeDefined();
+    const port = await freePort();
+    const file = join(ROOT, '.data', `receiver-${process.pid}.mjs`);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, receiver!.code.replaceAll('4000', String(port)));
+    const app = await createApplication(system, 'receiver');
+    const child = spawn(process.execPath, [file], { cwd: ROOT, env: { ...process.env, APP_SECRET: app.secret }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let printed = '';
+    child.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    try {
+      await until(async () => printed.includes('listening on'), 'the receiver to listen');
+      const url = `http://127.0.0.1:${port}/cord-events`;
+      expect((await app.client.post(`/v1/applications/${app.id}/webhooks`, { url, events: ['thread-message-added'] })).status).toBe(201);
+      await putEach(app, '/v1/users', [['alice', { name: 'Alice' }]]);
+      await putEach(app, '/v1/groups', [['team', { name: 'Team', members: ['alice'] }]]);
+      const posted = await app.client.post('/v1/threads/t1/messages', {
+        id: 'hello-1',
+        authorID: 'alice',
+        content: [{ type: 'p', children: [{ text: 'Hello' }] }],
+        createThread: { groupID: 'team', name: 'Hello', location: { page: 'hello' }, url: 'https://example.com/hello' },
+      });
+      expect(posted.status).toBe(200);
+      await until(async () => printed.includes('thread-message-added'), 'the receiver to print the event');
+      expect(printed).toMatch(/^thread-message-added \{.*"hello-1"/m);
+      const forged = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Cord-Timestamp': String(Date.now()), 'X-Cord-Signature': 'forged' },
+        body: JSON.stringify({ type: 'url-verification', event: {} }),
+      });
+      expect(forged.status).toBe(401);
+      expect(printed).toContain('refused: ');
+    } finally {
+      child.kill();
+      rmSync(file, { force: true });
+    }
+  }, 90_000);
 });

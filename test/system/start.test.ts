@@ -10,6 +10,7 @@ import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEncryptionKey, SecretBox } from '@collab/shared';
+import { freePort } from '@collab/shared/devkit';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { request } from '../support/client.js';
@@ -133,6 +134,13 @@ describe('npm start (scripts/start.mjs)', () => {
       () => (/CUSTOMER_SECRET=\S+\n/.test(system.supervisor.output.stdout) ? true : undefined),
       system.supervisor.dump,
     );
+    // Said once the gateway answers, so that a reader knows when to make the first call.
+    await pollUntil(
+      'the supervisor to say it is ready',
+      5_000,
+      () => (system.supervisor.output.stdout.includes(`[supervisor] ready: http://localhost:${system.ports.gateway} answers`) ? true : undefined),
+      system.supervisor.dump,
+    );
     const { stdout } = system.supervisor.output;
 
     const idMatches = [...stdout.matchAll(/CUSTOMER_ID=(\S+)/g)];
@@ -235,6 +243,46 @@ describe('npm start (scripts/start.mjs)', () => {
     expect(await accepts(ports.gateway)).toBe(false);
     await dropStartedDatabase(databaseName);
   }, 90_000);
+
+  it('with no PostgreSQL where DATABASE_URL points, says so and which setting to change, and starts nothing', async () => {
+    const nothing = await freePort();
+    const { env, ports } = await supervisorEnv(newDatabaseName(), { DATABASE_URL: `postgres://postgres@127.0.0.1:${nothing}/collab` });
+    const supervisor = spawnNode(['scripts/start.mjs'], env);
+    const exit = await within('the supervisor to exit', 30_000, supervisor.exited, supervisor.dump);
+    await within('every process to end', 30_000, supervisor.closed, supervisor.dump);
+    expect(exit, supervisor.dump()).toEqual({ code: 1, signal: null });
+    expect(supervisor.output.stderr).toContain(`no PostgreSQL answers at 127.0.0.1:${nothing} (connect ECONNREFUSED 127.0.0.1:${nothing}): start it there, or set DATABASE_URL to yours`);
+    // A setting to change, not a crash: no stack trace.
+    expect(supervisor.output.stderr).not.toMatch(/^\s+at /m);
+    expect(supervisor.output.stdout).toContain('[supervisor] identity-migrate failed (exit 1); not starting.');
+    expect(await accepts(ports.gateway)).toBe(false);
+  }, 60_000);
+
+  it('with no Redis where REDIS_URL points, says after a minute what the system still waits for', async () => {
+    const databaseName = newDatabaseName();
+    const nothing = await freePort();
+    const { env } = await supervisorEnv(databaseName, { REDIS_URL: `redis://127.0.0.1:${nothing}` });
+    const supervisor = spawnNode(['scripts/start.mjs'], env);
+    try {
+      await pollUntil(
+        'the supervisor to say what is not ready',
+        // The notice comes a minute after the start; the machine may be shared.
+        150_000,
+        () => (supervisor.output.stdout.includes('[supervisor] not ready after 60 s (GET /readyz): ') ? true : undefined),
+        supervisor.dump,
+      );
+      // The gateway waits for Redis before it listens, or answers that Redis is unreachable.
+      expect(supervisor.output.stdout).toMatch(
+        new RegExp(`not ready after 60 s \\(GET /readyz\\): .*(Redis at 127\\.0\\.0\\.1:${nothing} \\(REDIS_URL\\): connect ECONNREFUSED|redis: [^;]*ECONNREFUSED)`),
+      );
+      expect(supervisor.output.stdout).not.toContain('[supervisor] ready:');
+    } finally {
+      supervisor.child.kill('SIGTERM');
+      await within('the supervisor to exit after SIGTERM', 30_000, supervisor.exited, supervisor.dump);
+      await within('every process to end', 30_000, supervisor.closed, supervisor.dump);
+      await dropStartedDatabase(databaseName);
+    }
+  }, 240_000);
 });
 
 describe('npm run customer -- create (services/identity/dist/cli/customer.js)', () => {

@@ -234,9 +234,19 @@ export class ImportRun {
       else if (!applicationId) withoutApp++;
       else kept.push([applicationId, row]);
     }
-    this.skip(table, withoutApp, table === 'users' || table === 'orgs' ? 'Slack data (no application) is not held by this server' : 'what it refers to is not in the dump');
+    this.skip(table, withoutApp, table === 'users' || table === 'orgs' ? 'Slack data (no application) is not held by this server' : this.unresolvedReason());
     this.skip(table, inConflict, 'its application is in conflict');
     return kept;
+  }
+
+  /**
+   * Why a row whose references resolve to nothing is skipped. Rows that name no application
+   * (mentions, reactions, participants, preferences) refer to rows that were not imported either
+   * because the dump lacks them or because their application is in conflict: which one is not
+   * known without keeping every skipped id, so with a conflict both are named.
+   */
+  private unresolvedReason(): string {
+    return this.appsInConflict.size === 0 ? 'what it refers to is not in the dump' : 'what it refers to is not imported: it is not in the dump, or its application is in conflict';
   }
 
   private async resolve(kind: MappingKind, ids: (string | null | undefined)[]): Promise<Map<string, Mapping>> {
