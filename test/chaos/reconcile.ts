@@ -215,12 +215,15 @@ function linkTokenOf(mail: { parsed: { headerLines: readonly { key: string; line
 /** No mail reached the SMTP server twice (per notification and recipient), and every mail marked sent arrived. */
 async function checkMails(system: ProcessSystem, applications: ChaosApplication[], smtp: TestSmtpServer): Promise<Check> {
   const check = new CheckBuilder('mail: every mail sent at most once');
-  const { rows } = await system.sql.query<{ link_token: string; notification_id: string; recipient_id: string; status: string }>(
-    'SELECT link_token, notification_id, recipient_id, status FROM mail.mails WHERE application_id = ANY($1)',
+  const { rows } = await system.sql.query<{ link_token: string; notification_id: string; recipient_id: string; status: string; late: boolean }>(
+    `SELECT link_token, notification_id, recipient_id, status, sent_at > send_after + interval '5 minutes' AS late
+       FROM mail.mails WHERE application_id = ANY($1)`,
     [applications.map(({ app }) => app.id)],
   );
   const byToken = new Map(rows.map((row) => [row.link_token, row]));
   for (const row of rows) check.count(`recorded ${row.status}`);
+  // Sent over 5 minutes after they were due: their job was lost with Redis and queued again.
+  check.count('sent late', rows.filter((row) => row.late).length);
   const times = new Map<string, number>();
   for (const mail of smtp.received) {
     check.count('received');
