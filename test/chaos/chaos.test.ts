@@ -45,7 +45,8 @@ const receiver = new WebhookReceiver((id) => secrets.get(id));
 /** Each application's webhook path on the receiver. */
 const paths = new Map<string, string>();
 const state: LoadState = { applications: [], answers: [], imports: [], uncertainImports: 0 };
-let probe: () => Promise<boolean>;
+/** A write through the API, answering its status. */
+let probe: () => Promise<number>;
 
 beforeAll(async () => {
   if (REPORT !== '-') markersIn(REPORT, SECTION); // before the run, not after it
@@ -80,7 +81,7 @@ beforeAll(async () => {
   }
   // The probe of readiness writes to an application of its own, outside the reconciliation.
   const probeApp = await createApplication(owner, 'chaos probe');
-  probe = async () => (await send(system!.url, await serverToken(probeApp.id, probeApp.secret), 'PUT', '/v1/users/probe', { name: 'probe' })).status === 200;
+  probe = async () => (await send(system!.url, await serverToken(probeApp.id, probeApp.secret), 'PUT', '/v1/users/probe', { name: 'probe' })).status;
 }, 240_000);
 
 afterAll(async () => {
@@ -138,6 +139,7 @@ describe(`chaos: ${SECONDS} s of load with every fault`, () => {
     });
     console.log(`chaos report:\n${report}`);
     if (REPORT !== '-') writeBetweenMarkers(REPORT, report, SECTION);
+    expect(faults.flatMap((fault) => (fault.notReady ? [`${fault.name}: ${fault.notReady}`] : []))).toEqual([]);
     expect(checks.flatMap((check) => check.failures.map((failure) => `${check.name}: ${failure}`))).toEqual([]);
   }, (SECONDS + 1800) * 1000);
 });

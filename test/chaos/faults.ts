@@ -24,8 +24,10 @@ export interface FaultRecord {
   /** When it began and ended, ms since the epoch. */
   startedAt: number;
   endedAt: number;
-  /** From its end until the system was ready again. */
-  readyAfterMs: number;
+  /** From its end until the system was ready again; null when it was not within READY_TIMEOUT_MS. */
+  readyAfterMs: number | null;
+  /** Why it was not ready in time. */
+  notReady: string | null;
   /** For a killed process: the pid it had and the one it has again. */
   detail: string;
 }
@@ -69,26 +71,47 @@ export function faultsFor(system: ProcessSystem, redis: PrivateRedis, postgres: 
   ];
 }
 
-/** Every supervised process runs and serves /metrics, /readyz answers 200 and `probe` succeeds. */
-export async function waitUntilReady(system: ProcessSystem, expected: number, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+/** How long the run waits for the system to be ready after a fault before it records it as not ready and goes on. */
+export const READY_TIMEOUT_MS = 180_000;
+
+/**
+ * Every supervised process runs and serves /metrics, /readyz answers 200 and `probe` succeeds;
+ * the timeout's error says which of them was missing last.
+ */
+export async function waitUntilReady(system: ProcessSystem, expected: number, probe: () => Promise<number>, timeoutMs: number): Promise<void> {
+  let missing = '';
   await pollUntil(
     'the system to be ready again',
     timeoutMs,
     async () => {
       const running = system.processes();
-      if (running.length < expected) return undefined;
-      for (const { metricsUrl } of running) {
-        if (!metricsUrl) continue;
-        const response = await fetch(metricsUrl, { signal: AbortSignal.timeout(2000) }).catch(() => null);
-        await response?.arrayBuffer();
-        if (response?.status !== 200) return undefined;
+      if (running.length < expected) {
+        missing = `running: ${running.map((found) => found.name).join(', ')}`;
+        return undefined;
       }
-      const ready = await fetch(`${system.url}/readyz`, { signal: AbortSignal.timeout(2000) }).catch(() => null);
-      await ready?.arrayBuffer();
-      if (ready?.status !== 200) return undefined;
-      return (await probe()) ? true : undefined;
+      for (const { name, metricsUrl } of running) {
+        if (!metricsUrl) continue;
+        const response = await fetch(metricsUrl, { signal: AbortSignal.timeout(2000) }).catch((error: Error) => error);
+        if (response instanceof Response) await response.arrayBuffer();
+        if (!(response instanceof Response) || response.status !== 200) {
+          missing = `${name}'s /metrics: ${response instanceof Response ? response.status : response.message}`;
+          return undefined;
+        }
+      }
+      const ready = await fetch(`${system.url}/readyz`, { signal: AbortSignal.timeout(2000) }).catch((error: Error) => error);
+      const body = ready instanceof Response ? await ready.text() : ready.message;
+      if (!(ready instanceof Response) || ready.status !== 200) {
+        missing = `/readyz: ${ready instanceof Response ? ready.status : ''} ${body}`;
+        return undefined;
+      }
+      const status = await probe();
+      if (status !== 200) {
+        missing = `the probe write: ${status}`;
+        return undefined;
+      }
+      return true;
     },
-    () => ` (running: ${system.processes().map((running) => running.name).join(', ')})`,
+    () => ` (${missing})`,
   );
 }
 
@@ -99,7 +122,7 @@ export async function waitUntilReady(system: ProcessSystem, expected: number, pr
 export async function runFaults(
   system: ProcessSystem,
   faults: Fault[],
-  probe: () => Promise<boolean>,
+  probe: () => Promise<number>,
   durationMs: number,
   log: (line: string) => void,
 ): Promise<FaultRecord[]> {
@@ -114,13 +137,17 @@ export async function runFaults(
     const startedAt = Date.now();
     await fault.inject();
     const endedAt = Date.now();
-    await waitUntilReady(system, expected, probe, 180_000);
-    const readyAfterMs = Date.now() - endedAt;
+    // Not ready in time is recorded (the run then fails) and the next fault comes all the same.
+    const notReady = await waitUntilReady(system, expected, probe, READY_TIMEOUT_MS).then(
+      () => null,
+      (error: Error) => error.message,
+    );
+    const readyAfterMs = notReady ? null : Date.now() - endedAt;
     const after = system.processes().map((running) => `${running.name}:${running.pid}`);
     const restarted = after.filter((entry) => !before.includes(entry)).map((entry) => entry.split(':')[0]);
     const detail = restarted.length > 0 ? `restarted: ${restarted.join(', ')}` : 'no process restarted';
-    records.push({ name: fault.name, startedAt, endedAt, readyAfterMs, detail });
-    log(`${fault.name}: ready ${readyAfterMs} ms after it ended (${detail})`);
+    records.push({ name: fault.name, startedAt, endedAt, readyAfterMs, detail, notReady });
+    log(`${fault.name}: ${notReady ?? `ready ${readyAfterMs} ms after it ended`} (${detail})`);
   }
   return records;
 }

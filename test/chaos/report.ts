@@ -4,7 +4,7 @@
  * answers inside and outside the faults, and the reconciliation's counts.
  */
 import { cpus, loadavg, totalmem } from 'node:os';
-import type { FaultRecord } from './faults.js';
+import { READY_TIMEOUT_MS, type FaultRecord } from './faults.js';
 import type { Answer } from './load.js';
 import type { Check } from './reconcile.js';
 
@@ -28,13 +28,14 @@ const seconds = (ms: number) => (ms / 1000).toFixed(1);
 
 /** A 5xx or no answer during a fault or before the system was ready after it counts against the fault. */
 function inFault(answer: Answer, faults: FaultRecord[]): FaultRecord | undefined {
-  return faults.find((fault) => answer.at >= fault.startedAt && answer.at <= fault.endedAt + fault.readyAfterMs);
+  return faults.find((fault) => answer.at >= fault.startedAt && answer.at <= fault.endedAt + (fault.readyAfterMs ?? READY_TIMEOUT_MS));
 }
 
 export const isFailure = (answer: Answer) => answer.status === 0 || answer.status >= 500;
 
 export function chaosReport(run: ChaosRun): string {
   const exact = run.checks.every((check) => check.failures.length === 0);
+  const allReady = run.faults.every((fault) => fault.readyAfterMs !== null);
   const failuresBy = new Map<FaultRecord | undefined, number>();
   for (const answer of run.answers.filter(isFailure)) {
     const fault = inFault(answer, run.faults);
@@ -56,7 +57,7 @@ export function chaosReport(run: ChaosRun): string {
       `load average ${run.loadAverageAtStart.toFixed(1)} at the start and ${loadavg()[0].toFixed(1)} at the end, ` +
       'from other work running on the same machine at the same time: the times to ready include that contention.',
     '',
-    `Reconciliation: **${exact ? 'exact' : 'FAILED'}**.`,
+    `Reconciliation: **${exact ? 'exact' : 'FAILED'}**; ready again after every fault: **${allReady ? 'yes' : 'NO'}**.`,
     '',
     table(
       ['#', 'Fault', 'At', 'Lasted', 'Ready after', '5xx or no answer', 'Processes restarted'],
@@ -65,7 +66,7 @@ export function chaosReport(run: ChaosRun): string {
         fault.name,
         `+${seconds(fault.startedAt - first)} s`,
         `${seconds(fault.endedAt - fault.startedAt)} s`,
-        `${seconds(fault.readyAfterMs)} s`,
+        fault.readyAfterMs === null ? `**not within ${READY_TIMEOUT_MS / 1000} s**: ${fault.notReady}` : `${seconds(fault.readyAfterMs)} s`,
         String(failuresBy.get(fault) ?? 0),
         fault.detail.replace(/^restarted: /, ''),
       ]),
