@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'shared/src/**/*.test.ts', 'services/*/src/**/*.test.ts'],
-    // The load run saturates the machine, so it runs on its own afterwards (vitest.load.config.ts).
-    exclude: ['test/load/**', '**/node_modules/**'],
+    // The load run saturates the machine, so it runs on its own afterwards (vitest.load.config.ts);
+    // the chaos run only on demand (`npm run chaos`, vitest.chaos.config.ts).
+    exclude: ['test/load/**', 'test/chaos/**', '**/node_modules/**'],
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/response-count.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],

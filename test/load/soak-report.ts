@@ -204,17 +204,22 @@ export function soakReport(run: SoakRun): string {
   return lines.join('\n').trimEnd();
 }
 
-/** Where the markers stand in `file`; throws when it lacks them (checked before a long run, too). */
-export function markersIn(file: string): { text: string; begin: number; end: number } {
+/**
+ * Where the `<!-- <section>:begin -->` … `<!-- <section>:end -->` markers of `file` stand (the
+ * soak's unless told); throws when it lacks them (checked before a long run, too).
+ */
+export function markersIn(file: string, section = 'soak'): { text: string; begin: number; end: number; beginMarker: string } {
+  const beginMarker = section === 'soak' ? BEGIN_MARKER : `<!-- ${section}:begin -->`;
+  const endMarker = section === 'soak' ? END_MARKER : `<!-- ${section}:end -->`;
   const text = readFileSync(file, 'utf8');
-  const begin = text.indexOf(BEGIN_MARKER);
-  const end = text.indexOf(END_MARKER);
-  if (begin < 0 || end < begin) throw new Error(`${file} has no ${BEGIN_MARKER} … ${END_MARKER} section to write the soak's figures into`);
-  return { text, begin, end };
+  const begin = text.indexOf(beginMarker);
+  const end = text.indexOf(endMarker);
+  if (begin < 0 || end < begin) throw new Error(`${file} has no ${beginMarker} … ${endMarker} section to write the ${section} figures into`);
+  return { text, begin, end, beginMarker };
 }
 
-/** Replaces what stands between the soak markers of `file` with `content`; the rest stays. */
-export function writeBetweenMarkers(file: string, content: string): void {
-  const { text, begin, end } = markersIn(file);
-  writeFileSync(file, `${text.slice(0, begin + BEGIN_MARKER.length)}\n${content}\n${text.slice(end)}`);
+/** Replaces what stands between the markers of `section` in `file` with `content`; the rest stays. */
+export function writeBetweenMarkers(file: string, content: string, section = 'soak'): void {
+  const { text, begin, end, beginMarker } = markersIn(file, section);
+  writeFileSync(file, `${text.slice(0, begin + beginMarker.length)}\n${content}\n${text.slice(end)}`);
 }

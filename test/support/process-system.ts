@@ -146,8 +146,10 @@ async function tearDown(supervisor: DetachedProcess, databaseName: string, prefi
 /**
  * Starts the system with `node scripts/start.mjs`, or with `npm start` (the supervisor is then
  * npm's child), and resolves once the gateway's /readyz answers 200 (every service ready).
+ * `npm start` builds first, and the machine may be shared: `readyTimeoutMs` is a generous bound
+ * against a hang, not an expectation.
  */
-export async function startSupervisor(extra: Record<string, string> = {}, how: 'node' | 'npm' = 'node'): Promise<StartedSystem> {
+export async function startSupervisor(extra: Record<string, string> = {}, how: 'node' | 'npm' = 'node', readyTimeoutMs = 60_000): Promise<StartedSystem> {
   const databaseName = newDatabaseName();
   const { env, own, ports } = await supervisorEnv(databaseName, extra);
   const supervisor = how === 'npm' ? spawnDetached('npm', ['start'], env) : spawnDetached(process.execPath, ['scripts/start.mjs'], env);
@@ -155,8 +157,7 @@ export async function startSupervisor(extra: Record<string, string> = {}, how: '
   try {
     await pollUntil(
       'GET /readyz on the gateway to answer 200',
-      // `npm start` builds first, and the machine may be shared: a generous bound against a hang.
-      60_000,
+      readyTimeoutMs,
       async () => {
         if (supervisor.child.exitCode !== null || supervisor.child.signalCode !== null)
           throw new Error(`the supervisor exited early (${supervisor.child.exitCode ?? supervisor.child.signalCode})${supervisor.dump()}`);
@@ -224,13 +225,16 @@ const execFileAsync = promisify(execFile);
 
 /**
  * Starts the system as `npm start` runs it, with CUSTOMER_ID/CUSTOMER_SECRET set (the customer
- * identity ensures at boot), and resolves once every supervised process runs and answers on its
+ * identity ensures at boot: `customer`, else a new one), and resolves once every supervised process runs and answers on its
  * /metrics port. `env` adds or overrides variables of every process. stop() sends SIGTERM to the
  * supervisor, removes the database and Redis keys, and throws when the processes did not stop cleanly.
  */
-export async function startProcessSystem(options: { env?: Record<string, string> } = {}): Promise<ProcessSystem> {
-  const customer = { id: randomUUID(), secret: randomBytes(32).toString('hex') };
-  const started = await startSupervisor({ CUSTOMER_ID: customer.id, CUSTOMER_SECRET: customer.secret, ...options.env });
+export async function startProcessSystem(
+  options: { env?: Record<string, string>; customer?: { id: string; secret: string }; readyTimeoutMs?: number } = {},
+): Promise<ProcessSystem> {
+  const customer = options.customer ?? { id: randomUUID(), secret: randomBytes(32).toString('hex') };
+  const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
+  const started = await startSupervisor({ CUSTOMER_ID: customer.id, CUSTOMER_SECRET: customer.secret, ...options.env }, 'node', readyTimeoutMs);
   const { supervisor, own, ports } = started;
   const entries = catalog.processes(started.env);
   const byScript = new Map(entries.map((entry) => [entry.script, entry]));
@@ -246,7 +250,7 @@ export async function startProcessSystem(options: { env?: Record<string, string>
     // /readyz covers the HTTP services only: the workers are waited for here.
     await pollUntil(
       'every supervised process to run and serve /metrics',
-      30_000,
+      readyTimeoutMs / 2,
       async () => {
         const running = processes();
         if (running.length < entries.length) return undefined;

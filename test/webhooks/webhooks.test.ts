@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createInternalClient, webhooksInternal } from '@collab/shared';
+import { until } from '@collab/shared/devkit';
 import { validateWebhookSignature } from '@cord-sdk/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { asCustomer, createApplication, type TestApplication } from '../support/client.js';
@@ -63,13 +64,16 @@ async function deliveriesOf(app: TestApplication, eventId: string) {
 
 /** Waits until the event's deliveries are all in one of `statuses`. */
 async function settled(app: TestApplication, eventId: string, statuses = ['succeeded', 'failed']) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const deliveries = await deliveriesOf(app, eventId);
-    if (deliveries.length > 0 && deliveries.every((delivery) => statuses.includes(delivery.status))) return deliveries;
-    if (Date.now() > deadline) throw new Error(`deliveries of ${eventId} not settled: ${JSON.stringify(deliveries)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let deliveries: any[] = [];
+  await until(
+    async () => {
+      deliveries = await deliveriesOf(app, eventId);
+      return deliveries.length > 0 && deliveries.every((delivery) => statuses.includes(delivery.status));
+    },
+    `the deliveries of ${eventId} to be ${statuses.join(' or ')}`,
+    20_000,
+  );
+  return deliveries;
 }
 
 describe('registering webhooks', () => {
@@ -197,12 +201,15 @@ describe('delivering events', () => {
     await down.stop();
     const { ids } = await recordEvents(appA, [{ type: 'notification-created', payload: {} }]);
     // At least two refused attempts, logged with the error and no status code.
-    const deadline = Date.now() + 15_000;
-    let [logged] = await deliveriesOf(appA, ids[0]);
-    while (!(logged?.attempts >= 2) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      [logged] = await deliveriesOf(appA, ids[0]);
-    }
+    let logged: any;
+    await until(
+      async () => {
+        [logged] = await deliveriesOf(appA, ids[0]);
+        return logged?.attempts >= 2;
+      },
+      'two refused attempts in the delivery log',
+      15_000,
+    );
     expect(logged).toMatchObject({ status: 'pending', lastStatusCode: null });
     expect(logged.lastError).toMatch(/ECONNREFUSED|refused/i);
     await down.start();
@@ -250,12 +257,15 @@ describe('delivering events', () => {
       ['notification-created'],
     ]);
     const { ids } = await recordEvents(appA, [{ type: 'notification-created', payload: {} }]);
-    const deadline = Date.now() + 10_000;
-    let [logged] = await deliveriesOf(appA, ids[0]);
-    while (!(logged?.attempts >= 1 && logged.lastError) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      [logged] = await deliveriesOf(appA, ids[0]);
-    }
+    let logged: any;
+    await until(
+      async () => {
+        [logged] = await deliveriesOf(appA, ids[0]);
+        return logged?.attempts >= 1 && Boolean(logged.lastError);
+      },
+      'a refused attempt with its error in the delivery log',
+      10_000,
+    );
     expect(logged).toMatchObject({ lastStatusCode: null, lastError: expect.stringMatching(/10\.1\.2\.3 is a private address.*OUTBOUND_ALLOWED_CIDRS/) });
     expect((await appA.client.delete(`${registerPath(appA)}/${(await appA.client.get(registerPath(appA))).body.find((row: { url: string }) => row.url === 'http://10.1.2.3/hook').id}`)).status).toBe(200);
   });
