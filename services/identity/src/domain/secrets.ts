@@ -73,7 +73,8 @@ export async function prepareStoredSecrets(ctx: SecretsContext): Promise<number>
       if (!(error instanceof SecretBoxError)) throw error;
       throw new Error(
         `SECRETS_ENCRYPTION_KEY does not decrypt the stored secrets (${owner} ${stored.id}): ` +
-          'it is not the key they were encrypted with; start with that key',
+          'it is not the key they were encrypted with; start with that key (`npm start` keeps the key it drew in ' +
+          '.data/dev-secrets.json of the checkout that created this database), or use a database of your own (DATABASE_URL)',
         { cause: error },
       );
     }
