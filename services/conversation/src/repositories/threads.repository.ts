@@ -162,8 +162,9 @@ export const threadsRepository = {
   async stats(db: Queryable, threads: readonly ThreadRef[]) {
     if (threads.length === 0) return new Map<ThreadRef, ThreadStats>();
     // Repliers are listed in order of their first qualifying message, not alphabetically. Each
-    // thread is read on its own from messages_thread_stats_idx, in its order: a thread without
-    // messages gives no row, and a DISTINCT ON over all listed threads would sort every message.
+    // thread is read on its own from messages_thread_stats_idx, in its order (rather than a DISTINCT ON
+    // over all listed threads, which sorts every message): the counts in one pass, then each type and
+    // author found by a skip scan, with its first reply. A thread without messages gives no row.
     const stats = await rows<ThreadStats & { threadRef: ThreadRef }>(
       db,
       `SELECT t.thread_id AS "threadRef", c."userMessages", c."actionMessages", c."deletedMessages",
@@ -180,13 +181,26 @@ export const threadsRepository = {
          FROM conversation.messages m WHERE m.thread_id = t.thread_id AND m.purging_at IS NULL
        ) c
        CROSS JOIN LATERAL (
-         SELECT array_agg(earliest.author_id ORDER BY earliest.created_at, earliest.internal_id) FILTER (WHERE earliest.type = 'user_message') AS repliers,
-           array_agg(earliest.author_id ORDER BY earliest.created_at, earliest.internal_id) FILTER (WHERE earliest.type = 'action_message') AS "actionMessageRepliers"
-         FROM (
-           SELECT DISTINCT ON (m.type, m.author_id) m.type, m.author_id, m.created_at, m.internal_id FROM conversation.messages m
-           WHERE m.thread_id = t.thread_id AND m.purging_at IS NULL AND m.deleted_at IS NULL AND m.internal_id <> f.internal_id
-           ORDER BY m.type, m.author_id, m.created_at, m.internal_id
-         ) earliest
+         WITH RECURSIVE authors AS (
+           (SELECT m.type, m.author_id FROM conversation.messages m
+            WHERE m.thread_id = t.thread_id AND m.purging_at IS NULL AND m.deleted_at IS NULL AND m.internal_id <> f.internal_id
+            ORDER BY m.type, m.author_id LIMIT 1)
+           UNION ALL
+           SELECT step.type, step.author_id FROM authors a CROSS JOIN LATERAL (
+             SELECT m.type, m.author_id FROM conversation.messages m
+             WHERE m.thread_id = t.thread_id AND m.purging_at IS NULL AND m.deleted_at IS NULL AND m.internal_id <> f.internal_id
+               AND (m.type, m.author_id) > (a.type, a.author_id)
+             ORDER BY m.type, m.author_id LIMIT 1
+           ) step
+         )
+         SELECT array_agg(a.author_id ORDER BY e.created_at, e.internal_id) FILTER (WHERE a.type = 'user_message') AS repliers,
+           array_agg(a.author_id ORDER BY e.created_at, e.internal_id) FILTER (WHERE a.type = 'action_message') AS "actionMessageRepliers"
+         FROM authors a CROSS JOIN LATERAL (
+           SELECT m.created_at, m.internal_id FROM conversation.messages m
+           WHERE m.thread_id = t.thread_id AND m.type = a.type AND m.author_id = a.author_id
+             AND m.purging_at IS NULL AND m.deleted_at IS NULL AND m.internal_id <> f.internal_id
+           ORDER BY m.created_at, m.internal_id LIMIT 1
+         ) e
        ) r`,
       [[...new Set(threads)]],
     );
