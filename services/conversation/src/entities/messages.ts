@@ -61,6 +61,8 @@ export const MessageEntity = new EntitySchema<MessageRow>({
     { name: 'messages_author_idx', columns: ['applicationId', 'authorId'] },
     { name: 'messages_metadata_idx', columns: ['metadata'], synchronize: false },
     { name: 'messages_purging_idx', columns: ['applicationId'], synchronize: false },
+    // Thread statistics read counts and each replier's first message from this index alone.
+    { name: 'messages_thread_stats_idx', columns: ['threadRef', 'type', 'authorId', 'createdAt', 'internalId'], synchronize: false },
   ],
   foreignKeys: [{ target: 'Thread', columnNames: ['threadRef'], referencedColumnNames: ['internalId'], onDelete: 'CASCADE' }],
 });

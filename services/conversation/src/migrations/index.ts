@@ -7,6 +7,7 @@ import { StoreLinkPreviews1795500000000 } from './1795500000000-store-link-previ
 import { RecordIdempotencyKeys1795600000000 } from './1795600000000-record-idempotency-keys.js';
 import { RecordUploadStatus1795700000000 } from './1795700000000-record-upload-status.js';
 import { KeepApplicationPurgeTombstones1795856924721 } from './1795856924721-keep-application-purge-tombstones.js';
+import { IndexThreadStats1795900000000 } from './1795900000000-index-thread-stats.js';
 
 /** Every conversation migration, oldest first. */
 export const conversationMigrations = [
@@ -19,4 +20,5 @@ export const conversationMigrations = [
   RecordIdempotencyKeys1795600000000,
   RecordUploadStatus1795700000000,
   KeepApplicationPurgeTombstones1795856924721,
+  IndexThreadStats1795900000000,
 ];

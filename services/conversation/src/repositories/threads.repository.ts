@@ -161,30 +161,47 @@ export const threadsRepository = {
    */
   async stats(db: Queryable, threads: readonly ThreadRef[]) {
     if (threads.length === 0) return new Map<ThreadRef, ThreadStats>();
-    // Repliers are listed in order of their first qualifying message, not alphabetically.
+    // Repliers are listed in order of their first qualifying message, not alphabetically. Each
+    // thread is read on its own from messages_thread_stats_idx, in its order (rather than a DISTINCT ON
+    // over all listed threads, which sorts every message): the counts in one pass, then each type and
+    // author found by a skip scan, with its first reply. A thread without messages gives no row.
     const stats = await rows<ThreadStats & { threadRef: ThreadRef }>(
       db,
-      `WITH first AS (
-         SELECT DISTINCT ON (thread_id) thread_id, internal_id FROM conversation.messages
-         WHERE thread_id = ANY($1::bigint[]) AND purging_at IS NULL ORDER BY thread_id, created_at, internal_id
-       ),
-       replies AS (
-         SELECT DISTINCT ON (m.thread_id, m.type, m.author_id) m.thread_id, m.type, m.author_id, m.created_at, m.internal_id
-         FROM conversation.messages m JOIN first f ON f.thread_id = m.thread_id
-         WHERE m.deleted_at IS NULL AND m.purging_at IS NULL AND m.internal_id <> f.internal_id
-         ORDER BY m.thread_id, m.type, m.author_id, m.created_at, m.internal_id
-       )
-       SELECT ${messagesTable.pick('threadRef')},
-         count(*) FILTER (WHERE m.deleted_at IS NULL AND m.type = 'user_message')::int AS "userMessages",
-         count(*) FILTER (WHERE m.deleted_at IS NULL AND m.type = 'action_message')::int AS "actionMessages",
-         count(*) FILTER (WHERE m.deleted_at IS NOT NULL)::int AS "deletedMessages",
-         COALESCE((SELECT array_agg(r.author_id ORDER BY r.created_at, r.internal_id) FROM replies r
-           WHERE r.thread_id = m.thread_id AND r.type = 'user_message'), '{}') AS repliers,
-         COALESCE((SELECT array_agg(r.author_id ORDER BY r.created_at, r.internal_id) FROM replies r
-           WHERE r.thread_id = m.thread_id AND r.type = 'action_message'), '{}') AS "actionMessageRepliers"
-       FROM conversation.messages m
-       WHERE m.thread_id = ANY($1::bigint[]) AND m.purging_at IS NULL
-       GROUP BY m.thread_id`,
+      `SELECT t.thread_id AS "threadRef", c."userMessages", c."actionMessages", c."deletedMessages",
+         COALESCE(r.repliers, '{}') AS repliers, COALESCE(r."actionMessageRepliers", '{}') AS "actionMessageRepliers"
+       FROM unnest($1::bigint[]) AS t(thread_id)
+       CROSS JOIN LATERAL (
+         SELECT m.internal_id FROM conversation.messages m
+         WHERE m.thread_id = t.thread_id AND m.purging_at IS NULL ORDER BY m.created_at, m.internal_id LIMIT 1
+       ) f
+       CROSS JOIN LATERAL (
+         SELECT count(*) FILTER (WHERE m.deleted_at IS NULL AND m.type = 'user_message')::int AS "userMessages",
+           count(*) FILTER (WHERE m.deleted_at IS NULL AND m.type = 'action_message')::int AS "actionMessages",
+           count(*) FILTER (WHERE m.deleted_at IS NOT NULL)::int AS "deletedMessages"
+         FROM conversation.messages m WHERE m.thread_id = t.thread_id AND m.purging_at IS NULL
+       ) c
+       CROSS JOIN LATERAL (
+         WITH RECURSIVE authors AS (
+           (SELECT m.type, m.author_id FROM conversation.messages m
+            WHERE m.thread_id = t.thread_id AND m.purging_at IS NULL AND m.deleted_at IS NULL AND m.internal_id <> f.internal_id
+            ORDER BY m.type, m.author_id LIMIT 1)
+           UNION ALL
+           SELECT step.type, step.author_id FROM authors a CROSS JOIN LATERAL (
+             SELECT m.type, m.author_id FROM conversation.messages m
+             WHERE m.thread_id = t.thread_id AND m.purging_at IS NULL AND m.deleted_at IS NULL AND m.internal_id <> f.internal_id
+               AND (m.type, m.author_id) > (a.type, a.author_id)
+             ORDER BY m.type, m.author_id LIMIT 1
+           ) step
+         )
+         SELECT array_agg(a.author_id ORDER BY e.created_at, e.internal_id) FILTER (WHERE a.type = 'user_message') AS repliers,
+           array_agg(a.author_id ORDER BY e.created_at, e.internal_id) FILTER (WHERE a.type = 'action_message') AS "actionMessageRepliers"
+         FROM authors a CROSS JOIN LATERAL (
+           SELECT m.created_at, m.internal_id FROM conversation.messages m
+           WHERE m.thread_id = t.thread_id AND m.type = a.type AND m.author_id = a.author_id
+             AND m.purging_at IS NULL AND m.deleted_at IS NULL AND m.internal_id <> f.internal_id
+           ORDER BY m.created_at, m.internal_id LIMIT 1
+         ) e
+       ) r`,
       [[...new Set(threads)]],
     );
     return new Map(stats.map(({ threadRef, ...counts }) => [threadRef, counts]));
