@@ -71,6 +71,11 @@ describe('a table from its entity', () => {
     expect(things.pick('tags', 'shortName')).toBe('t.tags, t.short_name AS "shortName"');
   });
 
+  it('reads one field as text, under its own name or the one given', () => {
+    expect(things.text('metadata')).toBe('t.metadata::text AS "metadata"');
+    expect(things.text('shortName', 'short')).toBe('t.short_name::text AS "short"');
+  });
+
   it('writes the fields given, after the parameters already there, as typed placeholders', () => {
     const params: unknown[] = ['first'];
     const written = things.write({ shortName: null, metadata: { a: 'b' }, id: undefined, tags: ['x'] }, params);

@@ -132,6 +132,8 @@ export function sqlTable<Row>(name: string, alias: string, columns: ColumnMap<Ro
     select: fields.map(selectOf).join(', '),
     /** The select list of only these fields, for a read that needs no more. */
     pick: (...picked: (keyof Row & string)[]) => picked.map(selectOf).join(', '),
+    /** One field read as text under a name (its own by default): a bigint key or a JSON column as a dump writes it. */
+    text: (field: keyof Row & string, as: string = field) => `${alias}.${columns[field].column}::text AS "${as}"`,
     /**
      * The fields given (keys whose value is undefined are not given; keys outside the map are
      * refused), in the map's order whatever the order given, so that one set of fields is always

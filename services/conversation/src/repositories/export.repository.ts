@@ -3,13 +3,9 @@
  * application, in keyset order (internal ids, or the primary key), nothing being purged. Keys and
  * JSON columns travel as text, as the dump writes them.
  */
-import { rows, type ColumnMap, type Queryable } from '@collab/shared';
+import { rows, type Queryable } from '@collab/shared';
 import type { AttachmentRow, FileRow, MentionRow, MessageRow, ParticipantRow, ReactionRow, ThreadRow } from '../entities/index.js';
 import { attachmentsTable, filesTable, mentionsTable, messagesTable, participantsTable, reactionsTable, threadsTable } from './tables.js';
-
-/** A bigint key as text (as the cursor and the dump's ids take it) under its field's name. */
-const asText = <Row>(table: { alias: string; columns: ColumnMap<Row> }, field: keyof Row & string, as: string = field) =>
-  `${table.alias}.${table.columns[field].column}::text AS "${as}"`;
 
 export const exportRepository = {
   async threads(db: Queryable, applicationId: string, after: string | null, limit: number) {
@@ -21,8 +17,8 @@ export const exportRepository = {
       }
     >(
       db,
-      `SELECT ${asText(threadsTable, 'internalId', 'ref')}, ${threadsTable.pick('externalId', 'groupId', 'name', 'url')},
-         ${asText(threadsTable, 'location')}, ${asText(threadsTable, 'metadata')},
+      `SELECT ${threadsTable.text('internalId', 'ref')}, ${threadsTable.pick('externalId', 'groupId', 'name', 'url')},
+         ${threadsTable.text('location')}, ${threadsTable.text('metadata')},
          ${threadsTable.pick('extraClassnames', 'resolvedAt', 'createdAt')}
        FROM conversation.threads t WHERE t.application_id = $1 AND t.purging_at IS NULL AND t.internal_id > $2 ORDER BY t.internal_id LIMIT $3`,
       [applicationId, after ?? '0', limit],
@@ -37,9 +33,9 @@ export const exportRepository = {
       > & { ref: string; threadRef: string; groupId: string; metadata: string }
     >(
       db,
-      `SELECT ${asText(messagesTable, 'internalId', 'ref')}, ${messagesTable.pick('externalId')}, ${asText(messagesTable, 'threadRef')},
+      `SELECT ${messagesTable.text('internalId', 'ref')}, ${messagesTable.pick('externalId')}, ${messagesTable.text('threadRef')},
          ${threadsTable.pick('groupId')}, ${messagesTable.pick('authorId', 'type', 'content', 'url', 'iconUrl', 'translationKey', 'extraClassnames')},
-         ${asText(messagesTable, 'metadata')}, ${messagesTable.pick('skipLinkPreviews', 'createdAt', 'updatedAt', 'deletedAt')}
+         ${messagesTable.text('metadata')}, ${messagesTable.pick('skipLinkPreviews', 'createdAt', 'updatedAt', 'deletedAt')}
        FROM conversation.messages m JOIN conversation.threads t ON t.internal_id = m.thread_id
        WHERE m.application_id = $1 AND m.purging_at IS NULL AND t.purging_at IS NULL AND m.internal_id > $2 ORDER BY m.internal_id LIMIT $3`,
       [applicationId, after ?? '0', limit],
@@ -49,7 +45,7 @@ export const exportRepository = {
   async reactions(db: Queryable, applicationId: string, after: [string, string, string] | null, limit: number) {
     return rows<Omit<ReactionRow, 'messageRef'> & { messageRef: string }>(
       db,
-      `SELECT ${asText(reactionsTable, 'messageRef')}, ${reactionsTable.pick('userId', 'reaction', 'reactedAt')}
+      `SELECT ${reactionsTable.text('messageRef')}, ${reactionsTable.pick('userId', 'reaction', 'reactedAt')}
        FROM conversation.message_reactions r JOIN conversation.messages m ON m.internal_id = r.message_id
        WHERE m.application_id = $1 AND m.purging_at IS NULL AND (r.message_id, r.user_id, r.reaction) > ($2::bigint, $3, $4)
        ORDER BY r.message_id, r.user_id, r.reaction LIMIT $5`,
@@ -60,7 +56,7 @@ export const exportRepository = {
   async mentions(db: Queryable, applicationId: string, after: [string, string] | null, limit: number) {
     return rows<Omit<MentionRow, 'messageRef'> & { messageRef: string }>(
       db,
-      `SELECT ${asText(mentionsTable, 'messageRef')}, ${mentionsTable.pick('userId')}
+      `SELECT ${mentionsTable.text('messageRef')}, ${mentionsTable.pick('userId')}
        FROM conversation.message_mentions mm JOIN conversation.messages m ON m.internal_id = mm.message_id
        WHERE m.application_id = $1 AND m.purging_at IS NULL AND (mm.message_id, mm.user_id) > ($2::bigint, $3)
        ORDER BY mm.message_id, mm.user_id LIMIT $4`,
@@ -72,7 +68,7 @@ export const exportRepository = {
   async participants(db: Queryable, applicationId: string, after: string | null, limit: number) {
     return rows<Pick<ParticipantRow, 'seq' | 'userId' | 'lastSeenAt' | 'subscribed'> & { threadRef: string; groupId: string }>(
       db,
-      `SELECT ${asText(participantsTable, 'seq')}, ${asText(participantsTable, 'threadRef')}, ${threadsTable.pick('groupId')},
+      `SELECT ${participantsTable.text('seq')}, ${participantsTable.text('threadRef')}, ${threadsTable.pick('groupId')},
          ${participantsTable.pick('userId', 'lastSeenAt', 'subscribed')}
        FROM conversation.thread_participants p JOIN conversation.threads t ON t.internal_id = p.thread_id
        WHERE t.application_id = $1 AND t.purging_at IS NULL AND p.seq > $2 ORDER BY p.seq LIMIT $3`,
@@ -83,7 +79,7 @@ export const exportRepository = {
   async files(db: Queryable, applicationId: string, after: string | null, limit: number) {
     return rows<Pick<FileRow, 'id' | 'ownerId' | 'name' | 'mimeType' | 'size' | 'uploadStatus' | 'createdAt'>>(
       db,
-      `SELECT ${filesTable.pick('id', 'ownerId', 'name', 'mimeType')}, ${asText(filesTable, 'size')}, ${filesTable.pick('uploadStatus', 'createdAt')}
+      `SELECT ${filesTable.pick('id', 'ownerId', 'name', 'mimeType')}, ${filesTable.text('size')}, ${filesTable.pick('uploadStatus', 'createdAt')}
        FROM conversation.files f WHERE f.application_id = $1 AND f.purging_at IS NULL AND f.id > $2 ORDER BY f.id LIMIT $3`,
       [applicationId, after ?? '00000000-0000-0000-0000-000000000000', limit],
     );
@@ -93,7 +89,7 @@ export const exportRepository = {
   async attachments(db: Queryable, applicationId: string, after: string | null, limit: number) {
     return rows<Pick<AttachmentRow, 'seq' | 'fileId'> & Pick<FileRow, 'createdAt'> & { messageRef: string }>(
       db,
-      `SELECT ${asText(attachmentsTable, 'seq')}, ${asText(attachmentsTable, 'messageRef')}, ${attachmentsTable.pick('fileId')}, ${filesTable.pick('createdAt')}
+      `SELECT ${attachmentsTable.text('seq')}, ${attachmentsTable.text('messageRef')}, ${attachmentsTable.pick('fileId')}, ${filesTable.pick('createdAt')}
        FROM conversation.message_attachments a JOIN conversation.files f ON f.id = a.file_id JOIN conversation.messages m ON m.internal_id = a.message_id
        WHERE m.application_id = $1 AND m.purging_at IS NULL AND f.purging_at IS NULL AND a.seq > $2 ORDER BY a.seq LIMIT $3`,
       [applicationId, after ?? '0', limit],
@@ -104,7 +100,7 @@ export const exportRepository = {
   async locations(db: Queryable, applicationId: string, after: [string, string] | null, limit: number) {
     return rows<Pick<ThreadRow, 'groupId'> & { location: string }>(
       db,
-      `SELECT ${threadsTable.pick('groupId')}, ${asText(threadsTable, 'location')} FROM conversation.threads t
+      `SELECT ${threadsTable.pick('groupId')}, ${threadsTable.text('location')} FROM conversation.threads t
        WHERE t.application_id = $1 AND t.purging_at IS NULL AND (t.group_id, t.location::text) > ($2, $3)
        GROUP BY t.group_id, t.location::text ORDER BY t.group_id, t.location::text LIMIT $4`,
       [applicationId, ...(after ?? ['', '']), limit],

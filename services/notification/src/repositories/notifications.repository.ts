@@ -1,12 +1,8 @@
 /** All SQL about notifications. Every method takes the application id first. */
-import { chunks, countAffected, type Queryable as Db } from '@collab/shared';
-import type { NotificationRow } from '../entities/index.js';
+import { chunks, columnValue, countAffected, entityColumns, rows, sqlTable, type Queryable as Db } from '@collab/shared';
+import { NotificationEntity, type NotificationRow } from '../entities/index.js';
 
-const COLUMNS = `n.internal_id AS "internalId", n.application_id AS "applicationId", n.external_id AS "externalId", n.kind,
-  n.recipient_id AS "recipientId", n.actor_id AS "actorId", n.template, n.url, n.message_ref AS "messageRef",
-  n.thread_ref AS "threadRef", n.reply_actions AS "replyActions", n.thread_action_type AS "threadActionType", n.reaction,
-  n.aggregation_key AS "aggregationKey", n.source_id AS "sourceId", n.icon_url AS "iconUrl",
-  n.extra_classnames AS "extraClassnames", n.metadata, n.read_status AS "readStatus", n.created_at AS "createdAt"`;
+export const notificationsTable = sqlTable('notification.notifications', 'n', entityColumns(NotificationEntity));
 
 export interface NotificationCursor {
   createdAtMicros: string;
@@ -51,7 +47,7 @@ function itemsCte(params: unknown[], visibility: Visibility): string {
     param(visibility.reactions.map((reaction) => reaction.reaction)),
   ];
   return `WITH visible AS (
-      SELECT ${COLUMNS} FROM notification.notifications n
+      SELECT ${notificationsTable.select} FROM notification.notifications n
       WHERE n.application_id = $1 AND n.recipient_id = $2 AND n.purging_at IS NULL AND (
         n.kind = 'external'
         OR (n.kind = 'thread_action' AND n.message_ref <> ALL(${gone}::text[]))
@@ -73,26 +69,25 @@ const SENDERS = `CASE WHEN i."aggregationKey" IS NULL THEN ARRAY[i."actorId"] EL
 export type NewNotification = Pick<NotificationRow, 'externalId' | 'kind' | 'recipientId' | 'actorId'> &
   Partial<Omit<NotificationRow, 'internalId' | 'applicationId' | 'readStatus' | 'createdAt' | 'purgingAt'>>;
 
-/** Insertable columns, in the order of the INSERT statement. */
-const INSERT_COLUMNS: [keyof NewNotification, string][] = [
-  ['externalId', 'external_id'],
-  ['kind', 'kind'],
-  ['recipientId', 'recipient_id'],
-  ['actorId', 'actor_id'],
-  ['template', 'template'],
-  ['url', 'url'],
-  ['messageRef', 'message_ref'],
-  ['threadRef', 'thread_ref'],
-  ['replyActions', 'reply_actions'],
-  ['threadActionType', 'thread_action_type'],
-  ['reaction', 'reaction'],
-  ['aggregationKey', 'aggregation_key'],
-  ['sourceId', 'source_id'],
-  ['iconUrl', 'icon_url'],
-  ['extraClassnames', 'extra_classnames'],
-  ['metadata', 'metadata'],
+/** The fields an insert writes, in the order of its column list (every other column takes its default). */
+const INSERTED: (keyof NewNotification & keyof typeof notificationsTable.columns)[] = [
+  'externalId',
+  'kind',
+  'recipientId',
+  'actorId',
+  'template',
+  'url',
+  'messageRef',
+  'threadRef',
+  'replyActions',
+  'threadActionType',
+  'reaction',
+  'aggregationKey',
+  'sourceId',
+  'iconUrl',
+  'extraClassnames',
+  'metadata',
 ];
-const JSON_COLUMNS = new Set<keyof NewNotification>(['replyActions', 'metadata']);
 
 /** Rows per INSERT: 16 parameters each, well under PostgreSQL's 65,535 per statement. */
 const INSERT_CHUNK_ROWS = 1000;
@@ -102,24 +97,25 @@ const INSERT_CHUNK_ROWS = 1000;
  * statements of INSERT_CHUNK_ROWS); a row whose source and recipient are taken already is skipped.
  * Returns the rows inserted: their internal ids and the entries that caused them.
  */
-async function insertRows(db: Db, applicationId: string, rows: readonly NewNotification[]): Promise<{ internalId: string; sourceId: string | null }[]> {
+async function insertRows(db: Db, applicationId: string, news: readonly NewNotification[]): Promise<{ internalId: string; sourceId: string | null }[]> {
   const inserted: { internalId: string; sourceId: string | null }[] = [];
-  for (const chunk of chunks(rows, INSERT_CHUNK_ROWS)) {
+  for (const chunk of chunks(news, INSERT_CHUNK_ROWS)) {
     const params: unknown[] = [applicationId];
     const values = chunk.map((row) => {
-      const placeholders = INSERT_COLUMNS.map(([key]) => {
-        const value = row[key] ?? (key === 'metadata' ? {} : null);
-        params.push(JSON_COLUMNS.has(key) && value !== null ? JSON.stringify(value) : value);
-        return `$${params.length}`;
+      const placeholders = INSERTED.map((field) => {
+        const { type } = notificationsTable.columns[field];
+        params.push(columnValue(type, row[field] ?? (field === 'metadata' ? {} : null)));
+        return `$${params.length}::${type}`;
       });
       return `($1, ${placeholders.join(', ')})`;
     });
     inserted.push(
-      ...(await db.query(
-        `INSERT INTO notification.notifications (application_id, ${INSERT_COLUMNS.map(([, column]) => column).join(', ')})
+      ...(await rows<{ internalId: string; sourceId: string | null }>(
+        db,
+        `INSERT INTO notification.notifications AS n (application_id, ${INSERTED.map((field) => notificationsTable.columns[field].column).join(', ')})
          VALUES ${values.join(', ')}
          ON CONFLICT (application_id, source_id, recipient_id) DO NOTHING
-         RETURNING internal_id AS "internalId", source_id AS "sourceId"`,
+         RETURNING ${notificationsTable.pick('internalId', 'sourceId')}`,
         params,
       )),
     );
@@ -132,21 +128,23 @@ export const notificationsRepository = {
 
   /** A notification by internal id, unless a cascade reached it. */
   async find(db: Db, applicationId: string, internalId: string): Promise<NotificationRow | null> {
-    const rows: NotificationRow[] = await db.query(
-      `SELECT ${COLUMNS} FROM notification.notifications n WHERE n.application_id = $1 AND n.internal_id = $2 AND n.purging_at IS NULL`,
+    const [row] = await rows<NotificationRow>(
+      db,
+      `SELECT ${notificationsTable.select} FROM notification.notifications n WHERE n.application_id = $1 AND n.internal_id = $2 AND n.purging_at IS NULL`,
       [applicationId, internalId],
     );
-    return rows[0] ?? null;
+    return row ?? null;
   },
 
   /** The messages the recipient's notifications point at. */
   async messageRefsOf(db: Db, applicationId: string, recipientId: string): Promise<string[]> {
-    const rows: { ref: string }[] = await db.query(
-      `SELECT DISTINCT message_ref AS ref FROM notification.notifications
-       WHERE application_id = $1 AND recipient_id = $2 AND message_ref IS NOT NULL AND purging_at IS NULL`,
+    const refs = await rows<Pick<NotificationRow, 'messageRef'>>(
+      db,
+      `SELECT DISTINCT ${notificationsTable.pick('messageRef')} FROM notification.notifications n
+       WHERE n.application_id = $1 AND n.recipient_id = $2 AND n.message_ref IS NOT NULL AND n.purging_at IS NULL`,
       [applicationId, recipientId],
     );
-    return rows.map((row) => row.ref);
+    return refs.map((row) => row.messageRef!);
   },
 
   /** The recipient's visible items, newest first, ties by id, strictly after the cursor. */
@@ -166,7 +164,8 @@ export const notificationsRepository = {
       keyset = `WHERE i."createdAt" < ${ts} OR (i."createdAt" = ${ts} AND i."externalId" > $${params.length})`;
     }
     params.push(page.limit);
-    return db.query(
+    return rows<NotificationItemRow & { cursor: string }>(
+      db,
       `${items}
        SELECT i.*, ${SENDERS}, to_char(i."createdAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS cursor
        FROM items i ${keyset}
@@ -178,20 +177,21 @@ export const notificationsRepository = {
   /** Visible items with at least one unread row (an aggregated item counts once). */
   async countUnreadItems(db: Db, applicationId: string, recipientId: string, visibility: Visibility): Promise<number> {
     const params: unknown[] = [applicationId, recipientId];
-    const rows: { count: number }[] = await db.query(
+    const [{ count }] = await rows<{ count: number }>(
+      db,
       `${itemsCte(params, visibility)}
        SELECT count(*)::int AS count FROM items i WHERE EXISTS (
          SELECT 1 FROM visible v WHERE COALESCE(v."aggregationKey", v."externalId") = COALESCE(i."aggregationKey", i."externalId")
            AND v."readStatus" = 'unread')`,
       params,
     );
-    return rows[0].count;
+    return count;
   },
 
   async countItems(db: Db, applicationId: string, recipientId: string, visibility: Visibility): Promise<number> {
     const params: unknown[] = [applicationId, recipientId];
-    const rows: { count: number }[] = await db.query(`${itemsCte(params, visibility)} SELECT count(*)::int AS count FROM items`, params);
-    return rows[0].count;
+    const [{ count }] = await rows<{ count: number }>(db, `${itemsCte(params, visibility)} SELECT count(*)::int AS count FROM items`, params);
+    return count;
   },
 
   /** The item that shows this row, or null when the row is not visible (or gone). */
@@ -199,14 +199,15 @@ export const notificationsRepository = {
     const params: unknown[] = [applicationId, row.recipientId];
     const items = itemsCte(params, visibility);
     params.push(row.internalId);
-    const rows: NotificationItemRow[] = await db.query(
+    const [item] = await rows<NotificationItemRow>(
+      db,
       `${items}
        SELECT i.*, ${SENDERS} FROM items i
        WHERE COALESCE(i."aggregationKey", i."externalId") =
          (SELECT COALESCE(v."aggregationKey", v."externalId") FROM visible v WHERE v."internalId" = $${params.length})`,
       params,
     );
-    return rows[0] ?? null;
+    return item ?? null;
   },
 
   /**
