@@ -2,10 +2,11 @@
  * All SQL about mails and thread opt-outs. Every method takes the application id first, but the
  * link lookup, whose random token is the link's only credential and names its application.
  */
-import { countAffected, deleteBatch, entityColumns, sqlTable, type ImportedRow, type MailCandidate, type Queryable } from '@collab/shared';
-import { MailEntity, type MailRow } from '../entities/index.js';
+import { countAffected, deleteBatch, entityColumns, rows, sqlTable, type ImportedRow, type MailCandidate, type Queryable } from '@collab/shared';
+import { MailEntity, ThreadOptOutEntity, type MailRow, type ThreadOptOutRow } from '../entities/index.js';
 
 const mails = sqlTable('mail.mails', 'm', entityColumns(MailEntity));
+const optOuts = sqlTable('mail.thread_opt_outs', 'o', entityColumns(ThreadOptOutEntity));
 
 export interface NewMail extends Omit<MailCandidate, 'requestId'> {
   id: string;
@@ -15,25 +16,26 @@ export interface NewMail extends Omit<MailCandidate, 'requestId'> {
 
 export const mailsRepository = {
   /** Records the mails not recorded yet (one per notification); answers those inserted. */
-  async insert(db: Queryable, applicationId: string, rows: readonly NewMail[]): Promise<{ id: string; notificationId: string }[]> {
-    if (rows.length === 0) return [];
-    const sorted = [...new Map(rows.map((row) => [row.notificationId, row])).values()].sort((a, b) => (a.notificationId < b.notificationId ? -1 : 1));
-    return db.query(
-      `INSERT INTO mail.mails (id, application_id, notification_id, kind, recipient_id, actor_id, message_ref, thread_ref,
+  async insert(db: Queryable, applicationId: string, news: readonly NewMail[]): Promise<Pick<MailRow, 'id' | 'notificationId'>[]> {
+    if (news.length === 0) return [];
+    const sorted = [...new Map(news.map((row) => [row.notificationId, row])).values()].sort((a, b) => (a.notificationId < b.notificationId ? -1 : 1));
+    return rows<Pick<MailRow, 'id' | 'notificationId'>>(
+      db,
+      `INSERT INTO mail.mails AS m (id, application_id, notification_id, kind, recipient_id, actor_id, message_ref, thread_ref,
          reply_actions, thread_action_type, link_base, link_token, send_after)
        SELECT r.id, $1, r."notificationId", r.kind, r."recipientId", r."actorId", r."messageRef", r."threadRef",
          ARRAY(SELECT jsonb_array_elements_text(r."replyActions")), r."threadActionType", r."linkBase", r."linkToken", r."sendAfter"
        FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, "notificationId" text, kind text, "recipientId" text, "actorId" text,
          "messageRef" text, "threadRef" text, "replyActions" jsonb, "threadActionType" text, "linkBase" text, "linkToken" text, "sendAfter" timestamptz)
        ON CONFLICT (application_id, notification_id) DO NOTHING
-       RETURNING id, notification_id AS "notificationId"`,
+       RETURNING ${mails.pick('id', 'notificationId')}`,
       [applicationId, JSON.stringify(sorted)],
     );
   },
 
   async find(db: Queryable, applicationId: string, mailId: string): Promise<MailRow | null> {
-    const rows: MailRow[] = await db.query(`SELECT ${mails.select} FROM mail.mails m WHERE m.application_id = $1 AND m.id = $2`, [applicationId, mailId]);
-    return rows[0] ?? null;
+    const [mail] = await rows<MailRow>(db, `SELECT ${mails.select} FROM mail.mails m WHERE m.application_id = $1 AND m.id = $2`, [applicationId, mailId]);
+    return mail ?? null;
   },
 
   /**
@@ -42,12 +44,13 @@ export const mailsRepository = {
    * not pending (sent, skipped, or taken by another run).
    */
   async claim(db: Queryable, applicationId: string, mailId: string): Promise<MailRow | null> {
-    const rows: MailRow[] = await db.query(
+    const [claimed] = await rows<MailRow>(
+      db,
       `WITH claimed AS (UPDATE mail.mails m SET status = 'sending' WHERE m.application_id = $1 AND m.id = $2 AND m.status = 'pending' RETURNING ${mails.select})
        SELECT * FROM claimed`,
       [applicationId, mailId],
     );
-    return rows[0] ?? null;
+    return claimed ?? null;
   },
 
   /** The outcome of a claimed mail: sent, skipped by a gate, failed; or back to pending when SMTP refused it (retried). */
@@ -61,17 +64,18 @@ export const mailsRepository = {
 
   /** Whether an earlier mail of this thread went to this recipient (later ones thread under the first). */
   async sentBefore(db: Queryable, applicationId: string, threadRef: string, recipientId: string, mailId: string): Promise<boolean> {
-    const rows: unknown[] = await db.query(
+    const earlier = await rows<unknown>(
+      db,
       `SELECT 1 FROM mail.mails WHERE application_id = $1 AND thread_ref = $2 AND recipient_id = $3 AND id <> $4 AND status IN ('sent', 'sending') LIMIT 1`,
       [applicationId, threadRef, recipientId, mailId],
     );
-    return rows.length > 0;
+    return earlier.length > 0;
   },
 
   /** The mail a link names, by its token (any application: the token is the credential). */
   async findByLinkToken(db: Queryable, linkToken: string): Promise<MailRow | null> {
-    const rows: MailRow[] = await db.query(`SELECT ${mails.select} FROM mail.mails m WHERE m.link_token = $1`, [linkToken]);
-    return rows[0] ?? null;
+    const [mail] = await rows<MailRow>(db, `SELECT ${mails.select} FROM mail.mails m WHERE m.link_token = $1`, [linkToken]);
+    return mail ?? null;
   },
 
   async optOut(db: Queryable, applicationId: string, threadRef: string, userId: string): Promise<void> {
@@ -79,13 +83,13 @@ export const mailsRepository = {
   },
 
   async optedOut(db: Queryable, applicationId: string, threadRef: string, userId: string): Promise<boolean> {
-    const rows: unknown[] = await db.query(`SELECT 1 FROM mail.thread_opt_outs WHERE application_id = $1 AND thread_ref = $2 AND user_id = $3`, [applicationId, threadRef, userId]);
-    return rows.length > 0;
+    const found = await rows<unknown>(db, `SELECT 1 FROM mail.thread_opt_outs WHERE application_id = $1 AND thread_ref = $2 AND user_id = $3`, [applicationId, threadRef, userId]);
+    return found.length > 0;
   },
 
   /** A dump's opt-outs (sorted, de-duplicated); answers how many were not stored yet. An opt-out has no data to overwrite. */
-  async importOptOuts(db: Queryable, applicationId: string, rows: readonly ImportedRow<'threadOptOuts'>[]): Promise<number> {
-    const keys = [...new Set(rows.map((row) => JSON.stringify([row.threadRef, row.userID])))].sort();
+  async importOptOuts(db: Queryable, applicationId: string, dumped: readonly ImportedRow<'threadOptOuts'>[]): Promise<number> {
+    const keys = [...new Set(dumped.map((row) => JSON.stringify([row.threadRef, row.userID])))].sort();
     return countAffected(
       db,
       `INSERT INTO mail.thread_opt_outs (application_id, thread_ref, user_id)
@@ -96,19 +100,21 @@ export const mailsRepository = {
   },
 
   /** A page of the application's opt-outs after (thread, user), for its export. */
-  async optOutsPage(db: Queryable, applicationId: string, after: readonly [string, string] | null, limit: number): Promise<{ threadRef: string; userId: string }[]> {
-    return db.query(
-      `SELECT thread_ref AS "threadRef", user_id AS "userId" FROM mail.thread_opt_outs
-       WHERE application_id = $1 AND ($2::text IS NULL OR (thread_ref, user_id) > ($2, $3))
-       ORDER BY thread_ref, user_id LIMIT $4`,
+  async optOutsPage(db: Queryable, applicationId: string, after: readonly [string, string] | null, limit: number): Promise<Pick<ThreadOptOutRow, 'threadRef' | 'userId'>[]> {
+    return rows<Pick<ThreadOptOutRow, 'threadRef' | 'userId'>>(
+      db,
+      `SELECT ${optOuts.pick('threadRef', 'userId')} FROM mail.thread_opt_outs o
+       WHERE o.application_id = $1 AND ($2::text IS NULL OR (o.thread_ref, o.user_id) > ($2, $3))
+       ORDER BY o.thread_ref, o.user_id LIMIT $4`,
       [applicationId, after?.[0] ?? null, after?.[1] ?? null, limit],
     );
   },
 
   /** Pending mails due since a while whose job may have been lost with Redis, oldest first. */
-  async due(db: Queryable, olderThan: Date, limit: number): Promise<{ id: string; applicationId: string }[]> {
-    return db.query(
-      `SELECT id, application_id AS "applicationId" FROM mail.mails WHERE status = 'pending' AND send_after < $1 ORDER BY send_after LIMIT $2`,
+  async due(db: Queryable, olderThan: Date, limit: number): Promise<Pick<MailRow, 'id' | 'applicationId'>[]> {
+    return rows<Pick<MailRow, 'id' | 'applicationId'>>(
+      db,
+      `SELECT ${mails.pick('id', 'applicationId')} FROM mail.mails m WHERE m.status = 'pending' AND m.send_after < $1 ORDER BY m.send_after LIMIT $2`,
       [olderThan, limit],
     );
   },
