@@ -2,12 +2,15 @@
  * All SQL about recorded events and their deliveries. Public reads are scoped to one application;
  * the worker's statements name a delivery by its id, which only the worker's own jobs carry.
  */
-import { deleteBatch, type Queryable } from '@collab/shared';
-import type { DeliveryAttemptRow, DeliveryRow, DeliveryStatus } from '../entities/index.js';
+import { deleteBatch, entityColumns, rows, sqlTable, type Queryable } from '@collab/shared';
+import { DeliveryAttemptEntity, DeliveryEntity, EventEntity, type DeliveryAttemptRow, type DeliveryRow, type DeliveryStatus } from '../entities/index.js';
 
-const COLUMNS = `d.id, d.event_id AS "eventId", d.application_id AS "applicationId", d.url, d.status, d.attempts,
-  d.last_status_code AS "lastStatusCode", d.last_error AS "lastError", d.created_at AS "createdAt",
-  d.last_attempt_at AS "lastAttemptAt", d.next_attempt_at AS "nextAttemptAt", e.type`;
+const deliveries = sqlTable('webhooks.deliveries', 'd', entityColumns(DeliveryEntity));
+const events = sqlTable('webhooks.events', 'e', entityColumns(EventEntity));
+const attemptsTable = sqlTable('webhooks.delivery_attempts', 'a', entityColumns(DeliveryAttemptEntity));
+
+/** A delivery as the log shows it (all but its last answer's body and its job), with its event's type. */
+const LOG_COLUMNS = `${deliveries.pick('id', 'eventId', 'applicationId', 'url', 'status', 'attempts', 'lastStatusCode', 'lastError', 'createdAt', 'lastAttemptAt', 'nextAttemptAt')}, ${events.pick('type')}`;
 
 /** A delivery as the log shows it, with its event's type. */
 export type DeliveryLogRow = Omit<DeliveryRow, 'lastBody' | 'sendingJob'> & { type: string };
@@ -52,11 +55,12 @@ export const deliveriesRepository = {
       `INSERT INTO webhooks.events (id, application_id, type, payload) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
       [event.id, applicationId, event.type, JSON.stringify(event.payload)],
     );
-    return db.query(
-      `INSERT INTO webhooks.deliveries (id, event_id, application_id, url, status, next_attempt_at)
+    return rows<Pick<DeliveryRow, 'id' | 'attempts'>>(
+      db,
+      `INSERT INTO webhooks.deliveries AS d (id, event_id, application_id, url, status, next_attempt_at)
        SELECT gen_random_uuid(), $1, $2, url, 'pending', now() FROM unnest($3::text[]) AS url
        ON CONFLICT (event_id, url) DO NOTHING
-       RETURNING id, attempts`,
+       RETURNING ${deliveries.pick('id', 'attempts')}`,
       [event.id, applicationId, urls],
     );
   },
@@ -74,8 +78,9 @@ export const deliveriesRepository = {
       where.push(`(d.created_at, d.id) < (($${parameters.length - 1})::timestamp AT TIME ZONE 'UTC', $${parameters.length}::uuid)`);
     }
     parameters.push(page.limit);
-    return db.query(
-      `SELECT ${COLUMNS}, to_char(d.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS cursor
+    return rows<DeliveryListRow>(
+      db,
+      `SELECT ${LOG_COLUMNS}, to_char(d.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS cursor
        FROM webhooks.deliveries d JOIN webhooks.events e ON e.id = d.event_id
        WHERE ${where.join(' AND ')} ORDER BY d.created_at DESC, d.id DESC LIMIT $${parameters.length}`,
       parameters,
@@ -84,21 +89,23 @@ export const deliveriesRepository = {
 
   async count(db: Queryable, applicationId: string, filter: DeliveryFilter): Promise<number> {
     const { where, parameters } = filterSql(applicationId, filter);
-    const rows: { count: number }[] = await db.query(
+    const [{ count }] = await rows<{ count: number }>(
+      db,
       `SELECT count(*)::int AS count FROM webhooks.deliveries d JOIN webhooks.events e ON e.id = d.event_id WHERE ${where.join(' AND ')}`,
       parameters,
     );
-    return rows[0].count;
+    return count;
   },
 
   async find(db: Queryable, applicationId: string, id: string): Promise<(DeliveryLogRow & { lastBody: string | null }) | null> {
-    const rows = await db.query(
-      `SELECT ${COLUMNS}, d.last_body AS "lastBody"
+    const [delivery] = await rows<DeliveryLogRow & { lastBody: string | null }>(
+      db,
+      `SELECT ${LOG_COLUMNS}, ${deliveries.pick('lastBody')}
        FROM webhooks.deliveries d JOIN webhooks.events e ON e.id = d.event_id
        WHERE d.application_id = $1 AND d.id = $2`,
       [applicationId, id],
     );
-    return rows[0] ?? null;
+    return delivery ?? null;
   },
 
   /**
@@ -107,14 +114,15 @@ export const deliveriesRepository = {
    */
   async makeDue(db: Queryable, applicationId: string, id: string): Promise<number | null> {
     // UPDATE … RETURNING inside a WITH: TypeORM answers a bare one as [rows, count].
-    const rows: { attempts: number }[] = await db.query(
+    const [made] = await rows<Pick<DeliveryRow, 'attempts'>>(
+      db,
       `WITH made AS (UPDATE webhooks.deliveries
          SET status = 'pending', next_attempt_at = CASE WHEN sending_job IS NULL THEN now() ELSE next_attempt_at END
          WHERE application_id = $1 AND id = $2 RETURNING attempts)
        SELECT attempts FROM made`,
       [applicationId, id],
     );
-    return rows[0]?.attempts ?? null;
+    return made?.attempts ?? null;
   },
 
   /**
@@ -125,7 +133,8 @@ export const deliveriesRepository = {
    * Null when there is nothing to send.
    */
   async claimAttempt(db: Queryable, applicationId: string, id: string, jobId: string, leaseMs: number): Promise<DueDelivery | null> {
-    const rows: DueDelivery[] = await db.query(
+    const [claimed] = await rows<DueDelivery>(
+      db,
       `WITH claimed AS (UPDATE webhooks.deliveries d
        SET attempts = CASE WHEN d.sending_job = $3 THEN d.attempts ELSE d.attempts + 1 END, sending_job = $3, last_attempt_at = now()
        FROM webhooks.events e
@@ -133,12 +142,12 @@ export const deliveriesRepository = {
          AND (d.sending_job = $3
            OR (d.sending_job IS NULL AND d.next_attempt_at <= now())
            OR (d.sending_job IS NOT NULL AND d.last_attempt_at < now() - make_interval(secs => $4::float8 / 1000)))
-       RETURNING d.id, d.application_id AS "applicationId", d.event_id AS "eventId", d.url, d.attempts, e.type, e.payload,
+       RETURNING ${deliveries.pick('id', 'applicationId', 'eventId', 'url', 'attempts')}, ${events.pick('type', 'payload')},
          e.created_at AS "eventCreatedAt")
        SELECT * FROM claimed`,
       [applicationId, id, jobId, leaseMs],
     );
-    return rows[0] ?? null;
+    return claimed ?? null;
   },
 
   /**
@@ -146,7 +155,8 @@ export const deliveriesRepository = {
    * the delivery and as a row of its attempts, in one statement.
    */
   async recordAttempt(db: Queryable, id: string, jobId: string, result: AttemptResult, durationMs: number): Promise<boolean> {
-    const rows: { recorded: number }[] = await db.query(
+    const [{ recorded }] = await rows<{ recorded: number }>(
+      db,
       `WITH recorded AS (UPDATE webhooks.deliveries
            SET status = $3, last_status_code = $4, last_error = $5, last_body = $6, next_attempt_at = $7, sending_job = NULL
            WHERE id = $1 AND sending_job = $2
@@ -158,24 +168,24 @@ export const deliveriesRepository = {
        SELECT count(*)::int AS recorded FROM recorded`,
       [id, jobId, result.status, result.statusCode, result.error, result.body, result.nextAttemptAt, Math.round(durationMs)],
     );
-    return rows[0].recorded > 0;
+    return recorded > 0;
   },
 
   /** The latest `limit` attempts of one of the application's deliveries, newest first. */
   attempts(db: Queryable, applicationId: string, deliveryId: string, limit: number): Promise<DeliveryAttemptRow[]> {
-    return db.query(
-      `SELECT delivery_id AS "deliveryId", attempt, application_id AS "applicationId", started_at AS "startedAt",
-         duration_ms AS "durationMs", status, status_code AS "statusCode", error
-       FROM webhooks.delivery_attempts WHERE application_id = $1 AND delivery_id = $2
-       ORDER BY attempt DESC LIMIT $3`,
+    return rows<DeliveryAttemptRow>(
+      db,
+      `SELECT ${attemptsTable.select} FROM webhooks.delivery_attempts a WHERE a.application_id = $1 AND a.delivery_id = $2
+       ORDER BY a.attempt DESC LIMIT $3`,
       [applicationId, deliveryId, limit],
     );
   },
 
   /** Pending deliveries that are due, or whose attempt's job was lost, and may have no job in Redis. */
-  due(db: Queryable, leaseMs: number, limit: number): Promise<{ id: string; applicationId: string; attempts: number }[]> {
-    return db.query(
-      `SELECT d.id, d.application_id AS "applicationId", d.attempts FROM webhooks.deliveries d
+  due(db: Queryable, leaseMs: number, limit: number): Promise<Pick<DeliveryRow, 'id' | 'applicationId' | 'attempts'>[]> {
+    return rows<Pick<DeliveryRow, 'id' | 'applicationId' | 'attempts'>>(
+      db,
+      `SELECT ${deliveries.pick('id', 'applicationId', 'attempts')} FROM webhooks.deliveries d
        WHERE d.status = 'pending'
          AND ((d.sending_job IS NULL AND d.next_attempt_at <= now())
            OR (d.sending_job IS NOT NULL AND d.last_attempt_at < now() - make_interval(secs => $1::float8 / 1000)))

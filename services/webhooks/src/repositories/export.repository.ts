@@ -1,11 +1,14 @@
 /** The SQL of exporting this service's part of a customer dump: a page of an application's registered webhooks. */
-import type { Queryable } from '@collab/shared';
+import { rows, type Queryable } from '@collab/shared';
+import type { RegistrationRow } from '../entities/index.js';
+import { registrationsTable } from './registrations.repository.js';
 
 export const exportRepository = {
   async registrations(db: Queryable, applicationId: string, after: string | null, limit: number) {
-    return (await db.query(
-      `SELECT id, url, events FROM webhooks.registrations WHERE application_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
+    return rows<Pick<RegistrationRow, 'id' | 'url' | 'events'>>(
+      db,
+      `SELECT ${registrationsTable.pick('id', 'url', 'events')} FROM webhooks.registrations r WHERE r.application_id = $1 AND r.id > $2 ORDER BY r.id LIMIT $3`,
       [applicationId, after ?? '00000000-0000-0000-0000-000000000000', limit],
-    )) as { id: string; url: string; events: string[] }[];
+    );
   },
 };
