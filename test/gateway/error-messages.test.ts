@@ -2,6 +2,7 @@
  * Error messages a new user meets first, through the gateway: each says what was wrong and what
  * is allowed, with the same status and code as before.
  */
+import { randomUUID } from 'node:crypto';
 import { LimitParam, ROUTES } from '@collab/shared';
 import { describe, expect, it } from 'vitest';
 import { asCustomer, request, type TestApplication } from '../support/client.js';
@@ -24,7 +25,8 @@ describe('limit', () => {
   it.each(withLimit.map((route) => [`${route.method} ${route.path}`, route] as const))(
     '%s: a negative or fractional limit says a whole number from 0 is expected',
     async (_label, route) => {
-      const path = pathOf(route, { userID: 'alice', groupID: 'team', orgID: 'team' });
+      // Path ids that pass their own checks, so that the limit is what is refused (a delivery that does not exist is looked up only after).
+      const path = pathOf(route, { userID: 'alice', groupID: 'team', orgID: 'team', deliveryID: randomUUID() });
       for (const limit of ['-1', '1.5'])
         expectError(await app.client.get(`${path}?limit=${limit}`), 400, 'invalid_field', 'Limit must be a whole number from 0.');
     },
