@@ -7,7 +7,7 @@
  */
 import type { MailServiceContext } from '../context.js';
 import { mailOfLink } from './link-tokens.js';
-import { linkBaseOf } from './send-mail.js';
+import { activeMember, linkBaseOf } from './send-mail.js';
 
 export interface InboundReply {
   to: string;
@@ -66,8 +66,7 @@ export async function postInboundReply(ctx: MailServiceContext, reply: InboundRe
   const thread = views.threads.find((entry) => entry.ref === threadRef)?.view as { groupID: string } | undefined;
   if (!thread) return { dropped: 'thread_deleted' };
   const context = await ctx.mailContext(applicationId, [recipientId], thread.groupID, requestId);
-  const recipient = context?.users.find((user) => user.id === recipientId);
-  if (!recipient || recipient.status !== 'active' || !recipient.inGroup) return { dropped: 'recipient_not_in_group' };
+  if (!context || !activeMember(context, recipientId)) return { dropped: 'recipient_not_in_group' };
   const messageID = await ctx.postReply(applicationId, { threadRef, userId: recipientId, paragraphs }, linkBaseOf(ctx, mail), requestId);
   return messageID === null ? { dropped: 'thread_deleted' } : { messageID };
 }

@@ -28,13 +28,19 @@ export function linkBaseOf(ctx: MailServiceContext, mail: Pick<MailRow, 'linkBas
 
 export const unsubscribeUrl = (base: string, mail: Pick<MailRow, 'linkToken'>) => `${base}/email/unsubscribe_thread?token=${encodeURIComponent(mail.linkToken)}`;
 
+/** The user as the mail context has them, when they are active and still in the thread's group; else undefined. */
+export function activeMember(context: MailContext, userId: string): MailUser | undefined {
+  const user = context.users.find((candidate) => candidate.id === userId);
+  return user && user.status === 'active' && user.inGroup ? user : undefined;
+}
+
 /** Why the mail must not go, or null when it may (original-extras §5.2, decision 54). */
 async function gate(ctx: MailServiceContext, mail: MailRow, message: Message | undefined, thread: Thread | undefined, context: MailContext | null): Promise<string | null> {
   if (!message || message.deletedTimestamp !== null) return 'message_deleted';
   if (!thread) return 'thread_deleted';
   if (!context) return 'application_deleted';
-  const recipient = context.users.find((user) => user.id === mail.recipientId);
-  if (!recipient || recipient.status !== 'active' || !recipient.inGroup) return 'recipient_not_in_group';
+  const recipient = activeMember(context, mail.recipientId);
+  if (!recipient) return 'recipient_not_in_group';
   if (!recipient.email) return 'no_email';
   if (!recipient.sendViaEmail) return 'preference';
   const settings = (context.application.emailSettings ?? {}) as { enableEmailNotifications?: unknown };
