@@ -14,7 +14,7 @@ import { previewsDrained } from '../previews/drained.js';
 import { html, PageServer } from '../previews/page-server.js';
 import { createApplication, type TestApplication } from '../support/client.js';
 import { FIXTURE_DUMP } from '../support/imports.js';
-import { seedTeam, seedThread } from '../support/seed.js';
+import { putEach, seedTeam, seedThread } from '../support/seed.js';
 import { systemForFile, type TestSystem } from '../support/system.js';
 import { serverToken } from '../support/tokens.js';
 import { expectAccessible, launchBrowser, newContext, screenshot } from './browser.js';
@@ -254,6 +254,23 @@ describe('inside an application', () => {
     await expect.poll(() => page.getByRole('article').count()).toBe(10);
     await page.getByRole('button', { name: 'First page' }).click();
     await expect.poll(() => page.getByRole('article').count()).toBe(50);
+  });
+
+  it('lists groups 50 at a time and opens one with its members', async () => {
+    const before = (await app.client.get('/v1/groups')).body.length as number;
+    const more = Array.from({ length: 50 }, (_, index) => [`more-${String(index).padStart(2, '0')}`, { name: `More ${index}` }] as const);
+    await putEach(app, '/v1/groups', more);
+    await page.goto(`/console/#/apps/${app.id}/groups`);
+    await page.getByText(`${before + 50} groups`).waitFor();
+    await expect.poll(() => page.getByRole('row').count()).toBe(1 + 50);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByRole('link', { name: 'more-49' }).waitFor();
+    expect(await page.getByRole('row').count()).toBe(1 + before);
+    await page.getByRole('button', { name: 'First page' }).click();
+    await page.getByRole('link', { name: 'team' }).click();
+    await page.getByRole('heading', { name: 'Members of team' }).waitFor();
+    await page.getByRole('link', { name: 'ann' }).waitFor();
+    await expectAccessible(page, 'groups');
   });
 
   it('finds users by ID, name or e-mail', async () => {

@@ -1,6 +1,6 @@
 /**
  * The console with real volumes, measured rather than asserted: an application with 10,000 users
- * (in one group), 100,000 messages (one thread of 50,000 and 50 of 1,000) and 10,000 webhook
+ * (in one group), 10,000 more groups, 100,000 messages (one thread of 50,000 and 50 of 1,000) and 10,000 webhook
  * deliveries, seeded straight into the services' tables; then each page is loaded afresh in
  * Chromium and its time to content (navigation to the page's data on screen) recorded, the median
  * of RUNS loads. Writes docs/console/PERFORMANCE.md. Run it alone:
@@ -17,6 +17,8 @@ import { systemForFile, type TestSystem } from '../support/system.js';
 import { launchBrowser, newContext } from './browser.js';
 
 const USERS = 10_000;
+/** Groups beside `everyone`, so that the Groups page pages too. */
+const GROUPS = 10_000;
 const BIG_THREAD = 50_000;
 const THREADS = 50;
 const THREAD_MESSAGES = 1_000;
@@ -45,6 +47,15 @@ async function seedUsers(app: TestApplication): Promise<void> {
      SELECT g.internal_id, u.internal_id, $1 FROM identity.groups g, identity.users u
      WHERE g.application_id = $1 AND g.external_id = 'everyone' AND u.application_id = $1 AND u.external_id LIKE 'u%'`,
     [app.id],
+  );
+}
+
+/** Groups g00001…g10000 without members, created after `everyone`. */
+async function seedGroups(app: TestApplication): Promise<void> {
+  await system.sql.query(
+    `INSERT INTO identity.groups (application_id, external_id, name)
+     SELECT $1, 'g' || lpad(i::text, 5, '0'), 'Group ' || i FROM generate_series(1, $2::int) AS i`,
+    [app.id, GROUPS],
   );
 }
 
@@ -90,6 +101,7 @@ it('measures every console page with 10,000 users and 100,000 messages', async (
   const seedStarted = performance.now();
   const app = await createApplication(system, 'Volume');
   await seedUsers(app);
+  await seedGroups(app);
   await seedThread(app, 'big', 'big-thread', BIG_THREAD);
   for (let i = 1; i <= THREADS; i++) await seedThread(app, `group-${i}`, `thread-${i}`, THREAD_MESSAGES);
   await seedDeliveries(app);
@@ -121,7 +133,7 @@ it('measures every console page with 10,000 users and 100,000 messages', async (
   await measure('Settings', `${apps}/settings`, (p) => p.getByRole('button', { name: 'Save settings' }));
   await measure('Users (page of 50 of 10,000)', `${apps}/users`, (p) => p.getByText(`${USERS} users`));
   await measure('User', `${apps}/users/u05000`, (p) => p.getByRole('link', { name: 'everyone' }));
-  await measure('Groups', `${apps}/groups`, (p) => p.getByRole('link', { name: 'everyone' }));
+  await measure('Groups (page of 50 of 10,001)', `${apps}/groups`, (p) => p.getByText(`${GROUPS + 1} groups`));
   await measure('Group members (page of 50 of 10,000)', `${apps}/groups/everyone`, (p) => p.getByRole('link', { name: 'u00001' }));
   await measure('Threads (page of 50 of 51)', `${apps}/threads`, (p) => p.getByText(`${THREADS + 1} threads`));
   await measure('Thread of 50,000 messages', `${apps}/threads/big-thread`, (p) => p.getByRole('article').first());
@@ -145,7 +157,7 @@ it('measures every console page with 10,000 users and 100,000 messages', async (
     `# Console performance
 
 Time to content of each console page, in Chromium, with one application holding ${USERS.toLocaleString('en')} users
-(all in one group), ${counts.messages.toLocaleString('en')} messages (one thread of ${BIG_THREAD.toLocaleString('en')} and
+(all in one group), ${GROUPS.toLocaleString('en')} more groups, ${counts.messages.toLocaleString('en')} messages (one thread of ${BIG_THREAD.toLocaleString('en')} and
 ${THREADS} threads of ${THREAD_MESSAGES.toLocaleString('en')}) and ${DELIVERIES.toLocaleString('en')} webhook deliveries. Time to
 content runs from navigating to the page until its data is on screen (the bundle loaded, the session read, the
 API answered, the page rendered); each figure is the median (and the slowest) of ${RUNS} fresh loads. Every list

@@ -634,6 +634,67 @@ describe('GET /v1/groups', () => {
     const list = await other.client.get('/v1/groups');
     expect(list.status).toBe(200);
     expect(list.body).toEqual([]);
+    expect(list.headers.get('x-total-count')).toBeNull();
+  });
+
+  describe('with a limit (extension)', () => {
+    /** The next page's path from a Link header, or null on the last page. */
+    const nextLink = (link: string | null) => (link === null ? null : /^<(\/v1\/groups\?[^>]+)>; rel="next"$/.exec(link)![1]);
+
+    it('pages in the order of the whole list, each group once, the next page in Link and the count in X-Total-Count', async () => {
+      const other = await createApplication(system, 'paged groups');
+      const ids = Array.from({ length: 7 }, (_, index) => `g${index}`);
+      for (const id of ids) await createGroup(other.client, id);
+      const whole = (await other.client.get('/v1/groups')).body.map((group: any) => group.id);
+      expect(whole).toEqual(ids);
+
+      const pages: string[][] = [];
+      let next: string | null = '/v1/groups?limit=3';
+      while (next !== null) {
+        const page = await other.client.get(next);
+        expect(page.status, JSON.stringify(page.body)).toBe(200);
+        expect(page.headers.get('x-total-count')).toBe(pages.length === 0 ? '7' : '8');
+        pages.push(page.body.map((group: any) => group.id));
+        next = nextLink(page.headers.get('link'));
+        if (next !== null) expect(next).toContain('limit=3');
+        // A group created meanwhile comes last, on a later page: nothing is skipped or repeated.
+        if (pages.length === 1) await createGroup(other.client, 'late');
+      }
+      expect(pages).toEqual([
+        ['g0', 'g1', 'g2'],
+        ['g3', 'g4', 'g5'],
+        ['g6', 'late'],
+      ]);
+    });
+
+    it('answers an empty page with limit 0, and no Link when everything fits', async () => {
+      const other = await createApplication(system, 'small paged groups');
+      await createGroup(other.client, 'only');
+      const none = await other.client.get('/v1/groups?limit=0');
+      expect(none.body).toEqual([]);
+      expect(none.headers.get('x-total-count')).toBe('1');
+      const all = await other.client.get('/v1/groups?limit=50');
+      expect(all.body.map((group: any) => group.id)).toEqual(['only']);
+      expect(all.headers.get('link')).toBeNull();
+    });
+
+    it("never lists another application's groups", async () => {
+      const mine = await createApplication(system, 'paged groups mine');
+      const theirs = await createApplication(system, 'paged groups theirs');
+      await createGroup(mine.client, 'mine');
+      await createGroup(theirs.client, 'theirs');
+      const first = await mine.client.get('/v1/groups?limit=1');
+      expect(first.body.map((group: any) => group.id)).toEqual(['mine']);
+      expect(first.headers.get('link')).toBeNull();
+    });
+
+    it('refuses a limit or token that is not one, naming it', async () => {
+      expectError(await app.client.get('/v1/groups?limit=-1'), 400, 'invalid_field', 'Limit must be a whole number from 0.');
+      expectError(await app.client.get('/v1/groups?limit=1.5'), 400, 'invalid_field', 'Limit must be a whole number from 0.');
+      expectError(await app.client.get('/v1/groups?limit=2&token=not-a-token'), 400, 'invalid_field');
+      const threadsToken = Buffer.from(JSON.stringify({ internalID: 'x' })).toString('base64');
+      expectError(await app.client.get(`/v1/groups?limit=2&token=${threadsToken}`), 400, 'invalid_field');
+    });
   });
 });
 

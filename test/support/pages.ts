@@ -18,8 +18,8 @@ export function pagedRoutes(routes: readonly RouteDef[] = ROUTES): PagedRoute[] 
 }
 
 /**
- * The next page's token: `pagination.token` in the body, or, for GET /v1/threads whose body is a
- * bare array, the `token` of the URL in its `Link: <…>; rel="next"` header.
+ * The next page's token: `pagination.token` in the body, or, for the lists whose body is a
+ * bare array (threads, groups), the `token` of the URL in its `Link: <…>; rel="next"` header.
  */
 export function nextPageToken(body: unknown, link: string | null | undefined): string | null {
   const pagination = (body as { pagination?: { token?: string | null } } | undefined)?.pagination;

@@ -2,9 +2,9 @@ import { useCallback } from 'react';
 import { appApi } from '../api/client';
 import type { components } from '../api/schema';
 import { DataTable, useCursor, type Column } from '../components/DataTable';
-import { ErrorLine, useAnswer } from './common';
+import { arrayPage, ErrorLine, useAnswer } from './common';
 
-/** Groups, and one group's members (pages of 50). */
+/** Groups and one group's members, in pages of 50. */
 export function GroupsTab({ applicationId, groupId }: { applicationId: string; groupId?: string }) {
   if (groupId) return <Members applicationId={applicationId} groupId={groupId} />;
   return <GroupList applicationId={applicationId} />;
@@ -12,11 +12,25 @@ export function GroupsTab({ applicationId, groupId }: { applicationId: string; g
 
 function GroupList({ applicationId }: { applicationId: string }) {
   const api = appApi(applicationId);
-  const groups = useAnswer(useCallback(() => api.GET('/v1/groups'), [api]));
+  const cursor = useCursor();
+  const page = useAnswer(
+    useCallback(async () => {
+      const { data, error, response } = await api.GET('/v1/groups', { params: { query: { limit: 50, token: cursor.token } } });
+      return error !== undefined || !data ? { error } : { data: arrayPage(data, response) };
+    }, [api, cursor.token]),
+  );
   return (
     <>
-      <ErrorLine error={groups.error} />
-      <DataTable columns={groupColumns(applicationId)} rows={groups.data} rowKey={(group) => group.id} empty="No groups." />
+      <ErrorLine error={page.error} />
+      {page.data && <p className="muted">{page.data.total} groups</p>}
+      <DataTable
+        columns={groupColumns(applicationId)}
+        rows={page.data?.rows}
+        rowKey={(group) => group.id}
+        empty="No groups."
+        cursor={cursor}
+        nextToken={page.data?.next}
+      />
     </>
   );
 }

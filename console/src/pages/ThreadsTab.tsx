@@ -3,7 +3,7 @@ import { appApi } from '../api/client';
 import type { components } from '../api/schema';
 import { DataTable, Pager, useCursor, type Column } from '../components/DataTable';
 import { Field, SelectField } from '../components/Field';
-import { ErrorLine, jsonField, useAnswer, when } from './common';
+import { arrayPage, ErrorLine, jsonField, useAnswer, when } from './common';
 
 type Message = components['schemas']['Message'];
 type Node = components['schemas']['MessageNode'];
@@ -19,13 +19,10 @@ function ThreadList({ applicationId }: { applicationId: string }) {
   const [filter, setFilter] = useState<string | undefined>();
   const [formError, setFormError] = useState('');
   const cursor = useCursor();
-  // The list is a bare array: the next page's token comes in the Link header, the total in X-Total-Count.
   const page = useAnswer(
     useCallback(async () => {
       const { data, error, response } = await api.GET('/v1/threads', { params: { query: { limit: 50, filter, token: cursor.token } } });
-      if (error !== undefined || !data) return { error };
-      const link = /[?&]token=([^&>]+)/.exec(response.headers.get('link') ?? '');
-      return { data: { threads: data, next: link ? decodeURIComponent(link[1]!) : null, total: Number(response.headers.get('x-total-count') ?? data.length) } };
+      return error !== undefined || !data ? { error } : { data: arrayPage(data, response) };
     }, [api, filter, cursor.token]),
   );
 
@@ -67,7 +64,7 @@ function ThreadList({ applicationId }: { applicationId: string }) {
       {page.data && <p className="muted">{page.data.total} threads</p>}
       <DataTable
         columns={threadColumns(applicationId)}
-        rows={page.data?.threads}
+        rows={page.data?.rows}
         rowKey={(thread) => thread.id}
         empty="No threads."
         cursor={cursor}

@@ -28,6 +28,15 @@ export function ErrorLine({ error }: { error: string }) {
   );
 }
 
+/**
+ * A page of a list whose body is a bare array (threads, groups): the next page's token comes in the
+ * Link header, the total in X-Total-Count.
+ */
+export function arrayPage<T>(data: T[], response: Response) {
+  const link = /[?&]token=([^&>]+)/.exec(response.headers.get('link') ?? '');
+  return { rows: data, next: link ? decodeURIComponent(link[1]!) : null, total: Number(response.headers.get('x-total-count') ?? data.length) };
+}
+
 export const when = (timestamp: string | null | undefined) => (timestamp ? new Date(timestamp).toLocaleString() : '—');
 
 /** A JSON object typed in a text field, or undefined when the field is empty; throws with a clear message. */

@@ -8,6 +8,8 @@ import { cursorField, defineCursor } from './cursor.js';
 export const pageCursors = {
   /** GET /v1/users: the last user's id. */
   users: defineCursor({ externalID: cursorField.text }),
+  /** GET /v1/groups with a limit: the last group's internal id (groups are listed in creation order). */
+  groups: defineCursor({ internalID: cursorField.bigintId }),
   /** GET /v1/groups/<ID>/members and /v1/organizations/<ID>/members: the last member's internal and public ids. */
   groupMembers: defineCursor({ userID: cursorField.bigintId, externalID: cursorField.text }),
   /** GET /v1/threads: the last thread's id and its latest activity. */

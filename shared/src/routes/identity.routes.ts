@@ -141,7 +141,13 @@ export const identityRoutes = {
     service: 'identity',
     auth: 'app',
     tag: 'Groups',
-    summary: 'List groups',
+    summary: 'List groups, oldest first (array; with limit, Link and X-Total-Count headers)',
+    query: q.object({
+      limit: q.optionalLimit(
+        'Extension: at most this many groups (maximum 1000), the next page named by the Link header and the count by X-Total-Count. Absent, every group.',
+      ),
+      token: q.token(pageCursors.groups, 'Token of the next page, from the Link header.'),
+    }),
     response: { 200: s.array(groupListItemView) },
   }),
   getGroup: defineRoute({

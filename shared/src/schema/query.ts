@@ -18,17 +18,33 @@ export abstract class QueryParam<Out> {
   abstract jsonSchema(): JsonSchema;
 }
 
+/** A given `limit`: digits only, clamped to 1000. */
+function pageSize(raw: unknown): number {
+  // Says what is allowed: `-1` and `1.5` are numbers, but not page sizes.
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw new ApiError('invalid_field', 'Limit must be a whole number from 0.');
+  return Math.min(Number(raw), MAX_PAGE_SIZE);
+}
+
 /** `limit`: digits only, default 1000, clamped to 1000. */
 export class LimitParam extends QueryParam<number> {
   parse(raw: unknown): number {
-    if (raw === undefined || raw === '') return DEFAULT_PAGE_SIZE;
-    // Says what is allowed: `-1` and `1.5` are numbers, but not page sizes.
-    if (typeof raw !== 'string' || !/^\d+$/.test(raw))
-      throw new ApiError('invalid_field', 'Limit must be a whole number from 0.');
-    return Math.min(Number(raw), MAX_PAGE_SIZE);
+    return raw === undefined || raw === '' ? DEFAULT_PAGE_SIZE : pageSize(raw);
   }
   jsonSchema(): JsonSchema {
     return { type: 'integer', minimum: 0, default: DEFAULT_PAGE_SIZE };
+  }
+}
+
+/**
+ * `limit` of a list the API document answers whole: absent, the list is not paged (undefined);
+ * given, as `limit`.
+ */
+export class OptionalLimitParam extends QueryParam<number | undefined> {
+  parse(raw: unknown): number | undefined {
+    return raw === undefined || raw === '' ? undefined : pageSize(raw);
+  }
+  jsonSchema(): JsonSchema {
+    return { type: 'integer', minimum: 0, maximum: MAX_PAGE_SIZE };
   }
 }
 
@@ -188,6 +204,7 @@ export const filterMetadata: FilterKeyParser<Record<string, string | number | bo
 
 export const q = {
   limit: (description = 'Page size; default and maximum 1000.') => new LimitParam(description),
+  optionalLimit: (description: string) => new OptionalLimitParam(description),
   token: <S extends CursorShape>(codec: CursorCodec<S>, description = 'Token of the next page, from pagination.token.') =>
     new TokenParam(description, codec),
   filter: <P extends Record<string, FilterKeyParser<unknown>>>(keys: P, description = 'Filter.') =>

@@ -1,5 +1,5 @@
 /** All SQL about groups and memberships. Every method takes the application id first. */
-import { entityColumns, sqlTable, type Queryable } from '@collab/shared';
+import { entityColumns, rows, sqlTable, type Queryable } from '@collab/shared';
 import { GroupEntity, type GroupRow, type UserRow } from '../entities/index.js';
 import { usersTable } from './users.repository.js';
 
@@ -84,6 +84,21 @@ export const groupsRepository = {
     return db.query(`SELECT ${GROUP_COLUMNS} FROM identity.groups g WHERE g.application_id = $1 ORDER BY g.internal_id`, [
       applicationId,
     ]);
+  },
+
+  /** One page in creation order (internal id), after `afterInternalId`. */
+  async listPage(db: Queryable, applicationId: string, page: { afterInternalId: string | null; limit: number }): Promise<GroupRow[]> {
+    return rows<GroupRow>(
+      db,
+      `SELECT ${GROUP_COLUMNS} FROM identity.groups g WHERE g.application_id = $1 AND ($2::bigint IS NULL OR g.internal_id > $2::bigint)
+       ORDER BY g.internal_id LIMIT $3`,
+      [applicationId, page.afterInternalId, page.limit],
+    );
+  },
+
+  async count(db: Queryable, applicationId: string): Promise<number> {
+    const [row] = await rows<{ count: number }>(db, `SELECT count(*)::int AS count FROM identity.groups WHERE application_id = $1`, [applicationId]);
+    return row.count;
   },
 
   async delete(db: Queryable, applicationId: string, internalId: string): Promise<void> {

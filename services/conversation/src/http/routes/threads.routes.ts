@@ -1,5 +1,5 @@
 /** /v1/threads handlers: parse, call one use case, shape the response. */
-import { applicationOf, conversationRoutes as routes, routeBody, routeParams, routeQuery, type HandlerMap } from '@collab/shared';
+import { applicationOf, conversationRoutes as routes, routeBody, routeParams, routeQuery, setPageHeaders, type HandlerMap } from '@collab/shared';
 import type { ConversationContext } from '../../domain/context.js';
 import { viewOptions } from '../view-options.js';
 import * as threads from '../../domain/threads/threads.js';
@@ -9,13 +9,7 @@ export function threadHandlers(ctx: ConversationContext): HandlerMap {
     [routes.listThreads.id]: async (req, res) => {
       const query = routeQuery(routes.listThreads, req);
       const page = await threads.listThreads(ctx, applicationOf(req), query, req.ctx.requestId);
-      // The body is a bare array, so pagination travels in headers: the total in X-Total-Count, the next page in Link.
-      res.setHeader('X-Total-Count', String(page.total));
-      if (page.nextToken) {
-        const next = new URLSearchParams(req.query as Record<string, string>);
-        next.set('token', page.nextToken);
-        res.setHeader('Link', `</v1/threads?${next.toString()}>; rel="next"`);
-      }
+      setPageHeaders(res, { path: '/v1/threads', query: req.query as Record<string, string>, total: page.total, nextToken: page.nextToken });
       return page.threads;
     },
 

@@ -118,6 +118,24 @@ export async function listGroups(ctx: IdentityContext, applicationId: string) {
   return (await groupsRepository.list(ctx.db, applicationId)).map(groupListItem);
 }
 
+/** One page of groups in the order listGroups answers them, with the count of all. */
+export async function listGroupsPage(
+  ctx: IdentityContext,
+  applicationId: string,
+  page: { limit: number; token: CursorOf<typeof pageCursors.groups> | null },
+) {
+  const afterInternalId = page.token?.internalID ?? null;
+  const [{ rows, token }, total] = await Promise.all([
+    pageCursors.groups.page(
+      page.limit,
+      (limit) => groupsRepository.listPage(ctx.db, applicationId, { afterInternalId, limit }),
+      (last) => ({ internalID: last.internalId }),
+    ),
+    groupsRepository.count(ctx.db, applicationId),
+  ]);
+  return { groups: rows.map(groupListItem), nextToken: token, total };
+}
+
 export async function getGroup(ctx: IdentityContext, applicationId: string, groupId: string, notFound: GroupNotFound) {
   const group = await requireGroup(ctx.db, applicationId, groupId, notFound);
   const members = await groupsRepository.members(ctx.db, applicationId, group.internalId);

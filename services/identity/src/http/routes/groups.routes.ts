@@ -1,5 +1,5 @@
 /** /v1/groups handlers: parse, call one use case, shape the response. */
-import { applicationOf, identityRoutes as routes, routeBody, routeParams, routeQuery, type HandlerMap } from '@collab/shared';
+import { applicationOf, identityRoutes as routes, routeBody, routeParams, routeQuery, setPageHeaders, type HandlerMap } from '@collab/shared';
 import type { IdentityContext } from '../../domain/context.js';
 import * as groups from '../../domain/groups/groups.js';
 import { groupNotFound } from '../../domain/not-found.js';
@@ -22,7 +22,13 @@ export function groupHandlers(ctx: IdentityContext): HandlerMap {
       return { success: true, message: 'You successfully updated group members' };
     },
 
-    [routes.listGroups.id]: (req) => groups.listGroups(ctx, applicationOf(req)),
+    [routes.listGroups.id]: async (req, res) => {
+      const { limit, token } = routeQuery(routes.listGroups, req);
+      if (limit === undefined) return groups.listGroups(ctx, applicationOf(req));
+      const page = await groups.listGroupsPage(ctx, applicationOf(req), { limit, token });
+      setPageHeaders(res, { path: '/v1/groups', query: req.query as Record<string, string>, total: page.total, nextToken: page.nextToken });
+      return page.groups;
+    },
 
     [routes.getGroup.id]: (req) => {
       const { groupID } = routeParams(routes.getGroup, req);
