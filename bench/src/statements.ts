@@ -63,6 +63,6 @@ export const CONVERSATION = {
   threadMessages: messagesStatements.inThread('descending'),
   /** messageViewsRepository.detailsOf: reactions, attachments, link previews and participants in one round trip. */
   viewDetails: messageViewsStatements.detailsOf,
-  /** messagesRepository.appendText: $2 the message's internal id, $3 the text. */
+  /** messagesRepository.appendText, the whole append: $2 the thread's id, $3 the message's id, $4 the text. */
   appendText: messagesStatements.appendText,
 };

@@ -29,7 +29,7 @@ export const append: Scenario = {
         `connections, ${harness.seconds} s each after ${harness.warmupSeconds} s of warm-up: all on one message (each append ` +
         `waits for the row lock of the one before it), and round-robin over ${MESSAGES} messages of ${MESSAGES} threads. Every ` +
         `message starts as one markdown node and is reset before each load, so that each load appends to the same lengths. ` +
-        `Baseline: the append's one UPDATE (messagesRepository.appendText) from a plain \`pg\` script, as many concurrent loops ` +
+        `Baseline: the append's one statement (messagesRepository.appendText) from a plain \`pg\` script, as many concurrent loops ` +
         `on as many connections. Target: p50 < ${fmt.ms(P50_TARGET_MS)} at ${CONNECTIONS} connections.`,
       rows: [],
       notes: [],
@@ -37,14 +37,19 @@ export const append: Scenario = {
     const seeded = await seedConversations(harness, 'bench append', 1, MESSAGES);
     const { app } = seeded;
     const [author] = seeded.userIds;
-    const messages: { path: string; internalId: string }[] = [];
+    const messages: { path: string; internalId: string; threadId: string; messageId: string }[] = [];
     for (const threadId of seeded.threadIds) {
       const { body } = await app.api.ok('POST', `/v1/threads/${threadId}/messages`, { authorID: author, content: markdown('') });
       const { rows } = await system.sql.query<{ internal_id: string }>(
         'SELECT internal_id::text FROM conversation.messages WHERE application_id = $1 AND external_id = $2',
         [app.id, body.messageID],
       );
-      messages.push({ path: `/v1/threads/${threadId}/messages/${encodeURIComponent(body.messageID)}/append`, internalId: rows[0].internal_id });
+      messages.push({
+        path: `/v1/threads/${threadId}/messages/${encodeURIComponent(body.messageID)}/append`,
+        internalId: rows[0].internal_id,
+        threadId,
+        messageId: body.messageID,
+      });
     }
     const reset = () =>
       system.sql.query('UPDATE conversation.messages SET content = $2::jsonb WHERE application_id = $1 AND internal_id = ANY($3::bigint[])', [
@@ -66,9 +71,10 @@ export const append: Scenario = {
       return { baseUrl: system.url, method: 'POST', path: next, headers: app.api.headers, body: { text: TOKEN }, connections: CONNECTIONS };
     };
     const sql = (targets: typeof messages) => {
-      const next = rotate(targets.map((message) => message.internalId));
+      const next = rotate(targets);
       return async () => {
-        await system.sql.query(CONVERSATION.appendText, [app.id, next(), TOKEN]);
+        const message = next();
+        await system.sql.query(CONVERSATION.appendText, [app.id, message.threadId, message.messageId, TOKEN]);
       };
     };
     const settings = [

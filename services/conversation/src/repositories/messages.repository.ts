@@ -75,22 +75,26 @@ export const messagesStatements = {
     ];
   },
   /**
-   * Appends $3 to the one text node of message $2 when its content is exactly one markdown node
-   * with one text child; answers its new content, skipLinkPreviews and type, or no row. CASE, not
-   * AND: SQL does not promise the order of AND, and jsonb_array_length fails on a non-array. In a
-   * WITH: TypeORM answers a bare UPDATE … RETURNING with [rows, rowCount].
+   * Appends $4 to the one text node of message $3 of thread $2 (external ids) when its content is
+   * exactly one markdown node with one text child; answers the message's internal id, new content,
+   * skipLinkPreviews and type, or no row. The thread is looked up in the UPDATE itself so that an append
+   * is one round trip, and the statement stays this plain because PostgreSQL plans it on every call.
+   * Concurrent appends each wait for the row and append to its latest text. CASE, not AND: SQL does
+   * not promise the order of AND, and jsonb_array_length fails on a non-array. In a WITH: TypeORM
+   * answers a bare UPDATE … RETURNING with [rows, rowCount].
    */
   appendText: `WITH appended AS (UPDATE conversation.messages m
      SET content = jsonb_build_array(jsonb_build_object('type', 'markdown', 'children',
-       jsonb_build_array(jsonb_build_object('text', (m.content #>> '{0,children,0,text}') || $3::text))))
-     WHERE m.application_id = $1 AND m.internal_id = $2 AND m.purging_at IS NULL
+       jsonb_build_array(jsonb_build_object('text', (m.content #>> '{0,children,0,text}') || $4::text))))
+     WHERE m.application_id = $1 AND m.external_id = $3 AND m.purging_at IS NULL
+       AND m.thread_id = (SELECT t.internal_id FROM conversation.threads t WHERE t.application_id = $1 AND t.external_id = $2 AND t.purging_at IS NULL)
        AND CASE WHEN jsonb_typeof(m.content) = 'array' AND jsonb_typeof(m.content #> '{0,children}') = 'array'
          THEN jsonb_array_length(m.content) = 1 AND m.content #>> '{0,type}' = 'markdown'
            AND jsonb_array_length(m.content #> '{0,children}') = 1
            AND jsonb_typeof(m.content #> '{0,children,0,text}') = 'string'
            AND NOT jsonb_exists(m.content #> '{0,children,0}', 'type')
          ELSE false END
-     RETURNING ${messagesTable.pick('content', 'skipLinkPreviews', 'type')})
+     RETURNING ${messagesTable.pick('internalId', 'content', 'skipLinkPreviews', 'type')})
    SELECT * FROM appended`,
   /** The messages of thread $2, oldest or newest first. */
   inThread: (direction: 'ascending' | 'descending') => {
@@ -216,10 +220,16 @@ export const messagesRepository = {
   async appendText(
     db: Queryable,
     applicationId: string,
-    internalId: MessageRef,
+    threadId: string,
+    messageId: string,
     text: string,
-  ): Promise<Pick<MessageRow, 'content' | 'skipLinkPreviews' | 'type'> | null> {
-    const [row] = await rows<Pick<MessageRow, 'content' | 'skipLinkPreviews' | 'type'>>(db, messagesStatements.appendText, [applicationId, internalId, text]);
+  ): Promise<Pick<MessageRow, 'internalId' | 'content' | 'skipLinkPreviews' | 'type'> | null> {
+    const [row] = await rows<Pick<MessageRow, 'internalId' | 'content' | 'skipLinkPreviews' | 'type'>>(db, messagesStatements.appendText, [
+      applicationId,
+      threadId,
+      messageId,
+      text,
+    ]);
     return row ?? null;
   },
 

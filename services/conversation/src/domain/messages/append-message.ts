@@ -11,11 +11,13 @@ import { requireMessageInThread, sameJson } from './checks.js';
 /**
  * POST /v1/threads/<tID>/messages/<mID>/append. Checks in this order, the first failing one
  * answering: the thread (404), the message in it (404), its content (400 message_not_appendable
- * unless it is exactly one markdown node with one text child). The append is one UPDATE, so
- * concurrent appends all land; no timestamp changes, and nothing is notified and no webhook sent.
- * When the appended text changes the content's URLs, the link-preview rule is applied in the same
- * transaction and the message's preview job recorded, as for an edit of its content. The answer
- * of a request with an Idempotency-Key is recorded with the append (`recordWrite`).
+ * unless it is exactly one markdown node with one text child). A bot streams many appends a second,
+ * so an append that succeeds is one statement in its transaction: the thread and the message are
+ * found by the UPDATE itself, and only a refused append looks them up again to say why. Concurrent
+ * appends all land; no timestamp changes, and nothing is notified and no webhook sent. When the
+ * appended text changes the content's URLs, the link-preview rule is applied in the same
+ * transaction and the message's preview job recorded, as for an edit of its content. The answer of
+ * a request with an Idempotency-Key is recorded with the append (`recordWrite`).
  */
 export async function appendToMessage(
   ctx: ConversationContext,
@@ -26,22 +28,20 @@ export async function appendToMessage(
   request: { requestId: string; recordWrite: RecordWrite<void> },
 ): Promise<void> {
   const { requestId } = request;
-  const thread = await requireThread(ctx.db, applicationId, threadId);
-  const message = await requireMessageInThread(ctx.db, applicationId, thread, messageId);
   const appended = await ctx.db.transaction(async (tx) => {
-    const after = await messagesRepository.appendText(tx, applicationId, message.internalId, text);
+    const after = await messagesRepository.appendText(tx, applicationId, threadId, messageId, text);
     if (!after) return false;
     await request.recordWrite(tx);
     const before = { ...after, content: contentBefore(after.content as MessageNode[], text) };
     if (!sameJson(previewUrlsOf(before), previewUrlsOf(after))) {
-      const urls = await keepPreviewsOf(tx, { ...after, internalId: message.internalId });
+      const urls = await keepPreviewsOf(tx, after);
       if (urls.length > 0 && ctx.linkPreviews.enabled)
-        await eventsOutbox.record(tx, [{ applicationId, requestId, topic: 'message.links-changed', payload: { messageId: message.internalId } }]);
+        await eventsOutbox.record(tx, [{ applicationId, requestId, topic: 'message.links-changed', payload: { messageId: after.internalId } }]);
     }
     return true;
   });
   if (appended) return;
-  // Not appendable, or deleted meanwhile: then it is not found.
+  const thread = await requireThread(ctx.db, applicationId, threadId);
   await requireMessageInThread(ctx.db, applicationId, thread, messageId);
   throw new ApiError('message_not_appendable');
 }
