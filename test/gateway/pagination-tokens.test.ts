@@ -21,6 +21,7 @@ systemWithApplication('pagination tokens', async (started) => {
   const ok = async (response: Promise<{ status: number; body: unknown }>) => expect((await response).status).toBe(200);
   for (const id of ['alice', 'bob']) await ok(app.client.put(`/v1/users/${id}`, { name: id }));
   await ok(app.client.put('/v1/groups/team', { name: 'Team', members: ['alice', 'bob'] }));
+  await ok(app.client.put('/v1/groups/crew', { name: 'Crew' }));
   // A webhook, so that the messages leave deliveries in the log (to a name that never resolves,
   // RFC 6761's .invalid: WEBHOOK_RETRY_HOURS=0 makes each fail once, for good).
   await expect((await app.client.post(`/v1/applications/${app.id}/webhooks`, { url: 'http://receiver.invalid/hook', events: ['thread-message-added'] })).status).toBe(201);
@@ -61,6 +62,7 @@ describe('a real token with one field the database would refuse', () => {
     expect(new Set(cases.map(([label]) => label))).toEqual(
       new Set([
         'GET /v1/users',
+        'GET /v1/groups',
         'GET /v1/groups/:groupID/members',
         'GET /v1/organizations/:orgID/members',
         'GET /v1/threads',
