@@ -14,6 +14,7 @@ export * from './http/server.js';
 export * from './http/listen.js';
 export * from './http/input.js';
 export * from './http/page-headers.js';
+export * from './http/respond.js';
 export * from './http/internal-client.js';
 export * from './redis.js';
 export * from './pubsub.js';

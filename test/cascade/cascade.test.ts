@@ -4,6 +4,7 @@
  * records the deletion in its outbox with its own delete: a deletion that fails in identity
  * leaves everything as it was, and one that cannot reach a service at once finishes by itself.
  */
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, createRedis, queuePrefix } from '@collab/shared';
 import { Queue } from 'bullmq';
@@ -153,7 +154,7 @@ describe('a deletion whose cascade cannot reach a service', () => {
       loadIdentityConfig({ ...system.env, CONVERSATION_URL: unreachable }),
       createLogger('test', 'silent'),
     );
-    const server = identity.app.listen(0, '127.0.0.1');
+    const server = http.createServer(identity.app).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {
       const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/groups/doomed`, {

@@ -670,7 +670,7 @@ describe('download links with PUBLIC_URL', () => {
     const logger = createLogger('test', 'silent');
     const conversation = await createConversationService(loadConversationConfig({ ...system.env, PUBLIC_URL: `${system.url}/` }), logger);
     const server = await new Promise<Server>((resolve) => {
-      const listening = conversation.app.listen(0, '127.0.0.1', () => resolve(listening));
+      const listening = http.createServer(conversation.app).listen(0, '127.0.0.1', () => resolve(listening));
     });
     try {
       const fileId = await uploadOk({ ownerID: 'ann', file: textFile('public') });

@@ -4,6 +4,7 @@
  * over late to a webhooks process whose cached answer from identity still knows the application.
  */
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { createInternalClient, createLogger, webhooksInternal } from '@collab/shared';
 import { describe, expect, it } from 'vitest';
 import { loadWebhooksConfig } from '../../services/webhooks/src/config.js';
@@ -82,7 +83,7 @@ describe('deleting an application with webhooks', () => {
     // A second webhooks API on its own Redis prefix: it never hears identity's invalidations, as a
     // replica that missed one, and still knows the application once it has read it.
     const stale = await createWebhooksService(loadWebhooksConfig({ ...system.env, REDIS_PREFIX: `${system.env.REDIS_PREFIX}stale` }), createLogger('test', 'silent'));
-    const server = stale.app.listen(0, '127.0.0.1');
+    const server = http.createServer(stale.app).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {
       const address = server.address() as { port: number };

@@ -20,11 +20,13 @@
  * do not load pg through it.
  */
 import { createHash } from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
+import type { Logger } from '../logger.js';
 import type { RouteDef } from '../routes/route.js';
 import type { Queryable } from '../sql.js';
 import { parseJsonObject } from './json-body.js';
+import { sendJson } from './respond.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -104,11 +106,16 @@ export interface IdempotentWrite {
  */
 export type RecordWrite<T> = (tx: Queryable, written: T) => Promise<void>;
 
-declare module 'express-serve-static-core' {
-  interface Request {
-    /** The request's Idempotency-Key handling; does nothing on requests without one. */
-    idempotency: IdempotentWrite;
-  }
+/** What the key's handling needs of a request (the service app's requests have it all). */
+export interface IdempotentRequest extends IncomingMessage {
+  ctx: { applicationId?: string; customerId?: string };
+  log: Logger;
+  /** The path without its query. */
+  path: string;
+  /** The raw body, read before the handler runs, unless the route reads its own (multipart, files). */
+  body: Buffer | undefined;
+  /** The request's Idempotency-Key handling; does nothing on requests without one. */
+  idempotency: IdempotentWrite;
 }
 
 /** The handling of a request without a key: nothing is stored. */
@@ -158,12 +165,11 @@ export function jsonBodyFingerprint(raw: Buffer | undefined): string {
   return hash.digest('hex');
 }
 
-function sendAnswer(res: Response, answer: StoredAnswer): void {
-  res
-    .status(answer.status)
-    .set(answer.headers ?? {})
-    .set(IDEMPOTENT_REPLAYED_HEADER, 'true')
-    .json(answer.body);
+function sendAnswer(res: ServerResponse, answer: StoredAnswer): void {
+  res.statusCode = answer.status;
+  for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
+  res.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+  sendJson(res, answer.body);
 }
 
 function inUse(): ApiError {
@@ -192,9 +198,12 @@ export interface IdempotentRouteOptions {
  * when it has one.
  */
 // Over 80 lines: one request's path through the key (new, replayed, in flight, conflicting), read best top to bottom.
-export function idempotentHandler(options: IdempotentRouteOptions, handler: (req: Request, res: Response) => unknown): RequestHandler {
+export function idempotentHandler<R extends IdempotentRequest>(
+  options: IdempotentRouteOptions,
+  handler: (req: R, res: ServerResponse) => unknown,
+): (req: R, res: ServerResponse) => Promise<void> {
   const { route, store } = options;
-  const replay = (res: Response, answer: StoredAnswer) => {
+  const replay = (res: ServerResponse, answer: StoredAnswer) => {
     options.onReplay();
     sendAnswer(res, answer);
   };
@@ -204,7 +213,7 @@ export function idempotentHandler(options: IdempotentRouteOptions, handler: (req
     if (header === undefined) {
       req.idempotency = NO_IDEMPOTENCY_KEY;
       const body = await handler(req, res);
-      if (!res.headersSent) res.json(body);
+      if (!res.headersSent) sendJson(res, body);
       return;
     }
     const key = parseIdempotencyKey(header);
@@ -259,7 +268,7 @@ export function idempotentHandler(options: IdempotentRouteOptions, handler: (req
       // Stored again when the answer differs from the one stored with the write (a batch applied
       // while the request waited answers 200 where its write stored 202).
       if (JSON.stringify(answer) !== JSON.stringify(recorded)) await store.store(null, ref, answer, fingerprint);
-      if (!res.headersSent) res.json(body);
+      if (!res.headersSent) sendJson(res, body);
     } catch (error) {
       const answer = answerOfError(error);
       // A refusal is stored only with its body's fingerprint: a multipart body refused before it

@@ -4,9 +4,9 @@
  * the API's own error instead of the framework's.
  */
 import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
 import type { Transform } from 'node:stream';
 import zlib from 'node:zlib';
-import type { RequestHandler } from 'express';
 import getRawBody from 'raw-body';
 import { ApiError } from '../errors.js';
 import { isPlainObject } from '../schema/object-schemas.js';
@@ -66,43 +66,34 @@ const DECOMPRESSORS: Record<string, () => Transform> = {
 const NO_BODY = Buffer.alloc(0);
 
 /**
- * Reads the raw body (at most 10 MB, once decompressed) into `req.body` as a Buffer. It is parsed
- * when the handler asks for it (`routeBody`), so that checks the API orders before the body (path
- * ids, existence) come first. A body over the limit is refused as soon as it is known to be (from
- * its Content-Length, or once 10 MB have arrived): the rest is left to the error middleware, which
- * answers 413 at once and discards it.
+ * Reads the raw body (at most 10 MB, once decompressed) as a Buffer. It is parsed when the handler
+ * asks for it (`routeBody`), so that checks the API orders before the body (path ids, existence)
+ * come first. A body over the limit is refused as soon as it is known to be (from its
+ * Content-Length, or once 10 MB have arrived): the rest is left to sendError, which answers 413 at
+ * once and discards it.
  */
-export const rawJsonBody: RequestHandler = (req, _res, next) => {
+export async function readJsonBody(req: IncomingMessage): Promise<Buffer> {
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
   // Without a Content-Length or Transfer-Encoding a request has no body (HTTP/1.1): nothing to
   // wait for, the case of every GET and DELETE.
-  if (encoding === 'identity' && req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
-    req.body = NO_BODY;
-    next();
-    return;
-  }
+  if (encoding === 'identity' && req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined)
+    return NO_BODY;
   const decompress = encoding === 'identity' ? null : DECOMPRESSORS[encoding];
-  if (decompress === undefined) {
-    next(new ApiError('invalid_request', `Unsupported Content-Encoding "${encoding}".`));
-    return;
-  }
+  if (decompress === undefined) throw new ApiError('invalid_request', `Unsupported Content-Encoding "${encoding}".`);
   const decompressor = decompress?.();
-  getRawBody(decompressor ? req.pipe(decompressor) : req, {
-    // A compressed body's Content-Length says nothing about its decompressed size.
-    length: decompressor ? undefined : req.headers['content-length'],
-    limit: MAX_JSON_BODY_BYTES,
-  }).then(
-    (body) => {
-      req.body = body;
-      next();
-    },
-    (error: Error & { type?: string }) => {
-      if (decompressor) {
-        req.unpipe(decompressor);
-        decompressor.destroy();
-      }
-      // raw-body's own failures carry a type the error middleware maps; the decompressor's do not.
-      next(error.type ? error : new ApiError('invalid_request', `Request body could not be decompressed: ${error.message}`));
-    },
-  );
-};
+  try {
+    return await getRawBody(decompressor ? req.pipe(decompressor) : req, {
+      // A compressed body's Content-Length says nothing about its decompressed size.
+      length: decompressor ? undefined : req.headers['content-length'],
+      limit: MAX_JSON_BODY_BYTES,
+    });
+  } catch (failure) {
+    const error = failure as Error & { type?: string };
+    if (decompressor) {
+      req.unpipe(decompressor);
+      decompressor.destroy();
+    }
+    // raw-body's own failures carry a type sendError maps; the decompressor's do not.
+    throw error.type ? error : new ApiError('invalid_request', `Request body could not be decompressed: ${error.message}`);
+  }
+}

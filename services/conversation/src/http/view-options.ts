@@ -1,6 +1,5 @@
 /** How a request asks for views: the public base URL of its download links and the key that signs them. */
-import { requestBaseUrl } from '@collab/shared';
-import type { Request } from 'express';
+import { requestBaseUrl, type ServiceRequest } from '@collab/shared';
 import type { ConversationContext } from '../domain/context.js';
 import type { ViewOptions } from '../domain/messages/message-views.js';
 
@@ -10,6 +9,6 @@ export function linkBaseOf(ctx: ConversationContext, requestBase: string): strin
   return ctx.files.publicUrl ? ctx.files.publicUrl.replace(/\/+$/, '') : requestBase;
 }
 
-export function viewOptions(ctx: ConversationContext, req: Request): ViewOptions {
+export function viewOptions(ctx: ConversationContext, req: ServiceRequest): ViewOptions {
   return { linkBase: linkBaseOf(ctx, requestBaseUrl(req)), fileUrlSecret: ctx.files.urlSecret };
 }

@@ -2,14 +2,13 @@
  * Reads an HTML form body (multipart/form-data or application/x-www-form-urlencoded), as
  * inbound-mail parsers post it: its text fields, and how many files came (their bytes are dropped).
  */
-import { ApiError } from '@collab/shared';
+import { ApiError, type ServiceRequest } from '@collab/shared';
 import busboy from 'busboy';
-import type { Request } from 'express';
 
 /** Bounds of one form: a mail's text fits; anything beyond is refused, never buffered. */
 const LIMITS = { fields: 100, fieldSize: 10 * 1024 * 1024, parts: 1000 };
 
-export function readForm(req: Request): Promise<{ fields: Record<string, string>; files: number }> {
+export function readForm(req: ServiceRequest): Promise<{ fields: Record<string, string>; files: number }> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {

@@ -1,16 +1,10 @@
 /** /v1/client/* handlers of conversation: parse, call one use case as the token's viewer. */
-import { ApiError, applicationOf, clientConversationRoutes as routes, routeParams, routeQuery, type HandlerMap, type Viewer } from '@collab/shared';
-import type { Request } from 'express';
+import { applicationOf, clientConversationRoutes as routes, routeParams, routeQuery, viewerOf, type HandlerMap } from '@collab/shared';
 import * as client from '../../domain/client/client-threads.js';
 import type { ConversationContext } from '../../domain/context.js';
 import { viewOptions } from '../view-options.js';
 
 /** The viewer the gateway verified; a client route never runs without one. */
-function viewerOf(req: Request): Viewer {
-  if (!req.ctx.viewer) throw new ApiError('invalid_session', 'No client token is associated with this request.');
-  return req.ctx.viewer;
-}
-
 export function clientHandlers(ctx: ConversationContext): HandlerMap {
   return {
     [routes.clientMessage.id]: (req) => {

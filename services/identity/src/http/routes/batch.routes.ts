@@ -14,7 +14,7 @@ export function batchHandlers(ctx: batches.BatchContext): HandlerMap {
         forgetWrite: (tx) => req.idempotency.forget(tx),
       });
       if (outcome.kind === 'accepted') {
-        res.status(202);
+        res.statusCode = 202;
         return accepted(outcome.jobId);
       }
       return { success: true, message: outcome.message };

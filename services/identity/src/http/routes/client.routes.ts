@@ -1,15 +1,9 @@
 /** /v1/client/* handlers of identity: parse, call one use case as the token's viewer. */
-import { ApiError, applicationOf, clientIdentityRoutes as routes, routeParams, routeQuery, type HandlerMap, type Viewer } from '@collab/shared';
-import type { Request } from 'express';
+import { applicationOf, clientIdentityRoutes as routes, routeParams, routeQuery, viewerOf, type HandlerMap } from '@collab/shared';
 import * as client from '../../domain/client/client-reads.js';
 import type { IdentityContext } from '../../domain/context.js';
 
 /** The viewer the gateway verified; a client route never runs without one. */
-function viewerOf(req: Request): Viewer {
-  if (!req.ctx.viewer) throw new ApiError('invalid_session', 'No client token is associated with this request.');
-  return req.ctx.viewer;
-}
-
 export function clientHandlers(ctx: IdentityContext): HandlerMap {
   return {
     [routes.clientViewer.id]: (req) => client.viewer(ctx, applicationOf(req), viewerOf(req)),

@@ -5,15 +5,20 @@
  */
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { ApiError, customerOf, dumpText, IncompleteDumpError, identityRoutes as routes, routeParams, routeQuery, type HandlerMap } from '@collab/shared';
+import { ApiError, customerOf, dumpText, IncompleteDumpError, identityRoutes as routes, routeParams, routeQuery, type HandlerMap, type ServiceRequest } from '@collab/shared';
 import busboy from 'busboy';
-import type { Request } from 'express';
 import { exportDump, type ExportContext } from '../../domain/import/export-dump.js';
 import * as imports from '../../domain/import/imports.js';
 
+/** A request whose body is multipart form data (a body, with that media type). */
+function isMultipart(req: ServiceRequest): boolean {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
+  return hasBody && (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase() === 'multipart/form-data';
+}
+
 /** The dump's bytes: the body itself, or its multipart part named `dump`. */
-function dumpOf(req: Request): Promise<Readable> {
-  if (!req.is('multipart/form-data')) return Promise.resolve(req);
+function dumpOf(req: ServiceRequest): Promise<Readable> {
+  if (!isMultipart(req)) return Promise.resolve(req);
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
@@ -51,7 +56,7 @@ export function importHandlers(ctx: imports.ImportsContext & ExportContext): Han
         if (error instanceof IncompleteDumpError) throw new ApiError('invalid_request', error.message);
         throw error;
       }
-      res.status(202);
+      res.statusCode = 202;
       return { success: true, message: 'Import accepted.', importID: importId };
     },
 
@@ -59,7 +64,7 @@ export function importHandlers(ctx: imports.ImportsContext & ExportContext): Han
       const lines = exportDump(ctx, customerOf(req), req.ctx.requestId);
       // The first lines are read before answering, so that a failure to start is an error answer.
       let first = await lines.next();
-      res.status(200).setHeader('Content-Type', 'text/plain; charset=utf-8');
+      res.setHeader('Content-Type', 'text/plain; charset=utf-8');
       try {
         for (; !first.done && !res.destroyed; first = await lines.next())
           if (!res.write(first.value)) await Promise.race([once(res, 'drain'), once(res, 'close')]);

@@ -14,7 +14,7 @@ export function organizationHandlers(ctx: IdentityContext): HandlerMap {
     [routes.createOrganization.id]: async (req, res) => {
       const { id, ...fields } = routeBody(routes.createOrganization, req);
       await groups.createGroup(ctx, applicationOf(req), id, fields);
-      res.status(201);
+      res.statusCode = 201;
       return { success: true, message: `You successfully created organization ${id}` };
     },
 

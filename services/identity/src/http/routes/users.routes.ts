@@ -1,11 +1,10 @@
 /** /v1/users handlers, both generations on one path. */
-import { ApiError, applicationOf, identityRoutes as routes, routeBody, routeParams, routeQuery, type HandlerMap } from '@collab/shared';
-import type { Request } from 'express';
+import { ApiError, applicationOf, identityRoutes as routes, routeBody, routeParams, routeQuery, type HandlerMap, type ServiceRequest } from '@collab/shared';
 import type { IdentityContext } from '../../domain/context.js';
 import * as users from '../../domain/users/users.js';
 
 /** A request is earlier-generation by header, or (PUT user) by a snake_case-only key in its body. */
-function isEarlierGeneration(req: Request, body?: object): boolean {
+function isEarlierGeneration(req: ServiceRequest, body?: object): boolean {
   if (String(req.headers['x-api-generation'] ?? '').toLowerCase() === 'earlier') return true;
   return body !== undefined && users.EARLIER_GENERATION_KEYS.some((key) => key in body);
 }
@@ -15,7 +14,7 @@ export function userHandlers(ctx: IdentityContext): HandlerMap {
     [routes.createUser.id]: async (req, res) => {
       const { id, ...fields } = routeBody(routes.createUser, req);
       await users.createUser(ctx, applicationOf(req), id, fields);
-      res.status(201);
+      res.statusCode = 201;
       return { success: true, message: `You successfully created user ${id}` };
     },
 

@@ -1,12 +1,20 @@
 /** The links of notification mails: the button's redirect, the unsubscribe page and its one-click POST. */
+import type { ServerResponse } from 'node:http';
 import { mailRoutes as routes, routeParams, routeQuery, type HandlerMap } from '@collab/shared';
-import type { Response } from 'express';
 import type { MailServiceContext } from '../../domain/context.js';
 import { redirectTarget } from '../../domain/mails/redirect.js';
 import { isUnsubscribeToken, unsubscribe, unsubscribePages } from '../../domain/mails/unsubscribe.js';
 
-function html(res: Response, page: string): void {
-  res.status(200).type('html').set('cache-control', 'no-store').send(page);
+function html(res: ServerResponse, page: string): void {
+  res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Length': Buffer.byteLength(page) });
+  res.end(page);
+}
+
+/** A 302 to `url`, written as a header can carry it: what a URL cannot hold percent-encoded, its escapes kept. */
+function redirect(res: ServerResponse, url: string): void {
+  const location = url.replace(/%(?![0-9A-Fa-f]{2})|[^\x21-\x7E]+/g, (match) => (match === '%' ? '%25' : encodeURI(match)));
+  res.writeHead(302, { Location: location, 'Cache-Control': 'no-store', 'Content-Length': 0 });
+  res.end();
 }
 
 export function mailLinkHandlers(ctx: MailServiceContext): HandlerMap {
@@ -14,7 +22,7 @@ export function mailLinkHandlers(ctx: MailServiceContext): HandlerMap {
     [routes.redirect.id]: async (req, res) => {
       const { linkID } = routeParams(routes.redirect, req);
       const target = await redirectTarget(ctx, linkID, req.ctx.requestId);
-      if (target) res.set('cache-control', 'no-store').redirect(302, target);
+      if (target) redirect(res, target);
       else html(res, unsubscribePages.invalid());
     },
 

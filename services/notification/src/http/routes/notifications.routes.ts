@@ -1,6 +1,5 @@
 /** /v1/notifications and /v1/users/<ID>/notifications handlers. */
 import {
-  ApiError,
   applicationOf,
   clientNotificationRoutes,
   notificationRoutes as routes,
@@ -8,18 +7,11 @@ import {
   routeBody,
   routeParams,
   routeQuery,
+  viewerOf,
   type HandlerMap,
-  type Viewer,
 } from '@collab/shared';
-import type { Request } from 'express';
 import type { NotificationContext } from '../../domain/context.js';
 import * as notifications from '../../domain/notifications/notifications.js';
-
-/** The viewer the gateway verified; a client route never runs without one. */
-function viewerOf(req: Request): Viewer {
-  if (!req.ctx.viewer) throw new ApiError('invalid_session', 'No client token is associated with this request.');
-  return req.ctx.viewer;
-}
 
 export function notificationHandlers(ctx: NotificationContext): HandlerMap {
   return {

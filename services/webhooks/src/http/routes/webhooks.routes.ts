@@ -18,7 +18,7 @@ export function webhooksHandlers(ctx: WebhooksContext): HandlerMap {
       [create.id]: async (req, res) => {
         const webhookID = await registerWebhook(ctx, applicationOf(req), routeBody(create, req));
         // 201 on create and on update alike: integrations written for that answer expect it.
-        res.status(201);
+        res.statusCode = 201;
         return { success: true, message: `Successfully created webhook with id: ${webhookID}`, webhookID };
       },
       [list.id]: (req) => listWebhooks(ctx.db, applicationOf(req)),
