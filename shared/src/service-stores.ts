@@ -5,7 +5,7 @@
  */
 import type { DataSource } from 'typeorm';
 import { hasPendingMigrations } from './db.js';
-import type { CascadeTarget } from './http/cascade-router.js';
+import type { CascadeTarget } from './http/cascade-route.js';
 import type { IdempotencyStore } from './http/idempotency.js';
 import type { ReadinessCheck } from './http/readiness.js';
 import { createIdempotencyStore, type AnswerSeal } from './idempotency/index.js';
@@ -23,7 +23,7 @@ export interface ServiceStores {
   producer<Q extends QueueName>(queue: Q): Producer<Q>;
   /** The service's Idempotency-Key records, in its own schema. */
   idempotencyKeys(options: { ttlHours: number; seal?: AnswerSeal }): IdempotencyStore;
-  /** The deletion cascade as the service's internal router applies it: marks its rows and queues their purge. */
+  /** The deletion cascade as the service's /internal/cascade route applies it: marks its rows and queues their purge. */
   receiveCascade(
     purge: ReturnType<typeof definePurge>,
     queue: PurgeQueueName,

@@ -1,4 +1,4 @@
-/** Builds the conversation service's Express app; never listens, so tests mount it directly. */
+/** Builds the conversation service's request handler; never listens, so tests serve it themselves. */
 import { createServiceApp, routesOf, type ServiceAppWiring } from '@collab/shared';
 import type { ConversationContext } from './domain/context.js';
 import { clientHandlers } from './http/routes/client.routes.js';

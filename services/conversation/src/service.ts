@@ -8,7 +8,7 @@ import type { ConversationContext } from './domain/context.js';
 import { identityDirectory } from './domain/identity-directory.js';
 import { conversationPurge } from './domain/cascade/cascade.js';
 import { eventsProcessor } from './domain/events/relay.js';
-import { internalRouter } from './http/internal.router.js';
+import { internalRoutes } from './http/internal.routes.js';
 import { linkPreviewQueue } from './domain/link-previews/link-previews.js';
 import { createPageCache, fetchPage } from './domain/link-previews/pages.js';
 import { linkPreviewJobs } from './jobs/link-previews.jobs.js';
@@ -59,7 +59,7 @@ export function conversationEvents(ctx: ConversationContext, config: Conversatio
 export async function createConversationService(config: ConversationConfig, logger: Logger, isDraining?: () => boolean) {
   const stores = await openServiceStores({ dataSource: createConversationDataSource(config.DATABASE_URL, config.DB_POOL_SIZE), config, logger });
   const ctx = conversationContext(stores.db, config, logger);
-  const internal = internalRouter(ctx, stores.receiveCascade(conversationPurge, 'conversation-purge'));
+  const internal = internalRoutes(ctx, stores.receiveCascade(conversationPurge, 'conversation-purge'));
   const idempotency = stores.idempotencyKeys({ ttlHours: config.IDEMPOTENCY_TTL_HOURS });
   const app = createConversationApp(ctx, { logger, internalToken: config.INTERNAL_TOKEN, isDraining, readiness: stores.readiness, internal, idempotency });
   return {

@@ -1,4 +1,4 @@
-/** Builds identity's Express app; never listens, so tests mount it directly. */
+/** Builds identity's request handler; never listens, so tests serve it themselves. */
 import { createServiceApp, routesOf, type ServiceAppWiring } from '@collab/shared';
 import type { BatchContext } from './domain/batch/batch.js';
 import type { IdentityContext } from './domain/context.js';
@@ -14,7 +14,7 @@ import { organizationHandlers } from './http/routes/organizations.routes.js';
 import { preferencesHandlers } from './http/routes/preferences.routes.js';
 import { presenceHandlers } from './http/routes/presence.routes.js';
 import { userHandlers } from './http/routes/users.routes.js';
-import { internalRouter } from './http/internal.router.js';
+import { internalRoutes } from './http/internal.routes.js';
 
 export function createIdentityApp(
   ctx: IdentityContext,
@@ -36,6 +36,6 @@ export function createIdentityApp(
       ...batchHandlers(batch),
       ...importHandlers(imports),
     },
-    internal: internalRouter(ctx),
+    internal: internalRoutes(ctx),
   });
 }

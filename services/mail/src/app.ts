@@ -1,4 +1,4 @@
-/** Builds the mail service's Express app; never listens, so tests mount it directly. */
+/** Builds the mail service's request handler; never listens, so tests serve it themselves. */
 import { createServiceApp, routesOf, type ServiceAppWiring } from '@collab/shared';
 import type { MailServiceContext } from './domain/context.js';
 import { inboundHandlers } from './http/routes/inbound.routes.js';

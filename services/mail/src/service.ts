@@ -7,7 +7,7 @@ import type { MailConfig, MailWorkerConfig } from './config.js';
 import { createMailDataSource } from './data-source.js';
 import type { MailServiceContext } from './domain/context.js';
 import { createMailTransport } from './domain/mails/transport.js';
-import { internalRouter } from './http/internal.router.js';
+import { internalRoutes } from './http/internal.routes.js';
 
 /**
  * The context of the mail use cases: identity and conversation over internal HTTP, and for the
@@ -58,7 +58,7 @@ export function mailContext(config: MailConfig | MailWorkerConfig, db: DataSourc
 export async function createMailService(config: MailConfig, logger: Logger, isDraining?: () => boolean) {
   const stores = await openServiceStores({ dataSource: createMailDataSource(config.DATABASE_URL, config.DB_POOL_SIZE), config, logger });
   const ctx = mailContext(config, stores.db, stores.producer('mail-send'), logger);
-  const app = createMailApp(ctx, { logger, internalToken: config.INTERNAL_TOKEN, isDraining, readiness: stores.readiness, internal: internalRouter(ctx) });
+  const app = createMailApp(ctx, { logger, internalToken: config.INTERNAL_TOKEN, isDraining, readiness: stores.readiness, internal: internalRoutes(ctx) });
   return {
     app,
     ctx,

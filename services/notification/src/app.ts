@@ -1,4 +1,4 @@
-/** Builds the notification service's Express app; never listens, so tests mount it directly. */
+/** Builds the notification service's request handler; never listens, so tests serve it themselves. */
 import { createServiceApp, routesOf, type ServiceAppWiring } from '@collab/shared';
 import type { NotificationContext } from './domain/context.js';
 import { notificationHandlers } from './http/routes/notifications.routes.js';

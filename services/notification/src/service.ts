@@ -8,7 +8,7 @@ import { createNotificationDataSource } from './data-source.js';
 import { notificationPurge } from './domain/cascade/cascade.js';
 import { eventsProcessor } from './domain/events/relay.js';
 import type { NotificationContext } from './domain/context.js';
-import { internalRouter } from './http/internal.router.js';
+import { internalRoutes } from './http/internal.routes.js';
 
 /** What the use cases need, for the API process and the worker alike. */
 export function notificationContext(db: DataSource, config: NotificationConfig): NotificationContext {
@@ -31,7 +31,7 @@ export function notificationEvents(ctx: NotificationContext, config: Notificatio
 export async function createNotificationService(config: NotificationConfig, logger: Logger, isDraining?: () => boolean) {
   const stores = await openServiceStores({ dataSource: createNotificationDataSource(config.DATABASE_URL, config.DB_POOL_SIZE), config, logger });
   const ctx = notificationContext(stores.db, config);
-  const internal = internalRouter(ctx, stores.receiveCascade(notificationPurge, 'notification-purge'));
+  const internal = internalRoutes(ctx, stores.receiveCascade(notificationPurge, 'notification-purge'));
   const idempotency = stores.idempotencyKeys({ ttlHours: config.IDEMPOTENCY_TTL_HOURS });
   const app = createNotificationApp(ctx, { logger, internalToken: config.INTERNAL_TOKEN, isDraining, readiness: stores.readiness, internal, idempotency });
   return { app, ctx, close: stores.close };

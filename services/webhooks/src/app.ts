@@ -1,4 +1,4 @@
-/** Builds the webhooks service's Express app; never listens, so tests mount it directly. */
+/** Builds the webhooks service's request handler; never listens, so tests serve it themselves. */
 import { createServiceApp, routesOf, type ServiceAppWiring } from '@collab/shared';
 import type { WebhooksContext } from './domain/context.js';
 import { webhooksHandlers } from './http/routes/webhooks.routes.js';

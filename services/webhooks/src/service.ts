@@ -6,7 +6,7 @@ import type { WebhooksConfig } from './config.js';
 import { createWebhooksDataSource } from './data-source.js';
 import { webhooksPurge } from './domain/cascade/cascade.js';
 import type { WebhooksContext } from './domain/context.js';
-import { internalRouter } from './http/internal.router.js';
+import { internalRoutes } from './http/internal.routes.js';
 
 /** Application secrets and webhook settings from identity, cached and invalidated as identity publishes changes. */
 export async function followApplications(config: WebhooksConfig, logger: Logger) {
@@ -38,7 +38,7 @@ export async function createWebhooksService(config: WebhooksConfig, logger: Logg
     deliveryQueue: stores.producer('webhooks-delivery'),
     outbound: createOutboundClient({ allowedCidrs: config.OUTBOUND_ALLOWED_CIDRS }),
   };
-  const app = createWebhooksApp(ctx, { logger, internalToken: config.INTERNAL_TOKEN, isDraining, readiness: stores.readiness, internal: internalRouter(ctx, forgetting(ctx, stores.receiveCascade(webhooksPurge, 'webhooks-purge'))),
+  const app = createWebhooksApp(ctx, { logger, internalToken: config.INTERNAL_TOKEN, isDraining, readiness: stores.readiness, internal: internalRoutes(ctx, forgetting(ctx, stores.receiveCascade(webhooksPurge, 'webhooks-purge'))),
   });
   return {
     app,

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler } from 'express';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
@@ -19,6 +19,13 @@ function fromFramework(error: { type?: string; status?: number; limit?: number }
       return new ApiError('invalid_request', 'Request body could not be read.');
     default:
       return null;
+  }
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The request's logger, carrying its request id (set by the gateway's Express app). */
+    log?: Logger;
   }
 }
 
@@ -68,7 +75,3 @@ function whenBodyRead(req: IncomingMessage, res: ServerResponse, tooLarge: boole
     req.resume();
   }
 }
-
-export const notFoundMiddleware: RequestHandler = (req) => {
-  throw new ApiError('not_found', `No route for ${req.method} ${req.path}.`);
-};

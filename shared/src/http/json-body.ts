@@ -66,13 +66,13 @@ const DECOMPRESSORS: Record<string, () => Transform> = {
 const NO_BODY = Buffer.alloc(0);
 
 /**
- * Reads the raw body (at most 10 MB, once decompressed) as a Buffer. It is parsed when the handler
+ * Reads the raw body (at most `limit`, 10 MB unless given, once decompressed) as a Buffer. It is parsed when the handler
  * asks for it (`routeBody`), so that checks the API orders before the body (path ids, existence)
  * come first. A body over the limit is refused as soon as it is known to be (from its
  * Content-Length, or once 10 MB have arrived): the rest is left to sendError, which answers 413 at
  * once and discards it.
  */
-export async function readJsonBody(req: IncomingMessage): Promise<Buffer> {
+export async function readJsonBody(req: IncomingMessage, limit = MAX_JSON_BODY_BYTES): Promise<Buffer> {
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
   // Without a Content-Length or Transfer-Encoding a request has no body (HTTP/1.1): nothing to
   // wait for, the case of every GET and DELETE.
@@ -85,7 +85,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<Buffer> {
     return await getRawBody(decompressor ? req.pipe(decompressor) : req, {
       // A compressed body's Content-Length says nothing about its decompressed size.
       length: decompressor ? undefined : req.headers['content-length'],
-      limit: MAX_JSON_BODY_BYTES,
+      limit,
     });
   } catch (failure) {
     const error = failure as Error & { type?: string };

@@ -3,7 +3,8 @@
  * otherwise every check run at once, each given at most `timeoutMs`, and 200 `ready` only when all
  * passed; the body names each check with `ok` or the reason it failed.
  */
-import type { RequestHandler } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendJson } from './respond.js';
 
 export interface ReadinessCheck {
   name: string;
@@ -16,10 +17,11 @@ export interface ReadinessOptions {
   isDraining?: () => boolean;
 }
 
-export function readinessHandler(checks: readonly ReadinessCheck[], options: ReadinessOptions): RequestHandler {
+export function readinessHandler(checks: readonly ReadinessCheck[], options: ReadinessOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (_req, res) => {
     if (options.isDraining?.()) {
-      res.status(503).json({ status: 'draining' });
+      res.statusCode = 503;
+      sendJson(res, { status: 'draining' });
       return;
     }
     const results = await Promise.all(
@@ -33,7 +35,8 @@ export function readinessHandler(checks: readonly ReadinessCheck[], options: Rea
       }),
     );
     const ready = results.every(([, state]) => state === 'ok');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(results) });
+    res.statusCode = ready ? 200 : 503;
+    sendJson(res, { status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(results) });
   };
 }
 

@@ -4,37 +4,27 @@
  * with the gateway's internal credential, and errors render through the one error writer
  * (sendError).
  *
- * The route table's routes are served without Express, as the gateway serves them: they are every
- * public request, and Express's router and request decoration were a tenth of a service's CPU per
- * request. An Express app serves the rest: health, readiness, the service-to-service endpoints under
- * /internal, and 404 for paths no route knows.
+ * One plain `node:http` handler serves everything a service answers (health, readiness, the route
+ * table's routes and the service-to-service routes under /internal), as the gateway serves its hot
+ * path: Express's router and request decoration were a tenth of a service's CPU per request.
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
-import express, { type Express, type Router } from 'express';
-import { decodeViewer, type Viewer } from '../contracts/client-session.js';
+import { decodeViewer } from '../contracts/client-session.js';
 import { ApiError } from '../errors.js';
 import { INTERNAL_HEADERS } from '../internal-headers.js';
 import type { Logger } from '../logger.js';
 import { processMetrics, UNMATCHED_ROUTE, type ProcessMetrics } from '../metrics.js';
 import { RouteMatcher, type RouteMatch } from '../routes/match.js';
 import type { RouteDef } from '../routes/route.js';
-import { errorMiddleware, notFoundMiddleware, sendError } from './errors-middleware.js';
+import { sendError } from './errors-middleware.js';
 import { idempotentHandler, NO_IDEMPOTENCY_KEY, type IdempotencyStore, type IdempotentRequest } from './idempotency.js';
+import { JsonText, type InternalRoute } from './internal-routes.js';
 import { readJsonBody } from './json-body.js';
 import { readinessHandler, type ReadinessCheck } from './readiness.js';
+import type { RequestContext } from './request-context.js';
 import { sendJson } from './respond.js';
-
-export interface RequestContext {
-  requestId: string;
-  /** The application a verified server or access token belongs to. */
-  applicationId?: string;
-  /** The customer a verified application-management token belongs to. */
-  customerId?: string;
-  /** The viewer of a verified client token. */
-  viewer?: Viewer;
-}
 
 /** A request to one of the route table's routes, as its handler gets it. */
 export interface ServiceRequest extends IdempotentRequest {
@@ -46,14 +36,6 @@ export interface ServiceRequest extends IdempotentRequest {
 }
 export type ServiceResponse = ServerResponse;
 
-/** The Express side (health, readiness, /internal) gets the same context as the route handlers. */
-declare module 'express-serve-static-core' {
-  interface Request {
-    ctx: RequestContext;
-    log: Logger;
-  }
-}
-
 /** Parses, calls one use case, and returns the response body (sent as JSON with status 200). */
 export type RouteHandler = (req: ServiceRequest, res: ServiceResponse) => unknown;
 export type HandlerMap = Record<string, RouteHandler>;
@@ -64,8 +46,8 @@ export interface ServiceAppOptions {
   internalToken: string;
   routes: readonly RouteDef[];
   handlers: HandlerMap;
-  /** Service-to-service endpoints, mounted under /internal. */
-  internal?: Router;
+  /** Service-to-service endpoints, under /internal. */
+  internal?: readonly InternalRoute[];
   readiness: ReadinessCheck[];
   isDraining?: () => boolean;
   /** Where request durations are recorded; the process's metrics unless given. */
@@ -136,36 +118,43 @@ export function createServiceApp(options: ServiceAppOptions): RequestListener {
         : answeredAsJson(handlers[route.id]),
     ]),
   );
-  const site = siteApp(options, metrics);
+  const internal = new RouteMatcher(options.internal ?? []);
+  const readiness = readinessHandler(options.readiness, { timeoutMs: READINESS_TIMEOUT_MS, isDraining: options.isDraining });
 
   return (req, res) => {
     const url = req.url ?? '';
     const queryAt = url.indexOf('?');
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
-    const lookup = url.startsWith('/') ? matcher.lookup(req.method ?? '', path) : null;
-    if (lookup?.kind !== 'match') {
-      site(req, res);
-      return;
-    }
+    const method = req.method ?? '';
+    // Health checks come first: no credential, and not counted in the request durations.
+    if (path === '/healthz' && (method === 'GET' || method === 'HEAD')) return sendJson(res, { status: 'ok', service });
+    if (path === '/readyz' && (method === 'GET' || method === 'HEAD')) return void readiness(req, res);
+
+    const lookup = url.startsWith('/') ? matcher.lookup(method, path) : null;
+    const internalLookup = lookup?.kind === 'match' || !path.startsWith('/internal/') ? null : internal.lookup(method, path);
+    const route = lookup?.kind === 'match' ? lookup.match.route.path : internalLookup?.kind === 'match' ? internalLookup.match.route.path : null;
     const requestId = header(req, INTERNAL_HEADERS.requestId) ?? randomUUID();
     res.setHeader('X-Request-Id', requestId);
     const ctx = callerOf(req, internalToken, requestId);
-    metrics.timeResponse(req, res, () => (ctx ? lookup.match.route.path : UNMATCHED_ROUTE));
-    if (!ctx) {
-      sendError(req, res, new ApiError('not_found', 'Not found.'), requestLogger(logger, { requestId }));
-      return;
-    }
-    const request = Object.assign(req, {
-      ctx,
-      log: requestLogger(logger, ctx),
-      path,
-      params: {},
-      query: parseQuery(queryAt === -1 ? '' : url.slice(queryAt + 1)),
-      body: undefined,
-      idempotency: NO_IDEMPOTENCY_KEY,
-    }) satisfies ServiceRequest;
-    logRequest(request, res);
-    answer(request, res, lookup.match, serve.get(lookup.match.route)!).catch((error: unknown) => sendError(req, res, error, request.log));
+    metrics.timeResponse(req, res, () => (ctx && route) || UNMATCHED_ROUTE);
+    const log = requestLogger(logger, ctx ?? { requestId });
+    const fail = (error: unknown) => sendError(req, res, error, log);
+    // Everything but health is reachable only through the gateway (or another service).
+    if (!ctx) return fail(new ApiError('not_found', 'Not found.'));
+    logRequest(req, log, res);
+    if (lookup?.kind === 'match') {
+      const request = Object.assign(req, {
+        ctx,
+        log,
+        path,
+        params: {},
+        query: parseQuery(queryAt === -1 ? '' : url.slice(queryAt + 1)),
+        body: undefined,
+        idempotency: NO_IDEMPOTENCY_KEY,
+      }) satisfies ServiceRequest;
+      answer(request, res, lookup.match, serve.get(lookup.match.route)!).catch(fail);
+    } else if (internalLookup?.kind === 'match') answerInternal(req, res, internalLookup.match, { ctx, log }).catch(fail);
+    else fail(new ApiError('not_found', `No route for ${method} ${path}.`));
   };
 }
 
@@ -180,6 +169,28 @@ async function answer(req: ServiceRequest, res: ServerResponse, match: RouteMatc
   await handler(req, res);
 }
 
+/** A service-to-service call: its JSON body (within the route's limit) parsed, its answer sent as JSON. */
+async function answerInternal(
+  req: IncomingMessage,
+  res: ServerResponse,
+  match: RouteMatch<InternalRoute>,
+  context: { ctx: RequestContext; log: Logger },
+): Promise<void> {
+  if (match.undecodableParam !== undefined) throw new ApiError('invalid_request', 'Request path is not valid percent-encoding.');
+  const raw = await readJsonBody(req, match.route.bodyLimit);
+  let body: unknown;
+  try {
+    body = raw.length === 0 ? undefined : JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    throw new ApiError('invalid_request', `Request body is not valid JSON: ${(error as Error).message}`);
+  }
+  const answer = await match.route.handle({ ...context, params: match.params, body });
+  if (!(answer instanceof JsonText)) return sendJson(res, answer);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(answer.text));
+  res.end(answer.text);
+}
+
 /** Sends what a handler returns as JSON, unless the handler answered itself. */
 function answeredAsJson(handler: RouteHandler): RouteHandler {
   return async (req, res) => {
@@ -188,51 +199,13 @@ function answeredAsJson(handler: RouteHandler): RouteHandler {
   };
 }
 
-/** Health, readiness and /internal, behind the same internal credential; 404 for the rest. */
-function siteApp(options: ServiceAppOptions, metrics: ProcessMetrics): Express {
-  const { service, logger, internalToken } = options;
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok', service });
-  });
-  app.get('/readyz', readinessHandler(options.readiness, { timeoutMs: READINESS_TIMEOUT_MS, isDraining: options.isDraining }));
-
-  // Request durations by route pattern (health checks are not counted).
-  app.use(metrics.middleware);
-
-  // Everything below is reachable only through the gateway (or another service).
-  app.use((req, res, next) => {
-    const requestId = header(req, INTERNAL_HEADERS.requestId) ?? randomUUID();
-    res.setHeader('X-Request-Id', requestId);
-    const ctx = callerOf(req, internalToken, requestId);
-    req.log = requestLogger(logger, ctx ?? { requestId });
-    if (!ctx) {
-      next(new ApiError('not_found', 'Not found.'));
-      return;
-    }
-    req.ctx = ctx;
-    logRequest(req, res);
-    next();
-  });
-
-  if (options.internal) app.use('/internal', options.internal);
-
-  app.use(notFoundMiddleware);
-  app.use(errorMiddleware(logger));
-  return app;
-}
-
 /** At debug: the gateway logs each request once at info, with the same request id. */
-function logRequest(req: IncomingMessage & { log: Logger }, res: ServerResponse): void {
-  if (!req.log.isLevelEnabled('debug')) return;
+function logRequest(req: IncomingMessage, log: Logger, res: ServerResponse): void {
+  if (!log.isLevelEnabled('debug')) return;
   const started = process.hrtime.bigint();
-  // Taken now: a mounted router (/internal) strips its mount path from req.url while it runs.
   const url = (req.url ?? '').split('?')[0];
   res.on('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    req.log.debug({ method: req.method, url, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+    log.debug({ method: req.method, url, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
   });
 }

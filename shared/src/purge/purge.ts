@@ -8,7 +8,7 @@
  */
 import type { Job } from 'bullmq';
 import type { DataSource } from 'typeorm';
-import type { CascadeTarget } from '../http/cascade-router.js';
+import type { CascadeTarget } from '../http/cascade-route.js';
 import { purgeOrder } from '../db.js';
 import type { Logger } from '../logger.js';
 import { ENQUEUE_TIMEOUT_MS, type QueueName } from '../queues/index.js';

@@ -2,14 +2,20 @@
  * Matching request paths against the route table, with Express's defaults:
  * case-insensitive literal segments, an optional trailing slash, percent-decoded parameters.
  */
-import type { HttpMethod, RouteDef } from './route.js';
+import type { HttpMethod } from './route.js';
 
-interface CompiledRoute<R extends RouteDef> {
+/** What matching needs of a route: the route table's routes and the services' /internal ones. */
+export interface PathRoute {
+  method: HttpMethod;
+  path: string;
+}
+
+interface CompiledRoute<R extends PathRoute> {
   route: R;
   segments: { literal?: string; param?: string }[];
 }
 
-export interface RouteMatch<R extends RouteDef> {
+export interface RouteMatch<R extends PathRoute> {
   route: R;
   params: Record<string, string>;
   /**
@@ -19,13 +25,13 @@ export interface RouteMatch<R extends RouteDef> {
   undecodableParam?: string;
 }
 
-export type PathLookup<R extends RouteDef> =
+export type PathLookup<R extends PathRoute> =
   | { kind: 'match'; match: RouteMatch<R> }
   /** `path`: the route table's pattern the path matched (the first such route's), for labels and logs. */
   | { kind: 'method_not_allowed'; allowed: HttpMethod[]; path: string }
   | { kind: 'not_found' };
 
-export class RouteMatcher<R extends RouteDef> {
+export class RouteMatcher<R extends PathRoute> {
   private readonly compiled: CompiledRoute<R>[];
 
   constructor(routes: readonly R[]) {
@@ -60,7 +66,7 @@ export class RouteMatcher<R extends RouteDef> {
 }
 
 function matchSegments(
-  segments: CompiledRoute<RouteDef>['segments'],
+  segments: CompiledRoute<PathRoute>['segments'],
   parts: string[],
 ): { params: Record<string, string>; undecodableParam?: string } | null {
   if (segments.length !== parts.length) return null;

@@ -99,6 +99,7 @@ const INSERT_CHUNK_ROWS = 1000;
  */
 async function insertRows(db: Db, applicationId: string, news: readonly NewNotification[]): Promise<{ internalId: string; sourceId: string | null }[]> {
   const inserted: { internalId: string; sourceId: string | null }[] = [];
+  let position = 0;
   for (const chunk of chunks(news, INSERT_CHUNK_ROWS)) {
     const params: unknown[] = [applicationId];
     const values = chunk.map((row) => {
@@ -107,12 +108,14 @@ async function insertRows(db: Db, applicationId: string, news: readonly NewNotif
         params.push(columnValue(type, row[field] ?? (field === 'metadata' ? {} : null)));
         return `$${params.length}::${type}`;
       });
-      return `($1, ${placeholders.join(', ')})`;
+      // A batch's rows are created in the order given, a microsecond apart: lists are newest first,
+      // and one transaction's now() would otherwise leave a batch ordered by its random ids.
+      return `($1, ${placeholders.join(', ')}, now() + ${position++} * interval '1 microsecond')`;
     });
     inserted.push(
       ...(await rows<{ internalId: string; sourceId: string | null }>(
         db,
-        `INSERT INTO notification.notifications AS n (application_id, ${INSERTED.map((field) => notificationsTable.columns[field].column).join(', ')})
+        `INSERT INTO notification.notifications AS n (application_id, ${INSERTED.map((field) => notificationsTable.columns[field].column).join(', ')}, created_at)
          VALUES ${values.join(', ')}
          ON CONFLICT (application_id, source_id, recipient_id) DO NOTHING
          RETURNING ${notificationsTable.pick('internalId', 'sourceId')}`,

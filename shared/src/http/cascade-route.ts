@@ -1,18 +1,14 @@
-/** The receiving end of the deletion cascade, mounted at /internal by every dependent service. */
-import express, { type Router } from 'express';
+/** The receiving end of the deletion cascade, served at /internal/cascade by every dependent service. */
 import { cascadeContract } from '../contracts/cascade.js';
 import { ApiError, unavailable } from '../errors.js';
 import type { Infer } from '../schema/index.js';
+import { internalApplicationOf, internalRoute, SMALL_INTERNAL_BODY_BYTES, type InternalRoute } from './internal-routes.js';
 
 export type CascadeTarget = Infer<typeof cascadeContract.request>;
 
-export function cascadeRouter(
-  apply: (applicationId: string, target: CascadeTarget, requestId: string) => Promise<void>,
-): Router {
-  const router = express.Router();
-  router.post('/cascade', express.json({ limit: '64kb' }), async (req, res) => {
-    const applicationId = req.ctx.applicationId;
-    if (!applicationId) throw new ApiError('invalid_request', 'The application header is required.');
+export function cascadeRoute(apply: (applicationId: string, target: CascadeTarget, requestId: string) => Promise<void>): InternalRoute {
+  return internalRoute('POST', cascadeContract.path, SMALL_INTERNAL_BODY_BYTES, async (req) => {
+    const applicationId = internalApplicationOf(req);
     const target = cascadeContract.request.parse(req.body);
     try {
       await apply(applicationId, target, req.ctx.requestId);
@@ -22,7 +18,6 @@ export function cascadeRouter(
       req.log.warn({ err: (error as Error).message }, 'cascade not applied');
       throw unavailable('The deletion could not be applied. Try again.');
     }
-    res.json({ success: true });
+    return { success: true };
   });
-  return router;
 }
