@@ -30,7 +30,7 @@ async function freshApplication(): Promise<TestApplication> {
 async function putUsers(client: ApiClient, users: Record<string, object>): Promise<void> {
   for (const [id, body] of Object.entries(users)) {
     const response = await client.put(`/v1/users/${encodeURIComponent(id)}`, body);
-    expect(response.status).toBe(200);
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
   }
 }
 
@@ -99,6 +99,24 @@ describe('GET /v1/users: shape and order', () => {
     });
     expect(full).toMatchObject({ id: 'full', ...fullFields });
     for (const user of response.body.users) expect(user.createdTimestamp).toMatch(ISO_WITH_MILLIS);
+  });
+
+  it('lists each user exactly as GET /v1/users/<ID> answers it, without the groups', async () => {
+    const { client } = await freshApplication();
+    await putUsers(client, {
+      quoted: { name: 'O\'Brien "the \\ first" 😀', email: 'o@example.com', metadata: { n: 1.5, big: 12345678901, t: true, s: 'ü\n\t' } },
+      plain: { name: 'Plain', email: 'p@example.com', short_name: 'P', profile_picture_url: 'https://example.com/p.png' },
+    });
+    const listed = (await list(client)).body.users as ListedUser[];
+    expect(listed.map((user) => user.id)).toEqual(['plain', 'quoted']);
+    for (const user of listed) {
+      const { groups, organizations, groupIDsWithLinkedChatProfile, groupIDsWithLinkedSlackProfile, ...single } = (
+        await client.get(`/v1/users/${user.id}`)
+      ).body;
+      expect([groups, organizations, groupIDsWithLinkedChatProfile, groupIDsWithLinkedSlackProfile]).toEqual([[], [], [], []]);
+      expect(Object.keys(user)).toEqual(Object.keys(single));
+      expect(user).toEqual(single);
+    }
   });
 
   it('orders users by the code-point order of their IDs', async () => {

@@ -27,11 +27,6 @@ export interface InternalRoute {
   handle: (req: InternalRequest) => Promise<unknown>;
 }
 
-/** An answer already serialised as JSON (built by PostgreSQL): sent without parsing it again. */
-export class JsonText {
-  constructor(readonly text: string) {}
-}
-
 /** The body limit of most internal calls: a request names a few ids. */
 export const SMALL_INTERNAL_BODY_BYTES = 64 * 1024;
 

@@ -2,9 +2,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 
-/** Sends `body` as JSON with the response's status (200 unless the handler set another). */
+/** An answer already serialised as JSON (built by PostgreSQL): sent without parsing it again. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** Sends `body` as JSON (a JsonText as it is) with the response's status (200 unless the handler set another). */
 export function sendJson(res: ServerResponse, body: unknown): void {
-  const text = JSON.stringify(body) ?? '';
+  const text = body instanceof JsonText ? body.text : (JSON.stringify(body) ?? '');
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);

@@ -20,7 +20,7 @@ import { RouteMatcher, type RouteMatch } from '../routes/match.js';
 import type { RouteDef } from '../routes/route.js';
 import { sendError } from './errors-middleware.js';
 import { idempotentHandler, NO_IDEMPOTENCY_KEY, type IdempotencyStore, type IdempotentRequest } from './idempotency.js';
-import { JsonText, type InternalRoute } from './internal-routes.js';
+import type { InternalRoute } from './internal-routes.js';
 import { readJsonBody } from './json-body.js';
 import { readinessHandler, type ReadinessCheck } from './readiness.js';
 import type { RequestContext } from './request-context.js';
@@ -184,11 +184,7 @@ async function answerInternal(
   } catch (error) {
     throw new ApiError('invalid_request', `Request body is not valid JSON: ${(error as Error).message}`);
   }
-  const answer = await match.route.handle({ ...context, params: match.params, body });
-  if (!(answer instanceof JsonText)) return sendJson(res, answer);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(answer.text));
-  res.end(answer.text);
+  sendJson(res, await match.route.handle({ ...context, params: match.params, body }));
 }
 
 /** Sends what a handler returns as JSON, unless the handler answered itself. */

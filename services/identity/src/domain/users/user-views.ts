@@ -3,16 +3,17 @@ import type { UserRow } from '../../entities/index.js';
 import { userAnswerFields } from '@collab/shared';
 import { columnOf, type UserKey } from './user-keys.js';
 
-const ANSWERED = (Object.keys(userAnswerFields) as UserKey[]).map((key) => [key, columnOf(key)] as const);
+/** The keys of a user answer between `id` and `createdTimestamp`, each with the column it is read from (null: none). */
+export const USER_ANSWERED_KEYS = (Object.keys(userAnswerFields) as UserKey[]).map((key) => [key, columnOf(key)] as const);
 
 /**
- * A user in GET /v1/users: every key the user requests take, in the answers' order, read from
+ * A user as the API answers it: every key the user requests take, in the answers' order, read from
  * the column it is stored in (null for a key stored nowhere), between the id and the creation time.
+ * GET /v1/users has PostgreSQL write its page from the same keys (usersRepository.listPageJson).
  */
 export function userListItem(user: UserRow): { id: string } & Record<UserKey, unknown> & { createdTimestamp: string } {
-  // Assigned in place (no entries array, no spread): a page builds 200 of these per request.
   const item: Record<string, unknown> = { id: user.externalId };
-  for (const [key, column] of ANSWERED) item[key] = column === null ? null : user[column];
+  for (const [key, column] of USER_ANSWERED_KEYS) item[key] = column === null ? null : user[column];
   item.createdTimestamp = user.createdAt.toISOString();
   return item as { id: string } & Record<UserKey, unknown> & { createdTimestamp: string };
 }
