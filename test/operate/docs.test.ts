@@ -208,7 +208,8 @@ describe('the runnable command blocks, against a running system', () => {
         body: JSON.stringify({ type: 'url-verification', event: {} }),
       });
       expect(forged.status).toBe(401);
-      expect(printed).toContain('refused: ');
+      // The receiver's line reaches this process's pipe after its answer, not before.
+      await until(async () => printed.includes('refused: '), 'the receiver to print the refusal');
     } finally {
       child.kill();
       rmSync(file, { force: true });
