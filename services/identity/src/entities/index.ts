@@ -1,21 +1,22 @@
 /**
  * The identity schema as TypeORM entities. They describe the tables the migrations create (a test
  * checks that generating a migration from them yields nothing); queries live in repositories.
- * The batch and import records are in their own files; this one lists them all.
+ * The batch, import, preference and presence records are in files named by their topic (as in
+ * every service: a topic that grows leaves index.ts for its own file); this one lists them all.
  */
 import { idempotencyKeyEntity, outboxEntity } from '@collab/shared/storage';
 import { EntitySchema } from 'typeorm';
-import { BatchEntity } from './batch.entity.js';
-import { ImportChunkEntity, ImportFileChunkEntity, ImportMappingEntity, ImportRecordEntity } from './imports.entity.js';
-import { UserPreferencesEntity } from './preferences.entity.js';
-import { DurablePresenceEntity } from './presence.entity.js';
+import { BatchEntity } from './batch.js';
+import { ImportChunkEntity, ImportFileChunkEntity, ImportMappingEntity, ImportRecordEntity } from './imports.js';
+import { UserPreferencesEntity } from './preferences.js';
+import { DurablePresenceEntity } from './presence.js';
 import { IDENTITY_SCHEMA } from './schema.js';
 
 export { IDENTITY_SCHEMA } from './schema.js';
-export * from './batch.entity.js';
-export * from './imports.entity.js';
-export * from './preferences.entity.js';
-export * from './presence.entity.js';
+export * from './batch.js';
+export * from './imports.js';
+export * from './preferences.js';
+export * from './presence.js';
 
 /**
  * Customer and application secrets are stored encrypted (domain/secrets.ts): `secretEncrypted`
