@@ -159,7 +159,7 @@ export function createServiceApp(options: ServiceAppOptions): RequestListener {
 }
 
 async function answer(req: ServiceRequest, res: ServerResponse, match: RouteMatch<RouteDef>, handler: RouteHandler): Promise<void> {
-  // The gateway refuses such a path first; a direct call gets what Express answered.
+  // Through the gateway such a path is refused before (invalid_field, naming the parameter).
   if (match.undecodableParam !== undefined) throw new ApiError('invalid_request', 'Request path is not valid percent-encoding.');
   req.params = match.params;
   // Bodies are read to the end even where the route takes none: Node stops reading a keep-alive
