@@ -1,19 +1,21 @@
 /** Small SQL helpers every repository uses. */
 import type { EntitySchema, EntitySchemaColumnOptions } from 'typeorm';
 
-/** What repositories need from TypeORM: `query`, on the data source or inside a transaction. */
+/**
+ * What repositories need from TypeORM: `query`, on the data source or inside a transaction. Its
+ * answer is `unknown` here, so that a read cannot pass TypeORM's untyped rows on: it goes through
+ * `rows<Row>`, which names what it reads.
+ */
 export interface Queryable {
-  // TypeORM's own signature returns any; repositories type their rows at the call site.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  query(sql: string, parameters?: unknown[]): Promise<any>;
+  query(sql: string, parameters?: unknown[]): Promise<unknown>;
 }
 
 /**
  * The rows a statement answers, as the caller's row type: the one place where TypeORM's untyped
  * answer becomes a row, so that a read names what it reads instead of passing `any` on.
  */
-export function rows<Row>(db: Queryable, sql: string, parameters?: unknown[]): Promise<Row[]> {
-  return db.query(sql, parameters);
+export async function rows<Row>(db: Queryable, sql: string, parameters?: unknown[]): Promise<Row[]> {
+  return (await db.query(sql, parameters)) as Row[];
 }
 
 /**
@@ -31,11 +33,8 @@ export function chunks<T>(items: readonly T[], size: number): T[][] {
  * with `[rows, rowCount]`, which is easy to misread.
  */
 export async function countAffected(db: Queryable, statement: string, parameters: unknown[]): Promise<number> {
-  const rows: { count: number }[] = await db.query(
-    `WITH affected AS (${statement} RETURNING 1) SELECT count(*)::int AS count FROM affected`,
-    parameters,
-  );
-  return rows[0].count;
+  const [{ count }] = await rows<{ count: number }>(db, `WITH affected AS (${statement} RETURNING 1) SELECT count(*)::int AS count FROM affected`, parameters);
+  return count;
 }
 
 /**

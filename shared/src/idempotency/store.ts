@@ -15,7 +15,7 @@ import {
   type IdempotencyStore,
   type StoredAnswer,
 } from '../http/idempotency.js';
-import { countAffected, deleteBatch, drainBatches, type Queryable } from '../sql.js';
+import { countAffected, deleteBatch, drainBatches, rows, type Queryable } from '../sql.js';
 
 /** Encrypts stored answers (identity's answers carry application secrets); `context` binds a sealed answer to its key. */
 export interface AnswerSeal {
@@ -60,16 +60,18 @@ export function createIdempotencyStore(db: DataSource, options: IdempotencyStore
     const claim = randomUUID();
     const fresh = [scopeId, key, route, fingerprint, claim, LEASE_SECONDS, options.ttlHours];
     // Waits for a concurrent request inserting the same key to commit, then conflicts.
-    const inserted: unknown[] = await tx.query(
+    const inserted = await countAffected(
+      tx,
       `INSERT INTO ${table} (scope_id, key, route, fingerprint, claim, locked_until, expires_at)
        VALUES ($1, $2, $3, $4, $5, clock_timestamp() + make_interval(secs => $6), clock_timestamp() + make_interval(hours => $7))
-       ON CONFLICT (scope_id, key) DO NOTHING RETURNING 1`,
+       ON CONFLICT (scope_id, key) DO NOTHING`,
       fresh,
     );
     const claimed: ClaimOutcome = { kind: 'claimed', ref: { scopeId, key, claim } };
-    if (inserted.length > 0) return claimed;
+    if (inserted > 0) return claimed;
 
-    const [state]: KeyState[] = await tx.query(
+    const [state] = await rows<KeyState>(
+      tx,
       `SELECT route, fingerprint, answer, locked_until > clock_timestamp() AS locked, expires_at <= clock_timestamp() AS expired
        FROM ${table} WHERE scope_id = $1 AND key = $2 FOR UPDATE`,
       [scopeId, key],

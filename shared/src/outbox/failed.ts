@@ -2,7 +2,7 @@
  * The operator's side of failed outbox entries (refused by the service they go to, kept with
  * their reason): listing them, and re-queueing them once the cause is fixed.
  */
-import { countAffected, type Queryable } from '../sql.js';
+import { countAffected, rows, type Queryable } from '../sql.js';
 import { OUTBOX_FAILED_AT } from './outbox.js';
 import { outboxChannel } from './relay.js';
 
@@ -17,7 +17,8 @@ export interface FailedOutboxEntry {
 
 /** The failed entries of `schema`'s outbox, oldest first. */
 export async function failedOutboxEntries(db: Queryable, schema: string): Promise<FailedOutboxEntry[]> {
-  return db.query(
+  return rows<FailedOutboxEntry>(
+    db,
     `SELECT id, application_id AS "applicationId", topic, attempts, created_at AS "createdAt", coalesce(last_error, '') AS "lastError"
      FROM "${schema}"."outbox" WHERE available_at = '${OUTBOX_FAILED_AT}' ORDER BY created_at, id`,
   );

@@ -14,7 +14,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Infer, ObjectSchema, Shape } from '../schema/index.js';
-import type { Queryable } from '../sql.js';
+import { rows, type Queryable } from '../sql.js';
 import { outboxChannel, startOutboxRelay, type OutboxProcessor } from './relay.js';
 
 export type OutboxTopics = Record<string, ObjectSchema<Shape>>;
@@ -248,7 +248,8 @@ export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T):
       return db.transaction(async (tx) => {
         await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`outbox:${schema}`]);
         // Not SKIP LOCKED: an entry a request is running (processNow) is waited for, not overtaken.
-        const entries: StoredEntry[] = await tx.query(
+        const entries = await rows<StoredEntry>(
+          tx,
           `SELECT ${ENTRY_COLUMNS} FROM ${table} WHERE available_at <= clock_timestamp()
            ORDER BY created_at, id LIMIT $1 FOR UPDATE`,
           [RELAY_BATCH_SIZE],
@@ -270,7 +271,7 @@ export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T):
 
       async processNow(id) {
         const failure = await db.transaction(async (tx) => {
-          const [entry]: StoredEntry[] = await tx.query(`SELECT ${ENTRY_COLUMNS} FROM ${table} WHERE id = $1 FOR UPDATE`, [id]);
+          const [entry] = await rows<StoredEntry>(tx, `SELECT ${ENTRY_COLUMNS} FROM ${table} WHERE id = $1 FOR UPDATE`, [id]);
           // Gone: a relay ran it meanwhile.
           if (!entry) return null;
           const error = await runLocked(tx, entry);
@@ -284,14 +285,16 @@ export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T):
       async drain(proceed = () => true) {
         while (proceed() && (await runOldestDue(proceed)));
         // Measured by Postgres's clock, which also set available_at.
-        const [next]: { ms: number | null }[] = await db.query(
+        const [next] = await rows<{ ms: number | null }>(
+          db,
           `SELECT (extract(epoch FROM min(available_at) - clock_timestamp()) * 1000)::float8 AS ms FROM ${table} WHERE available_at <> '${OUTBOX_FAILED_AT}'`,
         );
         return next.ms === null ? null : Math.max(0, next.ms);
       },
 
       async backlog() {
-        const [row]: { entries: number; age: number | null; failed: number }[] = await db.query(
+        const [row] = await rows<{ entries: number; age: number | null; failed: number }>(
+          db,
           `SELECT count(*) FILTER (WHERE NOT failed)::int AS entries, count(*) FILTER (WHERE failed)::int AS failed,
              extract(epoch FROM clock_timestamp() - min(created_at) FILTER (WHERE NOT failed))::float8 AS age
            FROM (SELECT created_at, available_at = '${OUTBOX_FAILED_AT}' AS failed FROM ${table}) entries`,

@@ -12,7 +12,7 @@ import type { CascadeTarget } from '../http/cascade-route.js';
 import { purgeOrder } from '../db.js';
 import type { Logger } from '../logger.js';
 import { ENQUEUE_TIMEOUT_MS, type QueueName } from '../queues/index.js';
-import { deleteBatch, drainBatches, purgePace, type PurgeSettings, type Queryable } from '../sql.js';
+import { deleteBatch, drainBatches, purgePace, rows, type PurgeSettings, type Queryable } from '../sql.js';
 import { applicationPurgeRequests } from './requests.js';
 
 /** The jobs of every `<service>-purge` queue, and their data. */
@@ -154,8 +154,9 @@ export function definePurge({ schema, mark, tables }: PurgeDefinition) {
      */
     async pendingJobs(db: Queryable) {
       const data = (applicationId: string) => ({ applicationId, requestId: 'pending-work' });
-      const markedRows: { applicationId: string }[] = marksRows
-        ? await db.query(
+      const markedRows = marksRows
+        ? await rows<{ applicationId: string }>(
+            db,
             tables.map(({ table }) => `SELECT DISTINCT application_id AS "applicationId" FROM ${table} WHERE purging_at IS NOT NULL`).join(' UNION '),
           )
         : [];

@@ -4,7 +4,7 @@
  * kept after that as a tombstone (application ids are never reused), so that work arriving later
  * from another service finds the application deleted (admitsWrites).
  */
-import type { Queryable } from '../sql.js';
+import { rows, type Queryable } from '../sql.js';
 
 export function applicationPurgeRequests(schema: string) {
   const table = `${schema}.application_purges`;
@@ -20,16 +20,17 @@ export function applicationPurgeRequests(schema: string) {
 
     /** The request id of the application's pending deletion, or null. */
     async find(db: Queryable, applicationId: string): Promise<string | null> {
-      const rows: { requestId: string }[] = await db.query(
+      const [row] = await rows<{ requestId: string }>(
+        db,
         `SELECT request_id AS "requestId" FROM ${table} WHERE application_id = $1 AND completed_at IS NULL`,
         [applicationId],
       );
-      return rows[0]?.requestId ?? null;
+      return row?.requestId ?? null;
     },
 
     /** Whether the application's deletion was ever recorded here, pending or completed. */
     async deleted(db: Queryable, applicationId: string): Promise<boolean> {
-      return (await db.query(`SELECT 1 FROM ${table} WHERE application_id = $1`, [applicationId])).length > 0;
+      return (await rows<unknown>(db, `SELECT 1 FROM ${table} WHERE application_id = $1`, [applicationId])).length > 0;
     },
 
     /** Marks the deletion a job handled completed, unless a newer request replaced it. */
@@ -39,8 +40,8 @@ export function applicationPurgeRequests(schema: string) {
 
     /** Applications whose recorded deletion has not been handled yet. */
     async pending(db: Queryable): Promise<string[]> {
-      const rows: { applicationId: string }[] = await db.query(`SELECT application_id AS "applicationId" FROM ${table} WHERE completed_at IS NULL`);
-      return rows.map((row) => row.applicationId);
+      const found = await rows<{ applicationId: string }>(db, `SELECT application_id AS "applicationId" FROM ${table} WHERE completed_at IS NULL`);
+      return found.map((row) => row.applicationId);
     },
   };
 }

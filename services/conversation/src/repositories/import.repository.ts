@@ -5,14 +5,10 @@
  * importing again or resuming changes nothing. Nothing here records events: imported history
  * already happened and must not be delivered to webhooks again.
  */
-import { rows, type ImportedRow, type Queryable } from '@collab/shared';
+import { countAffected, rows, type ImportedRow, type Queryable } from '@collab/shared';
 import { messagesTable, threadsTable } from './tables.js';
 
 const onConflict = (overwrite: boolean, key: string, set: string) => (overwrite ? `ON CONFLICT (${key}) DO UPDATE SET ${set}` : `ON CONFLICT (${key}) DO NOTHING`);
-
-async function insertedCount(db: Queryable, sql: string, params: unknown[]): Promise<number> {
-  return (await rows<unknown>(db, sql, params)).length;
-}
 
 /**
  * The distinct threads or messages a batch names. Joined on them as well as on the rows, the
@@ -122,28 +118,26 @@ export const importRepository = {
   },
 
   async reactions(db: Queryable, applicationId: string, batch: ImportedRow<'reactions'>[], overwrite: boolean): Promise<number> {
-    return insertedCount(
+    return countAffected(
       db,
       `INSERT INTO conversation.message_reactions (message_id, user_id, reaction, reacted_at)
        SELECT m.internal_id, r."userID", r.reaction, r.timestamp
        FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS ("messageRef" bigint, "userID" text, reaction text, timestamp timestamptz)) WITH ORDINALITY AS r
        JOIN conversation.messages m ON m.internal_id = r."messageRef" AND m.application_id = $1 AND m.internal_id = ANY($3::bigint[])
        ORDER BY r.ordinality
-       ${onConflict(overwrite, 'message_id, user_id, reaction', 'reacted_at = EXCLUDED.reacted_at')}
-       RETURNING 1`,
+       ${onConflict(overwrite, 'message_id, user_id, reaction', 'reacted_at = EXCLUDED.reacted_at')}`,
       [applicationId, JSON.stringify(batch), refsOf(batch, (row) => row.messageRef)],
     );
   },
 
   async mentions(db: Queryable, applicationId: string, batch: ImportedRow<'mentions'>[]): Promise<number> {
-    return insertedCount(
+    return countAffected(
       db,
       `INSERT INTO conversation.message_mentions (message_id, user_id)
        SELECT m.internal_id, r."userID"
        FROM jsonb_to_recordset($2::jsonb) AS r("messageRef" bigint, "userID" text)
        JOIN conversation.messages m ON m.internal_id = r."messageRef" AND m.application_id = $1 AND m.internal_id = ANY($3::bigint[])
-       ON CONFLICT (message_id, user_id) DO NOTHING
-       RETURNING 1`,
+       ON CONFLICT (message_id, user_id) DO NOTHING`,
       [applicationId, JSON.stringify(batch), refsOf(batch, (row) => row.messageRef)],
     );
   },
@@ -154,7 +148,7 @@ export const importRepository = {
    * status (the bytes then follow again).
    */
   async files(db: Queryable, applicationId: string, batch: ImportedRow<'files'>[], overwrite: boolean): Promise<number> {
-    return insertedCount(
+    return countAffected(
       db,
       `INSERT INTO conversation.files AS f (id, application_id, owner_id, name, mime_type, size, upload_status, created_at)
        SELECT r.id, $1, r."ownerID", r.name, r."mimeType", r.size, r."uploadStatus", r."createdTimestamp"
@@ -164,8 +158,7 @@ export const importRepository = {
            ? `ON CONFLICT (id) DO UPDATE SET owner_id = EXCLUDED.owner_id, name = EXCLUDED.name, mime_type = EXCLUDED.mime_type, size = EXCLUDED.size,
                 upload_status = EXCLUDED.upload_status, created_at = EXCLUDED.created_at WHERE f.application_id = $1`
            : 'ON CONFLICT (id) DO NOTHING'
-       }
-       RETURNING 1`,
+       }`,
       [applicationId, JSON.stringify(batch)],
     );
   },
@@ -175,12 +168,11 @@ export const importRepository = {
    * same bytes); the last one marks the file uploaded. Only this application's files.
    */
   async fileChunk(db: Queryable, applicationId: string, chunk: { fileID: string; seq: number; data: Buffer; last: boolean }): Promise<number> {
-    const inserted = await insertedCount(
+    const inserted = await countAffected(
       db,
       `INSERT INTO conversation.file_chunks (file_id, seq, data)
        SELECT f.id, $3, $4 FROM conversation.files f WHERE f.id = $2 AND f.application_id = $1 AND octet_length($4::bytea) > 0
-       ON CONFLICT (file_id, seq) DO NOTHING
-       RETURNING 1`,
+       ON CONFLICT (file_id, seq) DO NOTHING`,
       [applicationId, chunk.fileID, chunk.seq, chunk.data],
     );
     if (chunk.last)
@@ -193,7 +185,7 @@ export const importRepository = {
 
   /** Attachments in the dump's order (their `seq`), of this application's messages and files. */
   async attachments(db: Queryable, applicationId: string, batch: ImportedRow<'attachments'>[]): Promise<number> {
-    return insertedCount(
+    return countAffected(
       db,
       `INSERT INTO conversation.message_attachments (message_id, file_id)
        SELECT m.internal_id, f.id
@@ -201,23 +193,21 @@ export const importRepository = {
        JOIN conversation.messages m ON m.internal_id = r."messageRef" AND m.application_id = $1 AND m.internal_id = ANY($3::bigint[])
        JOIN conversation.files f ON f.id = r."fileID" AND f.application_id = $1
        ORDER BY r.ordinality
-       ON CONFLICT (message_id, file_id) DO NOTHING
-       RETURNING 1`,
+       ON CONFLICT (message_id, file_id) DO NOTHING`,
       [applicationId, JSON.stringify(batch), refsOf(batch, (row) => row.messageRef)],
     );
   },
 
   /** Participants keep the dump's order: the order in which threads list them. */
   async participants(db: Queryable, applicationId: string, batch: ImportedRow<'participants'>[], overwrite: boolean): Promise<number> {
-    return insertedCount(
+    return countAffected(
       db,
       `INSERT INTO conversation.thread_participants (thread_id, user_id, last_seen_at, subscribed)
        SELECT t.internal_id, r."userID", r."lastSeenTimestamp", r.subscribed
        FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS ("threadRef" bigint, "userID" text, "lastSeenTimestamp" timestamptz, subscribed boolean)) WITH ORDINALITY AS r
        JOIN conversation.threads t ON t.internal_id = r."threadRef" AND t.application_id = $1 AND t.internal_id = ANY($3::bigint[])
        ORDER BY r.ordinality
-       ${onConflict(overwrite, 'thread_id, user_id', 'last_seen_at = EXCLUDED.last_seen_at, subscribed = EXCLUDED.subscribed')}
-       RETURNING 1`,
+       ${onConflict(overwrite, 'thread_id, user_id', 'last_seen_at = EXCLUDED.last_seen_at, subscribed = EXCLUDED.subscribed')}`,
       [applicationId, JSON.stringify(batch), refsOf(batch, (row) => row.threadRef)],
     );
   },

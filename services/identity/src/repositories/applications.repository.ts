@@ -1,5 +1,5 @@
 /** All SQL about applications. */
-import { countAffected, entityColumns, sqlTable, type Queryable } from '@collab/shared';
+import { countAffected, entityColumns, rows, sqlTable, type Queryable } from '@collab/shared';
 import { ApplicationEntity, type ApplicationRow } from '../entities/index.js';
 
 /** identity.applications as `a`: its columns are those of its entity. */
@@ -13,27 +13,29 @@ export type ApplicationFields = Partial<
 export const applicationsRepository = {
   /** Any customer's application: used to verify server tokens, which carry only the app id. */
   async findById(db: Queryable, applicationId: string): Promise<ApplicationRow | null> {
-    const rows: ApplicationRow[] = await db.query(`SELECT ${APPLICATION_COLUMNS} FROM identity.applications a WHERE a.id = $1`, [
+    const [row] = await rows<ApplicationRow>(db, `SELECT ${APPLICATION_COLUMNS} FROM identity.applications a WHERE a.id = $1`, [
       applicationId,
     ]);
-    return rows[0] ?? null;
+    return row ?? null;
   },
 
   async find(db: Queryable, customerId: string, applicationId: string): Promise<ApplicationRow | null> {
-    const rows: ApplicationRow[] = await db.query(
+    const [row] = await rows<ApplicationRow>(
+      db,
       `SELECT ${APPLICATION_COLUMNS} FROM identity.applications a WHERE a.customer_id = $1 AND a.id = $2`,
       [customerId, applicationId],
     );
-    return rows[0] ?? null;
+    return row ?? null;
   },
 
   /** Every customer's applications, for the operator CLI. */
   async listAll(db: Queryable): Promise<ApplicationRow[]> {
-    return db.query(`SELECT ${APPLICATION_COLUMNS} FROM identity.applications a ORDER BY a.created_at, a.id`);
+    return rows<ApplicationRow>(db, `SELECT ${APPLICATION_COLUMNS} FROM identity.applications a ORDER BY a.created_at, a.id`);
   },
 
   async list(db: Queryable, customerId: string): Promise<ApplicationRow[]> {
-    return db.query(
+    return rows<ApplicationRow>(
+      db,
       `SELECT ${APPLICATION_COLUMNS} FROM identity.applications a WHERE a.customer_id = $1 ORDER BY a.created_at, a.id`,
       [customerId],
     );
@@ -70,7 +72,8 @@ export const applicationsRepository = {
     graceHours: number,
   ): Promise<Date | null | undefined> {
     // Wrapped in a SELECT: TypeORM answers a bare UPDATE … RETURNING with [rows, rowCount].
-    const rows: { previousSecretExpiresAt: Date | null }[] = await db.query(
+    const found = await rows<{ previousSecretExpiresAt: Date | null }>(
+      db,
       `WITH rotated AS (
          UPDATE identity.applications SET
            previous_secret_encrypted = CASE WHEN $4::int > 0 THEN secret_encrypted END,
@@ -81,7 +84,7 @@ export const applicationsRepository = {
        SELECT previous_secret_expires_at AS "previousSecretExpiresAt" FROM rotated`,
       [customerId, applicationId, secretEncrypted, graceHours],
     );
-    return rows.length === 0 ? undefined : rows[0].previousSecretExpiresAt;
+    return found.length === 0 ? undefined : found[0].previousSecretExpiresAt;
   },
 
   /** Stops accepting the previous secret now (it stays stored, expired, until the next rotation); false when none was accepted. */

@@ -8,7 +8,7 @@
  * PostgreSQL's 65,535 bind parameters. The batch itself is recorded in identity.batches (its
  * state and outcome), written by the request and by the job.
  */
-import { chunks, columnValue, deleteBatch, type ColumnMap, type ErrorBody, type Queryable } from '@collab/shared';
+import { chunks, columnValue, deleteBatch, rows, type ColumnMap, type ErrorBody, type Queryable } from '@collab/shared';
 import type { BatchRow, BatchState } from '../entities/index.js';
 import { groupsTable, type GroupFields } from './groups.repository.js';
 import { usersTable, type UserFields } from './users.repository.js';
@@ -29,10 +29,10 @@ async function updateFields<F extends object>(
   db: Queryable,
   { name, columns }: { name: string; columns: ColumnMap<F> },
   applicationId: string,
-  rows: readonly { externalId: string; fields: F }[],
+  items: readonly { externalId: string; fields: F }[],
 ): Promise<void> {
   const byKeys = new Map<string, { keys: (keyof F & string)[]; rows: { externalId: string; fields: F }[] }>();
-  for (const row of rows) {
+  for (const row of items) {
     const keys = (Object.keys(row.fields) as (keyof F & string)[]).filter((key) => Object.hasOwn(columns, key)).sort();
     if (keys.length === 0) continue;
     const signature = keys.join(',');
@@ -72,13 +72,14 @@ async function updateFields<F extends object>(
  */
 async function lockInIdOrder(db: Queryable, table: string, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
   if (externalIds.length === 0) return new Map();
-  const rows: { externalId: string; internalId: string }[] = await db.query(
+  const found = await rows<{ externalId: string; internalId: string }>(
+    db,
     `SELECT external_id AS "externalId", internal_id AS "internalId" FROM ${table}
      WHERE application_id = $1 AND external_id = ANY($2::text[])
      ORDER BY external_id FOR NO KEY UPDATE`,
     [applicationId, externalIds],
   );
-  return new Map(rows.map((row) => [row.externalId, row.internalId]));
+  return new Map(found.map((row) => [row.externalId, row.internalId]));
 }
 
 /** What a batch's record tells about it. */
@@ -103,11 +104,11 @@ export const batchRepository = {
 
   /** The record of one of the application's batches, or null. */
   async find(db: Queryable, applicationId: string, jobId: string): Promise<BatchRecord | null> {
-    const rows: BatchRecord[] = await db.query(`SELECT ${RECORD_COLUMNS} FROM identity.batches WHERE job_id = $1 AND application_id = $2`, [
+    const [row] = await rows<BatchRecord>(db, `SELECT ${RECORD_COLUMNS} FROM identity.batches WHERE job_id = $1 AND application_id = $2`, [
       jobId,
       applicationId,
     ]);
-    return rows[0] ?? null;
+    return row ?? null;
   },
 
   /** A job took the batch up: `active` unless it already finished. */
@@ -122,11 +123,12 @@ export const batchRepository = {
    * application was deleted).
    */
   async lock(db: Queryable, jobId: string): Promise<(BatchRecord & Pick<BatchRow, 'payload'>) | null> {
-    const rows: (BatchRecord & Pick<BatchRow, 'payload'>)[] = await db.query(
+    const [row] = await rows<BatchRecord & Pick<BatchRow, 'payload'>>(
+      db,
       `SELECT ${RECORD_COLUMNS}, payload FROM identity.batches WHERE job_id = $1 FOR UPDATE`,
       [jobId],
     );
-    return rows[0] ?? null;
+    return row ?? null;
   },
 
   /**
@@ -152,7 +154,7 @@ export const batchRepository = {
 
   /** Batches not finished yet (waiting, or active when their job was lost), oldest first. */
   async unfinished(db: Queryable): Promise<Pick<BatchRow, 'jobId' | 'applicationId'>[]> {
-    return db.query(`SELECT job_id AS "jobId", application_id AS "applicationId" FROM identity.batches WHERE finished_at IS NULL ORDER BY created_at`);
+    return rows<Pick<BatchRow, "applicationId" | "jobId">>(db, `SELECT job_id AS "jobId", application_id AS "applicationId" FROM identity.batches WHERE finished_at IS NULL ORDER BY created_at`);
   },
 
   /** Deletes up to `limit` records in `state` that finished more than `hours` ago; returns how many. */
@@ -162,11 +164,12 @@ export const batchRepository = {
   /** Which of the given groups exist (no lock: the synchronous validation of a request). */
   async existingGroupIds(db: Queryable, applicationId: string, externalIds: readonly string[]): Promise<Set<string>> {
     if (externalIds.length === 0) return new Set();
-    const rows: { externalId: string }[] = await db.query(
+    const found = await rows<{ externalId: string }>(
+      db,
       `SELECT external_id AS "externalId" FROM identity.groups WHERE application_id = $1 AND external_id = ANY($2::text[])`,
       [applicationId, [...new Set(externalIds)]],
     );
-    return new Set(rows.map((row) => row.externalId));
+    return new Set(found.map((row) => row.externalId));
   },
 
   /**
@@ -174,8 +177,8 @@ export const batchRepository = {
    * deleted while the batch writes rows that reference it.
    */
   async lockApplication(db: Queryable, applicationId: string): Promise<boolean> {
-    const rows: unknown[] = await db.query(`SELECT 1 FROM identity.applications WHERE id = $1 FOR KEY SHARE`, [applicationId]);
-    return rows.length > 0;
+    const found = await rows<unknown>(db, `SELECT 1 FROM identity.applications WHERE id = $1 FOR KEY SHARE`, [applicationId]);
+    return found.length > 0;
   },
 
   /** Creates the users that do not exist yet, bare (defaults), in id order. */
@@ -193,18 +196,18 @@ export const batchRepository = {
   lockUsers: (db: Queryable, applicationId: string, externalIds: readonly string[]) => lockInIdOrder(db, usersTable.name, applicationId, externalIds),
 
   /** Writes exactly the provided fields of each user (the rows exist and are locked). */
-  async updateUsers(db: Queryable, applicationId: string, rows: readonly { externalId: string; fields: UserFields }[]): Promise<void> {
-    await updateFields(db, usersTable, applicationId, rows);
+  async updateUsers(db: Queryable, applicationId: string, items: readonly { externalId: string; fields: UserFields }[]): Promise<void> {
+    await updateFields(db, usersTable, applicationId, items);
   },
 
   /** Creates the groups that do not exist yet with their name, in id order. */
-  async insertMissingGroups(db: Queryable, applicationId: string, rows: readonly { externalId: string; name: string }[]): Promise<void> {
-    if (rows.length === 0) return;
+  async insertMissingGroups(db: Queryable, applicationId: string, items: readonly { externalId: string; name: string }[]): Promise<void> {
+    if (items.length === 0) return;
     await db.query(
       `INSERT INTO identity.groups (application_id, external_id, name)
        SELECT $1, t.id, t.name FROM unnest($2::text[], $3::text[]) AS t(id, name) ORDER BY t.id COLLATE "C"
        ON CONFLICT (application_id, external_id) DO NOTHING`,
-      [applicationId, rows.map((row) => row.externalId), rows.map((row) => row.name)],
+      [applicationId, items.map((row) => row.externalId), items.map((row) => row.name)],
     );
   },
 
@@ -212,8 +215,8 @@ export const batchRepository = {
   lockGroups: (db: Queryable, applicationId: string, externalIds: readonly string[]) => lockInIdOrder(db, groupsTable.name, applicationId, externalIds),
 
   /** Writes exactly the provided fields of each group (the rows exist and are locked). */
-  async updateGroups(db: Queryable, applicationId: string, rows: readonly { externalId: string; fields: GroupFields }[]): Promise<void> {
-    await updateFields(db, groupsTable, applicationId, rows);
+  async updateGroups(db: Queryable, applicationId: string, items: readonly { externalId: string; fields: GroupFields }[]): Promise<void> {
+    await updateFields(db, groupsTable, applicationId, items);
   },
 
   /**

@@ -1,5 +1,5 @@
 /** SQL of the client-token reads: users as the viewer may see them. Every method takes the application id first. */
-import type { Queryable } from '@collab/shared';
+import { rows, type Queryable } from '@collab/shared';
 import type { UserRow } from '../entities/index.js';
 import { usersTable } from './users.repository.js';
 
@@ -9,7 +9,8 @@ export const clientRepository = {
   /** The named users who are members of at least one of the groups (by external id). */
   async usersInGroups(db: Queryable, applicationId: string, groupIds: readonly string[], userIds: readonly string[]): Promise<UserRow[]> {
     if (groupIds.length === 0 || userIds.length === 0) return [];
-    return db.query(
+    return rows<UserRow>(
+      db,
       `SELECT ${USER_COLUMNS} FROM identity.users u
        WHERE u.application_id = $1 AND u.external_id = ANY($3::text[]) AND EXISTS (
          SELECT 1 FROM identity.group_members m JOIN identity.groups g ON g.internal_id = m.group_id
@@ -20,7 +21,8 @@ export const clientRepository = {
 
   /** The first `limit` members of the group not marked deleted, by internal id. */
   async activeMembers(db: Queryable, applicationId: string, groupId: string, limit: number): Promise<UserRow[]> {
-    return db.query(
+    return rows<UserRow>(
+      db,
       `SELECT ${USER_COLUMNS} FROM identity.users u
        JOIN identity.group_members m ON m.user_id = u.internal_id
        JOIN identity.groups g ON g.internal_id = m.group_id

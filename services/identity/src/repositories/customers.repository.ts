@@ -1,5 +1,5 @@
 /** All SQL about customers, the owners of applications. */
-import { entityColumns, sqlTable, type Queryable } from '@collab/shared';
+import { entityColumns, rows, sqlTable, type Queryable } from '@collab/shared';
 import { CustomerEntity, type CustomerRow } from '../entities/index.js';
 
 /** identity.customers as `c`: its columns are those of its entity. */
@@ -7,27 +7,29 @@ const customersTable = sqlTable('identity.customers', 'c', entityColumns(Custome
 
 export const customersRepository = {
   async find(db: Queryable, customerId: string): Promise<CustomerRow | null> {
-    const rows: CustomerRow[] = await db.query(
+    const [row] = await rows<CustomerRow>(
+      db,
       `SELECT ${customersTable.select} FROM identity.customers c WHERE c.id = $1`,
       [customerId],
     );
-    return rows[0] ?? null;
+    return row ?? null;
   },
 
   async count(db: Queryable): Promise<number> {
-    const rows: { count: string }[] = await db.query(`SELECT count(*) AS count FROM identity.customers`);
-    return Number(rows[0].count);
+    const [row] = await rows<{ count: string }>(db, `SELECT count(*) AS count FROM identity.customers`);
+    return Number(row.count);
   },
 
   /** The first `limit` customers by creation, with how many applications each has (the operator's list). */
   async listWithApplicationCounts(db: Queryable, limit: number): Promise<{ id: string; createdAt: Date; applications: number }[]> {
-    const rows: { id: string; createdAt: Date; applications: number }[] = await db.query(
+    const found = await rows<{ id: string; createdAt: Date; applications: number }>(
+      db,
       `SELECT c.id, c.created_at AS "createdAt",
               (SELECT count(*)::int FROM identity.applications a WHERE a.customer_id = c.id) AS applications
        FROM identity.customers c ORDER BY c.created_at, c.id LIMIT $1`,
       [limit],
     );
-    return rows;
+    return found;
   },
 
   /** Creates the customer or sets its (sealed) secret. */

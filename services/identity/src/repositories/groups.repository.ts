@@ -17,11 +17,12 @@ export const groupsRepository = {
    * on the group) is not blocked by it, so the two cannot deadlock.
    */
   async find(db: Queryable, applicationId: string, externalId: string, forUpdate = false): Promise<GroupRow | null> {
-    const rows: GroupRow[] = await db.query(
+    const [row] = await rows<GroupRow>(
+      db,
       `SELECT ${GROUP_COLUMNS} FROM identity.groups g WHERE g.application_id = $1 AND g.external_id = $2${forUpdate ? ' FOR NO KEY UPDATE' : ''}`,
       [applicationId, externalId],
     );
-    return rows[0] ?? null;
+    return row ?? null;
   },
 
   /**
@@ -33,13 +34,14 @@ export const groupsRepository = {
    */
   async lockUsers(db: Queryable, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
     if (externalIds.length === 0) return new Map();
-    const rows: { externalId: string; internalId: string }[] = await db.query(
+    const found = await rows<{ externalId: string; internalId: string }>(
+      db,
       `SELECT u.external_id AS "externalId", u.internal_id AS "internalId" FROM identity.users u
        WHERE u.application_id = $1 AND u.external_id = ANY($2::text[])
        ORDER BY u.internal_id FOR KEY SHARE`,
       [applicationId, [...new Set(externalIds)]],
     );
-    return new Map(rows.map((row) => [row.externalId, row.internalId]));
+    return new Map(found.map((row) => [row.externalId, row.internalId]));
   },
 
   /**
@@ -51,26 +53,28 @@ export const groupsRepository = {
    */
   async internalIds(db: Queryable, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
     if (externalIds.length === 0) return new Map();
-    const rows: { externalId: string; internalId: string }[] = await db.query(
+    const found = await rows<{ externalId: string; internalId: string }>(
+      db,
       `SELECT external_id AS "externalId", internal_id AS "internalId" FROM identity.groups
        WHERE application_id = $1 AND external_id = ANY($2::text[])
        ORDER BY internal_id FOR KEY SHARE`,
       [applicationId, [...new Set(externalIds)]],
     );
-    return new Map(rows.map((row) => [row.externalId, row.internalId]));
+    return new Map(found.map((row) => [row.externalId, row.internalId]));
   },
 
   async insertIfAbsent(db: Queryable, applicationId: string, externalId: string, fields: GroupFields): Promise<GroupRow | null> {
     const params: unknown[] = [applicationId, externalId];
     const written = groupsTable.write(fields, params);
-    const rows: GroupRow[] = await db.query(
+    const [row] = await rows<GroupRow>(
+      db,
       `INSERT INTO identity.groups AS g (${['application_id', 'external_id', ...written.columns].join(', ')})
        VALUES (${['$1', '$2', ...written.placeholders].join(', ')})
        ON CONFLICT (application_id, external_id) DO NOTHING
        RETURNING ${GROUP_COLUMNS}`,
       params,
     );
-    return rows[0] ?? null;
+    return row ?? null;
   },
 
   async update(db: Queryable, applicationId: string, internalId: string, fields: GroupFields): Promise<void> {
@@ -81,7 +85,7 @@ export const groupsRepository = {
   },
 
   async list(db: Queryable, applicationId: string): Promise<GroupRow[]> {
-    return db.query(`SELECT ${GROUP_COLUMNS} FROM identity.groups g WHERE g.application_id = $1 ORDER BY g.internal_id`, [
+    return rows<GroupRow>(db, `SELECT ${GROUP_COLUMNS} FROM identity.groups g WHERE g.application_id = $1 ORDER BY g.internal_id`, [
       applicationId,
     ]);
   },
@@ -136,7 +140,8 @@ export const groupsRepository = {
 
   /** Members in the order they were added. */
   async members(db: Queryable, applicationId: string, groupId: string): Promise<UserRow[]> {
-    return db.query(
+    return rows<UserRow>(
+      db,
       `SELECT ${usersTable.select} FROM identity.group_members m JOIN identity.users u ON u.internal_id = m.user_id
        WHERE m.application_id = $1 AND m.group_id = $2 ORDER BY m.added_seq`,
       [applicationId, groupId],
@@ -150,7 +155,8 @@ export const groupsRepository = {
     groupId: string,
     options: { afterUserId: string | null; limit: number },
   ): Promise<UserRow[]> {
-    return db.query(
+    return rows<UserRow>(
+      db,
       `SELECT ${usersTable.select} FROM identity.group_members m JOIN identity.users u ON u.internal_id = m.user_id
        WHERE m.application_id = $1 AND m.group_id = $2 AND ($3::bigint IS NULL OR m.user_id > $3::bigint)
        ORDER BY m.user_id LIMIT $4`,
@@ -159,10 +165,11 @@ export const groupsRepository = {
   },
 
   async countMembers(db: Queryable, applicationId: string, groupId: string): Promise<number> {
-    const rows: { count: string }[] = await db.query(
+    const [row] = await rows<{ count: string }>(
+      db,
       `SELECT count(*) AS count FROM identity.group_members WHERE application_id = $1 AND group_id = $2`,
       [applicationId, groupId],
     );
-    return Number(rows[0].count);
+    return Number(row.count);
   },
 };

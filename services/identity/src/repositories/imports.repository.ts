@@ -3,7 +3,7 @@
  * ids, and identity's own part of the data (customers, applications, users, groups, memberships).
  * Rows arrive in batches as JSON (jsonb_to_recordset: no bind-parameter limit).
  */
-import type { Queryable } from '@collab/shared';
+import { countAffected, rows, type Queryable } from '@collab/shared';
 import type { ImportMappingRow, ImportRecordRow } from '../entities/index.js';
 
 const RECORD_COLUMNS = `id, customer_id AS "customerId", state, overwrite, with_files AS "withFiles", dump_bytes AS "dumpBytes", bytes_read AS "bytesRead",
@@ -50,21 +50,22 @@ export const importsRepository = {
   /** How many bytes of each of these files were given with the import (files not given are absent). */
   async fileSizes(db: Queryable, importId: string, fileIds: string[]): Promise<Map<string, number>> {
     if (fileIds.length === 0) return new Map();
-    const rows: { fileId: string; bytes: string }[] = await db.query(
+    const found = await rows<{ fileId: string; bytes: string }>(
+      db,
       `SELECT file_id AS "fileId", sum(octet_length(data))::text AS bytes FROM identity.import_file_chunks
        WHERE import_id = $1 AND file_id = ANY($2::uuid[]) GROUP BY file_id`,
       [importId, fileIds],
     );
-    return new Map(rows.map((row) => [row.fileId, Number(row.bytes)]));
+    return new Map(found.map((row) => [row.fileId, Number(row.bytes)]));
   },
 
   async fileChunk(db: Queryable, importId: string, fileId: string, seq: number): Promise<Buffer | null> {
-    const rows: { data: Buffer }[] = await db.query(`SELECT data FROM identity.import_file_chunks WHERE import_id = $1 AND file_id = $2 AND seq = $3`, [
+    const [row] = await rows<{ data: Buffer }>(db, `SELECT data FROM identity.import_file_chunks WHERE import_id = $1 AND file_id = $2 AND seq = $3`, [
       importId,
       fileId,
       seq,
     ]);
-    return rows[0]?.data ?? null;
+    return row?.data ?? null;
   },
 
   async addChunk(db: Queryable, importId: string, seq: number, data: Buffer): Promise<void> {
@@ -73,8 +74,8 @@ export const importsRepository = {
   },
 
   async chunk(db: Queryable, importId: string, seq: number): Promise<Buffer | null> {
-    const rows: { data: Buffer }[] = await db.query(`SELECT data FROM identity.import_chunks WHERE import_id = $1 AND seq = $2`, [importId, seq]);
-    return rows[0]?.data ?? null;
+    const [row] = await rows<{ data: Buffer }>(db, `SELECT data FROM identity.import_chunks WHERE import_id = $1 AND seq = $2`, [importId, seq]);
+    return row?.data ?? null;
   },
 
   /**
@@ -84,7 +85,8 @@ export const importsRepository = {
    */
   async firstChunkWith(db: Queryable, importId: string, markers: readonly string[]): Promise<number | null> {
     const overlap = Math.max(...markers.map((marker) => Buffer.byteLength(marker)));
-    const rows: { seq: number }[] = await db.query(
+    const [row] = await rows<{ seq: number }>(
+      db,
       `SELECT seq FROM (
          SELECT seq, data, lag(substring(data FROM greatest(octet_length(data) - $3 + 1, 1))) OVER (ORDER BY seq) AS tail
          FROM identity.import_chunks WHERE import_id = $1) c
@@ -93,25 +95,25 @@ export const importsRepository = {
        ORDER BY seq LIMIT 1`,
       [importId, markers.map((marker) => Buffer.from(marker)), overlap],
     );
-    return rows[0]?.seq ?? null;
+    return row?.seq ?? null;
   },
 
   async find(db: Queryable, importId: string): Promise<ImportRecordRow | null> {
-    const rows: ImportRecordRow[] = await db.query(`SELECT ${RECORD_COLUMNS} FROM identity.imports WHERE id = $1`, [importId]);
-    return rows[0] ?? null;
+    const [row] = await rows<ImportRecordRow>(db, `SELECT ${RECORD_COLUMNS} FROM identity.imports WHERE id = $1`, [importId]);
+    return row ?? null;
   },
 
   async findOfCustomer(db: Queryable, customerId: string, importId: string): Promise<ImportRecordRow | null> {
-    const rows: ImportRecordRow[] = await db.query(`SELECT ${RECORD_COLUMNS} FROM identity.imports WHERE customer_id = $1 AND id = $2`, [
+    const [row] = await rows<ImportRecordRow>(db, `SELECT ${RECORD_COLUMNS} FROM identity.imports WHERE customer_id = $1 AND id = $2`, [
       customerId,
       importId,
     ]);
-    return rows[0] ?? null;
+    return row ?? null;
   },
 
   /** Imports not finished, for re-queueing their job when Redis lost it. */
   async unfinished(db: Queryable): Promise<{ id: string; customerId: string }[]> {
-    return db.query(`SELECT id, customer_id AS "customerId" FROM identity.imports WHERE state IN ('waiting', 'active') ORDER BY created_at`);
+    return rows<{ id: string; customerId: string }>(db, `SELECT id, customer_id AS "customerId" FROM identity.imports WHERE state IN ('waiting', 'active') ORDER BY created_at`);
   },
 
   async start(db: Queryable, importId: string): Promise<void> {
@@ -152,7 +154,8 @@ export const importsRepository = {
 
   async mappings(db: Queryable, customerId: string, kind: MappingKind, originalIds: string[]): Promise<Mapping[]> {
     if (originalIds.length === 0) return [];
-    return db.query(
+    return rows<Mapping>(
+      db,
       `SELECT original_id AS "originalId", application_id AS "applicationId", external_id AS "externalId", ref, parent_ref AS "parentRef"
        FROM identity.import_mappings WHERE customer_id = $1 AND kind = $2 AND original_id = ANY($3::uuid[])`,
       [customerId, kind, [...new Set(originalIds)]],
@@ -214,16 +217,18 @@ export const importsRepository = {
    * Inserts the users that are not stored yet (with `overwrite`, replaces those that are) and
    * answers the stored state of those already there before, for the comparison that finds conflicts.
    */
-  async users(db: Queryable, rows: ImportedUser[], overwrite: boolean): Promise<{ inserted: string[]; existing: ImportedUser[] }> {
-    const json = JSON.stringify(rows);
-    const existing: ImportedUser[] = await db.query(
+  async users(db: Queryable, items: ImportedUser[], overwrite: boolean): Promise<{ inserted: string[]; existing: ImportedUser[] }> {
+    const json = JSON.stringify(items);
+    const existing = await rows<ImportedUser>(
+      db,
       `SELECT u.application_id AS "applicationId", u.external_id AS id, u.name, u.email, u.short_name AS "shortName",
          u.profile_picture_url AS "profilePictureURL", u.status, u.metadata, u.created_at AS "createdTimestamp"
        FROM jsonb_to_recordset($1::jsonb) AS r("applicationId" uuid, id text)
        JOIN identity.users u ON u.application_id = r."applicationId" AND u.external_id = r.id`,
       [json],
     );
-    const inserted: { id: string }[] = await db.query(
+    const inserted = await rows<{ id: string }>(
+      db,
       `INSERT INTO identity.users AS u (application_id, external_id, name, email, short_name, profile_picture_url, status, metadata, created_at)
        SELECT r."applicationId", r.id, r.name, r.email, r."shortName", r."profilePictureURL", r.status, COALESCE(r.metadata, '{}'), r."createdTimestamp"
        FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS ("applicationId" uuid, id text, name text, email text, "shortName" text, "profilePictureURL" text,
@@ -241,15 +246,17 @@ export const importsRepository = {
     return { inserted: inserted.map((row) => row.id), existing };
   },
 
-  async groups(db: Queryable, rows: ImportedGroup[], overwrite: boolean): Promise<{ inserted: string[]; existing: ImportedGroup[] }> {
-    const json = JSON.stringify(rows);
-    const existing: ImportedGroup[] = await db.query(
+  async groups(db: Queryable, items: ImportedGroup[], overwrite: boolean): Promise<{ inserted: string[]; existing: ImportedGroup[] }> {
+    const json = JSON.stringify(items);
+    const existing = await rows<ImportedGroup>(
+      db,
       `SELECT g.application_id AS "applicationId", g.external_id AS id, g.name, g.status, g.metadata, g.created_at AS "createdTimestamp"
        FROM jsonb_to_recordset($1::jsonb) AS r("applicationId" uuid, id text)
        JOIN identity.groups g ON g.application_id = r."applicationId" AND g.external_id = r.id`,
       [json],
     );
-    const inserted: { id: string }[] = await db.query(
+    const inserted = await rows<{ id: string }>(
+      db,
       `INSERT INTO identity.groups AS g (application_id, external_id, name, status, metadata, created_at)
        SELECT r."applicationId", r.id, r.name, r.status, COALESCE(r.metadata, '{}'), r."createdTimestamp"
        FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS ("applicationId" uuid, id text, name text, status text, metadata jsonb, "createdTimestamp" timestamptz))
@@ -265,18 +272,18 @@ export const importsRepository = {
   },
 
   /** Memberships in the dump's order (groups list their members in the order they were added). */
-  async memberships(db: Queryable, rows: { applicationId: string; groupID: string; userID: string }[]): Promise<number> {
-    const inserted: unknown[] = await db.query(
+  async memberships(db: Queryable, items: { applicationId: string; groupID: string; userID: string }[]): Promise<number> {
+    const inserted = await countAffected(
+      db,
       `INSERT INTO identity.group_members (group_id, user_id, application_id)
        SELECT g.internal_id, u.internal_id, r."applicationId"
        FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS ("applicationId" uuid, "groupID" text, "userID" text)) WITH ORDINALITY AS r
        JOIN identity.groups g ON g.application_id = r."applicationId" AND g.external_id = r."groupID"
        JOIN identity.users u ON u.application_id = r."applicationId" AND u.external_id = r."userID"
        ORDER BY r.ordinality
-       ON CONFLICT (group_id, user_id) DO NOTHING
-       RETURNING 1`,
-      [JSON.stringify(rows)],
+       ON CONFLICT (group_id, user_id) DO NOTHING`,
+      [JSON.stringify(items)],
     );
-    return inserted.length;
+    return inserted;
   },
 };

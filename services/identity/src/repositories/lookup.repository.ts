@@ -1,5 +1,5 @@
 /** Reads other services need from identity, answered in as few queries as possible. */
-import type { Queryable } from '@collab/shared';
+import { rows, type Queryable } from '@collab/shared';
 
 export interface LookedUpUser {
   id: string;
@@ -42,7 +42,7 @@ export const lookupRepository = {
    * passed through, never parsed into rows here.
    */
   async lookup(db: Queryable, applicationId: string, userExternalIds: readonly string[], groupExternalId: string | null): Promise<string> {
-    const [row]: { answer: string }[] = await db.query(lookupStatements.lookup, [applicationId, [...new Set(userExternalIds)], groupExternalId]);
+    const [row] = await rows<{ answer: string }>(db, lookupStatements.lookup, [applicationId, [...new Set(userExternalIds)], groupExternalId]);
     return row.answer;
   },
 };

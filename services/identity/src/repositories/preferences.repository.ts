@@ -1,5 +1,5 @@
 /** All SQL about users' notification preferences. Every method takes the application id first. */
-import type { Queryable } from '@collab/shared';
+import { countAffected, rows, type Queryable } from '@collab/shared';
 
 export interface NotificationChannels {
   sendViaEmail: boolean;
@@ -17,13 +17,14 @@ export const DEFAULT_CHANNELS: NotificationChannels = { sendViaEmail: true, send
 export const preferencesRepository = {
   /** The user's channels (defaults when never set), or null when there is no such user. */
   async find(db: Queryable, applicationId: string, userId: string): Promise<NotificationChannels | null> {
-    const rows: NotificationChannels[] = await db.query(
+    const [row] = await rows<NotificationChannels>(
+      db,
       `SELECT COALESCE(p.send_via_email, true) AS "sendViaEmail", COALESCE(p.send_via_slack, true) AS "sendViaSlack"
        FROM identity.users u LEFT JOIN identity.user_preferences p ON p.user_id = u.internal_id
        WHERE u.application_id = $1 AND u.external_id = $2`,
       [applicationId, userId],
     );
-    return rows[0] ?? null;
+    return row ?? null;
   },
 
   /**
@@ -31,39 +32,40 @@ export const preferencesRepository = {
    * value. False when there is no such user.
    */
   async merge(db: Queryable, applicationId: string, userId: string, channels: Partial<NotificationChannels>): Promise<boolean> {
-    const rows: unknown[] = await db.query(
+    const found = await countAffected(
+      db,
       `INSERT INTO identity.user_preferences AS p (user_id, application_id, send_via_email, send_via_slack)
        SELECT u.internal_id, u.application_id, COALESCE($3, true), COALESCE($4, true)
        FROM identity.users u WHERE u.application_id = $1 AND u.external_id = $2
        ON CONFLICT (user_id) DO UPDATE SET send_via_email = COALESCE($3, p.send_via_email),
-         send_via_slack = COALESCE($4, p.send_via_slack), updated_at = now()
-       RETURNING 1`,
+         send_via_slack = COALESCE($4, p.send_via_slack), updated_at = now()`,
       [applicationId, userId, channels.sendViaEmail ?? null, channels.sendViaSlack ?? null],
     );
-    return rows.length > 0;
+    return found > 0;
   },
 
   /**
    * Imported channels (users of the rows' application); a user's stored ones are replaced only
    * when overwriting. Answers how many were written.
    */
-  async importMany(db: Queryable, applicationId: string, rows: UserChannels[], overwrite: boolean): Promise<number> {
-    const written: unknown[] = await db.query(
+  async importMany(db: Queryable, applicationId: string, items: UserChannels[], overwrite: boolean): Promise<number> {
+    const written = await countAffected(
+      db,
       `INSERT INTO identity.user_preferences AS p (user_id, application_id, send_via_email, send_via_slack)
        SELECT u.internal_id, u.application_id, r."sendViaEmail", r."sendViaSlack"
        FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS ("userID" text, "sendViaEmail" boolean, "sendViaSlack" boolean)) WITH ORDINALITY AS r
        JOIN identity.users u ON u.application_id = $1 AND u.external_id = r."userID"
        ORDER BY r.ordinality
-       ON CONFLICT (user_id) DO ${overwrite ? 'UPDATE SET send_via_email = EXCLUDED.send_via_email, send_via_slack = EXCLUDED.send_via_slack, updated_at = now()' : 'NOTHING'}
-       RETURNING 1`,
-      [applicationId, JSON.stringify(rows)],
+       ON CONFLICT (user_id) DO ${overwrite ? 'UPDATE SET send_via_email = EXCLUDED.send_via_email, send_via_slack = EXCLUDED.send_via_slack, updated_at = now()' : 'NOTHING'}`,
+      [applicationId, JSON.stringify(items)],
     );
-    return written.length;
+    return written;
   },
 
   /** A page of stored channels in user order, after the user's internal id `after`. */
   async page(db: Queryable, applicationId: string, after: string, limit: number): Promise<(UserChannels & { internalId: string })[]> {
-    return db.query(
+    return rows<UserChannels & { internalId: string }>(
+      db,
       `SELECT p.user_id AS "internalId", u.external_id AS "userID", p.send_via_email AS "sendViaEmail", p.send_via_slack AS "sendViaSlack"
        FROM identity.user_preferences p JOIN identity.users u ON u.internal_id = p.user_id
        WHERE p.application_id = $1 AND p.user_id > $2::bigint
@@ -77,7 +79,8 @@ export const preferencesRepository = {
    * whether each is a member of the group (external id) the mail's thread is in.
    */
   async mailRecipients(db: Queryable, applicationId: string, userIds: readonly string[], groupId: string): Promise<MailRecipient[]> {
-    return db.query(
+    return rows<MailRecipient>(
+      db,
       `SELECT u.external_id AS id, u.name, u.short_name AS "shortName", u.email, u.status,
               COALESCE(p.send_via_email, true) AS "sendViaEmail",
               EXISTS (SELECT 1 FROM identity.group_members m JOIN identity.groups g ON g.internal_id = m.group_id

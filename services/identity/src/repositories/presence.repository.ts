@@ -4,7 +4,7 @@
  * location and its expiry; the hash itself expires with its latest update. Every key carries the
  * application as its cluster hash tag, so an application's presence is found under one pattern.
  */
-import type { FlatJson, RedisClient, Queryable } from '@collab/shared';
+import { rows, type FlatJson, type Queryable, type RedisClient } from '@collab/shared';
 
 /** A location as JSON with sorted keys: equal locations, equal text. */
 export function locationKey(location: FlatJson): string {
@@ -41,7 +41,8 @@ export const durablePresenceRepository = {
     userId?: string,
   ): Promise<DurableRecord[]> {
     if (groupIds.length === 0) return [];
-    return db.query(
+    return rows<DurableRecord>(
+      db,
       `SELECT DISTINCT ON (p.user_id) p.user_id AS "userId", u.external_id AS "externalUserId",
               p.location, p.last_present_at AS "lastPresentAt"
        FROM identity.durable_presence p JOIN identity.users u ON u.internal_id = p.user_id
@@ -145,16 +146,18 @@ export type EphemeralPresenceStore = ReturnType<typeof ephemeralPresenceStore>;
 /** Memberships as presence reads them: who may see whom. */
 export const presenceScopeRepository = {
   async isMember(db: Queryable, applicationId: string, groupId: string, userId: string): Promise<boolean> {
-    const rows: unknown[] = await db.query(
+    const found = await rows<unknown>(
+      db,
       `SELECT 1 FROM identity.group_members WHERE application_id = $1 AND group_id = $2 AND user_id = $3`,
       [applicationId, groupId, userId],
     );
-    return rows.length > 0;
+    return found.length > 0;
   },
 
   /** The user's groups (internal and external ids), oldest membership first. */
   async groupsOf(db: Queryable, applicationId: string, userId: string): Promise<{ internalId: string; externalId: string }[]> {
-    return db.query(
+    return rows<{ internalId: string; externalId: string }>(
+      db,
       `SELECT g.internal_id AS "internalId", g.external_id AS "externalId"
        FROM identity.group_members m JOIN identity.groups g ON g.internal_id = m.group_id
        WHERE m.application_id = $1 AND m.user_id = $2 ORDER BY m.added_seq`,
@@ -165,22 +168,24 @@ export const presenceScopeRepository = {
   /** Internal ids of the application's groups named. */
   async internalIds(db: Queryable, applicationId: string, externalIds: readonly string[]): Promise<string[]> {
     if (externalIds.length === 0) return [];
-    const rows: { internalId: string }[] = await db.query(
+    const found = await rows<{ internalId: string }>(
+      db,
       `SELECT internal_id AS "internalId" FROM identity.groups WHERE application_id = $1 AND external_id = ANY($2::text[])`,
       [applicationId, externalIds],
     );
-    return rows.map((row) => row.internalId);
+    return found.map((row) => row.internalId);
   },
 
   /** External ids of the members of the groups, by internal id. */
   async memberIds(db: Queryable, applicationId: string, groupIds: readonly string[]): Promise<Map<string, string>> {
     if (groupIds.length === 0) return new Map();
-    const rows: { internalId: string; externalId: string }[] = await db.query(
+    const found = await rows<{ internalId: string; externalId: string }>(
+      db,
       `SELECT DISTINCT u.internal_id AS "internalId", u.external_id AS "externalId"
        FROM identity.group_members m JOIN identity.users u ON u.internal_id = m.user_id
        WHERE m.application_id = $1 AND m.group_id = ANY($2::bigint[])`,
       [applicationId, groupIds],
     );
-    return new Map(rows.map((row) => [row.internalId, row.externalId]));
+    return new Map(found.map((row) => [row.internalId, row.externalId]));
   },
 };

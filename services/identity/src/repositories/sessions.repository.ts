@@ -1,5 +1,5 @@
 /** All SQL about access-token sessions. */
-import { countAffected, type Queryable } from '@collab/shared';
+import { countAffected, rows, type Queryable } from '@collab/shared';
 import type { SessionRow } from '../entities/index.js';
 
 export const sessionsRepository = {
@@ -13,12 +13,13 @@ export const sessionsRepository = {
   },
 
   async find(db: Queryable, sessionId: string): Promise<SessionRow | null> {
-    const rows: SessionRow[] = await db.query(
+    const [row] = await rows<SessionRow>(
+      db,
       `SELECT id, application_id AS "applicationId", issued_at AS "issuedAt", expires_at AS "expiresAt"
        FROM identity.sessions WHERE id = $1`,
       [sessionId],
     );
-    return rows[0] ?? null;
+    return row ?? null;
   },
 
   /** Clears the expiry: the token then answers `expired_access_token` ("revoked"). */

@@ -1,5 +1,5 @@
 /** All SQL about the stored secrets of customers and applications. */
-import type { Queryable } from '@collab/shared';
+import { rows, type Queryable } from '@collab/shared';
 
 export type SecretTable = 'customers' | 'applications';
 
@@ -7,23 +7,24 @@ export type SecretTable = 'customers' | 'applications';
 export const storedSecretsRepository = {
   /** Secrets stored in plaintext, locked until the transaction ends. */
   async lockPlaintext(db: Queryable, table: SecretTable): Promise<{ id: string; plaintextSecret: string }[]> {
-    return db.query(`SELECT id, plaintext_secret AS "plaintextSecret" FROM identity.${table} WHERE plaintext_secret IS NOT NULL FOR UPDATE`);
+    return rows<{ id: string; plaintextSecret: string }>(db, `SELECT id, plaintext_secret AS "plaintextSecret" FROM identity.${table} WHERE plaintext_secret IS NOT NULL FOR UPDATE`);
   },
 
   /** Replaces the plaintext of these rows by their sealed secrets, in one statement. */
-  async storeEncrypted(db: Queryable, table: SecretTable, rows: { id: string; secretEncrypted: string }[]): Promise<void> {
+  async storeEncrypted(db: Queryable, table: SecretTable, items: { id: string; secretEncrypted: string }[]): Promise<void> {
     await db.query(
       `UPDATE identity.${table} t SET secret_encrypted = u.sealed, plaintext_secret = NULL
        FROM unnest($1::uuid[], $2::text[]) AS u(id, sealed) WHERE t.id = u.id`,
-      [rows.map((row) => row.id), rows.map((row) => row.secretEncrypted)],
+      [items.map((row) => row.id), items.map((row) => row.secretEncrypted)],
     );
   },
 
   async oldestEncrypted(db: Queryable, table: SecretTable): Promise<{ id: string; secretEncrypted: string } | null> {
-    const rows: { id: string; secretEncrypted: string }[] = await db.query(
+    const [row] = await rows<{ id: string; secretEncrypted: string }>(
+      db,
       `SELECT id, secret_encrypted AS "secretEncrypted" FROM identity.${table}
        WHERE secret_encrypted IS NOT NULL ORDER BY created_at, id LIMIT 1`,
     );
-    return rows[0] ?? null;
+    return row ?? null;
   },
 };

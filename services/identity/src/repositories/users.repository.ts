@@ -76,11 +76,12 @@ function containing(text: string | undefined): string | null {
 
 export const usersRepository = {
   async find(db: Queryable, applicationId: string, externalId: string, forUpdate = false): Promise<UserRow | null> {
-    const rows: UserRow[] = await db.query(
+    const [row] = await rows<UserRow>(
+      db,
       `SELECT ${USER_COLUMNS} FROM identity.users u WHERE u.application_id = $1 AND u.external_id = $2${forUpdate ? ' FOR NO KEY UPDATE' : ''}`,
       [applicationId, externalId],
     );
-    return rows[0] ?? null;
+    return row ?? null;
   },
 
   /**
@@ -88,22 +89,23 @@ export const usersRepository = {
    * in one statement.
    */
   async findWithGroupIds(db: Queryable, applicationId: string, externalId: string): Promise<(UserRow & { groupIds: string[] }) | null> {
-    const rows: (UserRow & { groupIds: string[] })[] = await db.query(usersStatements.findWithGroupIds, [applicationId, externalId]);
-    return rows[0] ?? null;
+    const [row] = await rows<UserRow & { groupIds: string[] }>(db, usersStatements.findWithGroupIds, [applicationId, externalId]);
+    return row ?? null;
   },
 
   /** Inserts the user unless it exists; returns the new row, or null when it already existed. */
   async insertIfAbsent(db: Queryable, applicationId: string, externalId: string, fields: UserFields): Promise<UserRow | null> {
     const params: unknown[] = [applicationId, externalId];
     const written = usersTable.write(fields, params);
-    const rows: UserRow[] = await db.query(
+    const [row] = await rows<UserRow>(
+      db,
       `INSERT INTO identity.users AS u (${['application_id', 'external_id', ...written.columns].join(', ')})
        VALUES (${['$1', '$2', ...written.placeholders].join(', ')})
        ON CONFLICT (application_id, external_id) DO NOTHING
        RETURNING ${USER_COLUMNS}`,
       params,
     );
-    return rows[0] ?? null;
+    return row ?? null;
   },
 
   /**
@@ -120,16 +122,17 @@ export const usersRepository = {
   ): Promise<{ internalId: string; created: boolean } | null> {
     const values: unknown[] = [applicationId, externalId];
     const written = usersTable.write(fields, values);
-    const rows: { internalId: string; created: boolean }[] = options.create
-      ? await db.query(usersStatements.upsert(written), values)
+    const [row] = options.create
+      ? await rows<{ internalId: string; created: boolean }>(db, usersStatements.upsert(written), values)
       : // In a WITH: TypeORM answers a bare UPDATE … RETURNING with [rows, rowCount].
-        await db.query(
+        await rows<{ internalId: string; created: boolean }>(
+          db,
           `WITH updated AS (UPDATE identity.users u SET ${assignmentsOf(written)} WHERE u.application_id = $1 AND u.external_id = $2
              RETURNING u.internal_id AS "internalId", false AS created)
            SELECT * FROM updated`,
           values,
         );
-    return rows[0] ?? null;
+    return row ?? null;
   },
 
   /** One page in code-point order of the id, after `afterExternalId`. */
@@ -138,7 +141,8 @@ export const usersRepository = {
     applicationId: string,
     options: { afterExternalId: string | null; limit: number; metadata?: Record<string, unknown>; search?: string },
   ): Promise<UserRow[]> {
-    return db.query(
+    return rows<UserRow>(
+      db,
       usersStatements.listPage,
       [applicationId, options.afterExternalId, options.metadata ? JSON.stringify(options.metadata) : null, options.limit, containing(options.search)],
     );
@@ -169,11 +173,12 @@ export const usersRepository = {
   },
 
   async count(db: Queryable, applicationId: string, metadata?: Record<string, unknown>, search?: string): Promise<number> {
-    const rows: { count: string }[] = await db.query(
+    const [row] = await rows<{ count: string }>(
+      db,
       usersStatements.count,
       [applicationId, metadata ? JSON.stringify(metadata) : null, containing(search)],
     );
-    return Number(rows[0].count);
+    return Number(row.count);
   },
 
   async delete(db: Queryable, applicationId: string, internalId: string): Promise<void> {
