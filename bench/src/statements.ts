@@ -8,7 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { lookupStatements } from '@collab/identity/repositories/lookup.repository';
-import { usersStatements, usersTable } from '@collab/identity/repositories/users.repository';
+import { usersTable } from '@collab/identity/repositories/tables';
+import { usersStatements } from '@collab/identity/repositories/users.repository';
 import { messagesStatements, type NewMessage } from '@collab/conversation/repositories/messages.repository';
 import { messageViewsStatements } from '@collab/conversation/repositories/message-views.repository';
 import { participantsStatements } from '@collab/conversation/repositories/participants.repository';

@@ -131,6 +131,8 @@ export function sqlTable<Row>(name: string, alias: string, columns: ColumnMap<Ro
     select: fields.map(selectOf).join(', '),
     /** The select list of only these fields, for a read that needs no more. */
     pick: (...picked: (keyof Row & string)[]) => picked.map(selectOf).join(', '),
+    /** One field read under another name, for an answer shaped otherwise than the row (a dump's field names, a view's). */
+    as: (field: keyof Row & string, name: string) => `${alias}.${columns[field].column} AS "${name}"`,
     /** One field read as text under a name (its own by default): a bigint key or a JSON column as a dump writes it. */
     text: (field: keyof Row & string, as: string = field) => `${alias}.${columns[field].column}::text AS "${as}"`,
     /**

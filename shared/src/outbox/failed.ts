@@ -2,25 +2,21 @@
  * The operator's side of failed outbox entries (refused by the service they go to, kept with
  * their reason): listing them, and re-queueing them once the cause is fixed.
  */
-import { countAffected, rows, type Queryable } from '../sql.js';
+import { countAffected, entityColumns, rows, sqlTable, type Queryable } from '../sql.js';
 import { OUTBOX_FAILED_AT } from './outbox.js';
 import { outboxChannel } from './relay.js';
+import { outboxEntity, type OutboxRow } from './table.js';
 
-export interface FailedOutboxEntry {
-  id: string;
-  applicationId: string;
-  topic: string;
-  attempts: number;
-  createdAt: Date;
-  lastError: string;
-}
+export type FailedOutboxEntry = Pick<OutboxRow, 'id' | 'applicationId' | 'topic' | 'attempts' | 'createdAt'> & { lastError: string };
 
 /** The failed entries of `schema`'s outbox, oldest first. */
 export async function failedOutboxEntries(db: Queryable, schema: string): Promise<FailedOutboxEntry[]> {
+  const table = `"${schema}"."outbox"`;
+  const { pick } = sqlTable(table, 'o', entityColumns(outboxEntity(schema)));
   return rows<FailedOutboxEntry>(
     db,
-    `SELECT id, application_id AS "applicationId", topic, attempts, created_at AS "createdAt", coalesce(last_error, '') AS "lastError"
-     FROM "${schema}"."outbox" WHERE available_at = '${OUTBOX_FAILED_AT}' ORDER BY created_at, id`,
+    `SELECT ${pick('id', 'applicationId', 'topic', 'attempts', 'createdAt')}, coalesce(o.last_error, '') AS "lastError"
+     FROM ${table} o WHERE o.available_at = '${OUTBOX_FAILED_AT}' ORDER BY o.created_at, o.id`,
   );
 }
 

@@ -14,8 +14,9 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Infer, ObjectSchema, Shape } from '../schema/index.js';
-import { rows, type Queryable } from '../sql.js';
+import { entityColumns, rows, sqlTable, type Queryable } from '../sql.js';
 import { outboxChannel, startOutboxRelay, type OutboxProcessor } from './relay.js';
+import { outboxEntity, type OutboxRow } from './table.js';
 
 export type OutboxTopics = Record<string, ObjectSchema<Shape>>;
 type TopicName<T extends OutboxTopics> = keyof T & string;
@@ -107,16 +108,9 @@ export function outboxRetryDelayMs(attempts: number): number {
   return Math.min(RETRY_FIRST_MS * 2 ** Math.max(0, attempts - 1), RETRY_MAX_MS);
 }
 
-interface StoredEntry {
-  id: string;
-  applicationId: string;
-  topic: string;
-  payload: unknown;
-  requestId: string;
-  attempts: number;
-}
-
-const ENTRY_COLUMNS = `id, application_id AS "applicationId", topic, payload, request_id AS "requestId", attempts`;
+/** What running an entry reads of it. */
+const ENTRY_FIELDS = ['id', 'applicationId', 'topic', 'payload', 'requestId', 'attempts'] as const;
+type StoredEntry = Pick<OutboxRow, (typeof ENTRY_FIELDS)[number]>;
 
 /**
  * The statement that records one entry in the schema's outbox and notifies its relays at commit:
@@ -135,6 +129,7 @@ export function outboxRecordStatement(schema: string, alongside?: string): strin
 // Over 80 lines: a factory whose functions share the table and the topics' schemas; each of them is short.
 export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T): Outbox<T> {
   const table = `"${schema}"."outbox"`;
+  const entryColumns = sqlTable(table, 'o', entityColumns(outboxEntity(schema))).pick(...ENTRY_FIELDS);
   const recordStatement = outboxRecordStatement(schema);
 
   /** The payload as its topic's schema reads it; an invalid one is a bug (a 500), never the client's fault. */
@@ -250,7 +245,7 @@ export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T):
         // Not SKIP LOCKED: an entry a request is running (processNow) is waited for, not overtaken.
         const entries = await rows<StoredEntry>(
           tx,
-          `SELECT ${ENTRY_COLUMNS} FROM ${table} WHERE available_at <= clock_timestamp()
+          `SELECT ${entryColumns} FROM ${table} o WHERE o.available_at <= clock_timestamp()
            ORDER BY created_at, id LIMIT $1 FOR UPDATE`,
           [RELAY_BATCH_SIZE],
         );
@@ -271,7 +266,7 @@ export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T):
 
       async processNow(id) {
         const failure = await db.transaction(async (tx) => {
-          const [entry] = await rows<StoredEntry>(tx, `SELECT ${ENTRY_COLUMNS} FROM ${table} WHERE id = $1 FOR UPDATE`, [id]);
+          const [entry] = await rows<StoredEntry>(tx, `SELECT ${entryColumns} FROM ${table} o WHERE o.id = $1 FOR UPDATE`, [id]);
           // Gone: a relay ran it meanwhile.
           if (!entry) return null;
           const error = await runLocked(tx, entry);

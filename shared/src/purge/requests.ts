@@ -4,10 +4,12 @@
  * kept after that as a tombstone (application ids are never reused), so that work arriving later
  * from another service finds the application deleted (admitsWrites).
  */
-import { rows, type Queryable } from '../sql.js';
+import { entityColumns, rows, sqlTable, type Queryable } from '../sql.js';
+import { applicationPurgeEntity } from './table.js';
 
 export function applicationPurgeRequests(schema: string) {
   const table = `${schema}.application_purges`;
+  const { pick } = sqlTable(table, 'ap', entityColumns(applicationPurgeEntity(schema)));
   return {
     /** Records an application's deletion until its purge completed; a repeated one replaces it and purges again. */
     async request(db: Queryable, applicationId: string, requestId: string): Promise<void> {
@@ -22,7 +24,7 @@ export function applicationPurgeRequests(schema: string) {
     async find(db: Queryable, applicationId: string): Promise<string | null> {
       const [row] = await rows<{ requestId: string }>(
         db,
-        `SELECT request_id AS "requestId" FROM ${table} WHERE application_id = $1 AND completed_at IS NULL`,
+        `SELECT ${pick('requestId')} FROM ${table} ap WHERE ap.application_id = $1 AND ap.completed_at IS NULL`,
         [applicationId],
       );
       return row?.requestId ?? null;
@@ -40,7 +42,7 @@ export function applicationPurgeRequests(schema: string) {
 
     /** Applications whose recorded deletion has not been handled yet. */
     async pending(db: Queryable): Promise<string[]> {
-      const found = await rows<{ applicationId: string }>(db, `SELECT application_id AS "applicationId" FROM ${table} WHERE completed_at IS NULL`);
+      const found = await rows<{ applicationId: string }>(db, `SELECT ${pick('applicationId')} FROM ${table} ap WHERE ap.completed_at IS NULL`);
       return found.map((row) => row.applicationId);
     },
   };

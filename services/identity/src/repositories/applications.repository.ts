@@ -1,10 +1,7 @@
 /** All SQL about applications. */
-import { countAffected, entityColumns, rows, sqlTable, type Queryable } from '@collab/shared';
-import { ApplicationEntity, type ApplicationRow } from '../entities/index.js';
-
-/** identity.applications as `a`: its columns are those of its entity. */
-const applicationsTable = sqlTable('identity.applications', 'a', entityColumns(ApplicationEntity));
-const APPLICATION_COLUMNS = applicationsTable.select;
+import { countAffected, rows, type Queryable } from '@collab/shared';
+import type { ApplicationRow } from '../entities/index.js';
+import { applicationsTable } from './tables.js';
 
 export type ApplicationFields = Partial<
   Pick<ApplicationRow, 'name' | 'iconUrl' | 'eventWebhookUrl' | 'eventWebhookSubscriptions' | 'redirectUri' | 'emailSettings'>
@@ -13,7 +10,7 @@ export type ApplicationFields = Partial<
 export const applicationsRepository = {
   /** Any customer's application: used to verify server tokens, which carry only the app id. */
   async findById(db: Queryable, applicationId: string): Promise<ApplicationRow | null> {
-    const [row] = await rows<ApplicationRow>(db, `SELECT ${APPLICATION_COLUMNS} FROM identity.applications a WHERE a.id = $1`, [
+    const [row] = await rows<ApplicationRow>(db, `SELECT ${applicationsTable.select} FROM identity.applications a WHERE a.id = $1`, [
       applicationId,
     ]);
     return row ?? null;
@@ -22,7 +19,7 @@ export const applicationsRepository = {
   async find(db: Queryable, customerId: string, applicationId: string): Promise<ApplicationRow | null> {
     const [row] = await rows<ApplicationRow>(
       db,
-      `SELECT ${APPLICATION_COLUMNS} FROM identity.applications a WHERE a.customer_id = $1 AND a.id = $2`,
+      `SELECT ${applicationsTable.select} FROM identity.applications a WHERE a.customer_id = $1 AND a.id = $2`,
       [customerId, applicationId],
     );
     return row ?? null;
@@ -30,13 +27,13 @@ export const applicationsRepository = {
 
   /** Every customer's applications, for the operator CLI. */
   async listAll(db: Queryable): Promise<ApplicationRow[]> {
-    return rows<ApplicationRow>(db, `SELECT ${APPLICATION_COLUMNS} FROM identity.applications a ORDER BY a.created_at, a.id`);
+    return rows<ApplicationRow>(db, `SELECT ${applicationsTable.select} FROM identity.applications a ORDER BY a.created_at, a.id`);
   },
 
   async list(db: Queryable, customerId: string): Promise<ApplicationRow[]> {
     return rows<ApplicationRow>(
       db,
-      `SELECT ${APPLICATION_COLUMNS} FROM identity.applications a WHERE a.customer_id = $1 ORDER BY a.created_at, a.id`,
+      `SELECT ${applicationsTable.select} FROM identity.applications a WHERE a.customer_id = $1 ORDER BY a.created_at, a.id`,
       [customerId],
     );
   },
@@ -75,13 +72,13 @@ export const applicationsRepository = {
     const found = await rows<{ previousSecretExpiresAt: Date | null }>(
       db,
       `WITH rotated AS (
-         UPDATE identity.applications SET
+         UPDATE identity.applications a SET
            previous_secret_encrypted = CASE WHEN $4::int > 0 THEN secret_encrypted END,
            previous_secret_expires_at = CASE WHEN $4::int > 0 AND secret_encrypted IS NOT NULL THEN now() + make_interval(hours => $4::int) END,
            secret_encrypted = $3, plaintext_secret = NULL
          WHERE customer_id = $1 AND id = $2
-         RETURNING previous_secret_expires_at)
-       SELECT previous_secret_expires_at AS "previousSecretExpiresAt" FROM rotated`,
+         RETURNING ${applicationsTable.pick('previousSecretExpiresAt')})
+       SELECT * FROM rotated`,
       [customerId, applicationId, secretEncrypted, graceHours],
     );
     return found.length === 0 ? undefined : found[0].previousSecretExpiresAt;

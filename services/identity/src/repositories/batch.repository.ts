@@ -10,8 +10,9 @@
  */
 import { chunks, columnValue, deleteBatch, rows, type ColumnMap, type ErrorBody, type Queryable } from '@collab/shared';
 import type { BatchRow, BatchState } from '../entities/index.js';
-import { groupsTable, type GroupFields } from './groups.repository.js';
-import { usersTable, type UserFields } from './users.repository.js';
+import type { GroupFields } from './groups.repository.js';
+import { batchesTable, groupsTable, usersTable } from './tables.js';
+import type { UserFields } from './users.repository.js';
 
 /** Rows per multi-row statement: at most 1 + 1000 × 7 bind parameters. */
 export const UPSERT_CHUNK_ROWS = 1000;
@@ -70,13 +71,19 @@ async function updateFields<F extends object>(
  * the order of the ids, so that overlapping batches queue up instead of deadlocking; unknown ids
  * are absent.
  */
-async function lockInIdOrder(db: Queryable, table: string, applicationId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
+async function lockInIdOrder(
+  db: Queryable,
+  table: typeof usersTable | typeof groupsTable,
+  applicationId: string,
+  externalIds: readonly string[],
+): Promise<Map<string, string>> {
   if (externalIds.length === 0) return new Map();
+  const { alias } = table;
   const found = await rows<{ externalId: string; internalId: string }>(
     db,
-    `SELECT external_id AS "externalId", internal_id AS "internalId" FROM ${table}
-     WHERE application_id = $1 AND external_id = ANY($2::text[])
-     ORDER BY external_id FOR NO KEY UPDATE`,
+    `SELECT ${table.pick('externalId', 'internalId')} FROM ${table.name} ${alias}
+     WHERE ${alias}.application_id = $1 AND ${alias}.external_id = ANY($2::text[])
+     ORDER BY ${alias}.external_id FOR NO KEY UPDATE`,
     [applicationId, externalIds],
   );
   return new Map(found.map((row) => [row.externalId, row.internalId]));
@@ -84,8 +91,6 @@ async function lockInIdOrder(db: Queryable, table: string, applicationId: string
 
 /** What a batch's record tells about it. */
 export type BatchRecord = Pick<BatchRow, 'state' | 'message' | 'error'>;
-
-const RECORD_COLUMNS = 'state, message, error';
 
 export const batchRepository = {
   /** Records a batch before it is queued (state `waiting`). */
@@ -104,7 +109,7 @@ export const batchRepository = {
 
   /** The record of one of the application's batches, or null. */
   async find(db: Queryable, applicationId: string, jobId: string): Promise<BatchRecord | null> {
-    const [row] = await rows<BatchRecord>(db, `SELECT ${RECORD_COLUMNS} FROM identity.batches WHERE job_id = $1 AND application_id = $2`, [
+    const [row] = await rows<BatchRecord>(db, `SELECT ${batchesTable.pick('state', 'message', 'error')} FROM identity.batches b WHERE b.job_id = $1 AND b.application_id = $2`, [
       jobId,
       applicationId,
     ]);
@@ -125,7 +130,7 @@ export const batchRepository = {
   async lock(db: Queryable, jobId: string): Promise<(BatchRecord & Pick<BatchRow, 'payload'>) | null> {
     const [row] = await rows<BatchRecord & Pick<BatchRow, 'payload'>>(
       db,
-      `SELECT ${RECORD_COLUMNS}, payload FROM identity.batches WHERE job_id = $1 FOR UPDATE`,
+      `SELECT ${batchesTable.pick('state', 'message', 'error')}, ${batchesTable.pick('payload')} FROM identity.batches b WHERE b.job_id = $1 FOR UPDATE`,
       [jobId],
     );
     return row ?? null;
@@ -154,7 +159,10 @@ export const batchRepository = {
 
   /** Batches not finished yet (waiting, or active when their job was lost), oldest first. */
   async unfinished(db: Queryable): Promise<Pick<BatchRow, 'jobId' | 'applicationId'>[]> {
-    return rows<Pick<BatchRow, "applicationId" | "jobId">>(db, `SELECT job_id AS "jobId", application_id AS "applicationId" FROM identity.batches WHERE finished_at IS NULL ORDER BY created_at`);
+    return rows<Pick<BatchRow, 'applicationId' | 'jobId'>>(
+      db,
+      `SELECT ${batchesTable.pick('jobId', 'applicationId')} FROM identity.batches b WHERE b.finished_at IS NULL ORDER BY b.created_at`,
+    );
   },
 
   /** Deletes up to `limit` records in `state` that finished more than `hours` ago; returns how many. */
@@ -166,7 +174,7 @@ export const batchRepository = {
     if (externalIds.length === 0) return new Set();
     const found = await rows<{ externalId: string }>(
       db,
-      `SELECT external_id AS "externalId" FROM identity.groups WHERE application_id = $1 AND external_id = ANY($2::text[])`,
+      `SELECT ${groupsTable.pick('externalId')} FROM identity.groups g WHERE g.application_id = $1 AND g.external_id = ANY($2::text[])`,
       [applicationId, [...new Set(externalIds)]],
     );
     return new Set(found.map((row) => row.externalId));
@@ -193,7 +201,7 @@ export const batchRepository = {
   },
 
   /** Internal ids of the given users, each locked FOR NO KEY UPDATE in id order; unknown ids are absent. */
-  lockUsers: (db: Queryable, applicationId: string, externalIds: readonly string[]) => lockInIdOrder(db, usersTable.name, applicationId, externalIds),
+  lockUsers: (db: Queryable, applicationId: string, externalIds: readonly string[]) => lockInIdOrder(db, usersTable, applicationId, externalIds),
 
   /** Writes exactly the provided fields of each user (the rows exist and are locked). */
   async updateUsers(db: Queryable, applicationId: string, items: readonly { externalId: string; fields: UserFields }[]): Promise<void> {
@@ -212,7 +220,7 @@ export const batchRepository = {
   },
 
   /** Internal ids of the given groups, each locked FOR NO KEY UPDATE in id order; unknown ids are absent. */
-  lockGroups: (db: Queryable, applicationId: string, externalIds: readonly string[]) => lockInIdOrder(db, groupsTable.name, applicationId, externalIds),
+  lockGroups: (db: Queryable, applicationId: string, externalIds: readonly string[]) => lockInIdOrder(db, groupsTable, applicationId, externalIds),
 
   /** Writes exactly the provided fields of each group (the rows exist and are locked). */
   async updateGroups(db: Queryable, applicationId: string, items: readonly { externalId: string; fields: GroupFields }[]): Promise<void> {

@@ -1,9 +1,7 @@
 /** All SQL about customers, the owners of applications. */
-import { entityColumns, rows, sqlTable, type Queryable } from '@collab/shared';
-import { CustomerEntity, type CustomerRow } from '../entities/index.js';
-
-/** identity.customers as `c`: its columns are those of its entity. */
-const customersTable = sqlTable('identity.customers', 'c', entityColumns(CustomerEntity));
+import { rows, type Queryable } from '@collab/shared';
+import type { CustomerRow } from '../entities/index.js';
+import { customersTable } from './tables.js';
 
 export const customersRepository = {
   async find(db: Queryable, customerId: string): Promise<CustomerRow | null> {
@@ -22,14 +20,13 @@ export const customersRepository = {
 
   /** The first `limit` customers by creation, with how many applications each has (the operator's list). */
   async listWithApplicationCounts(db: Queryable, limit: number): Promise<{ id: string; createdAt: Date; applications: number }[]> {
-    const found = await rows<{ id: string; createdAt: Date; applications: number }>(
+    return rows<{ id: string; createdAt: Date; applications: number }>(
       db,
-      `SELECT c.id, c.created_at AS "createdAt",
+      `SELECT ${customersTable.pick('id', 'createdAt')},
               (SELECT count(*)::int FROM identity.applications a WHERE a.customer_id = c.id) AS applications
        FROM identity.customers c ORDER BY c.created_at, c.id LIMIT $1`,
       [limit],
     );
-    return found;
   },
 
   /** Creates the customer or sets its (sealed) secret. */

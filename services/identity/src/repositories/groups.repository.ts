@@ -1,11 +1,7 @@
 /** All SQL about groups and memberships. Every method takes the application id first. */
-import { entityColumns, rows, sqlTable, type Queryable } from '@collab/shared';
-import { GroupEntity, type GroupRow, type UserRow } from '../entities/index.js';
-import { usersTable } from './users.repository.js';
-
-/** identity.groups as `g`: its columns are those of its entity. */
-export const groupsTable = sqlTable('identity.groups', 'g', entityColumns(GroupEntity));
-const GROUP_COLUMNS = groupsTable.select;
+import { rows, type Queryable } from '@collab/shared';
+import type { GroupRow, UserRow } from '../entities/index.js';
+import { groupsTable, usersTable } from './tables.js';
 
 /** What a write of a group may set: everything but its ids and creation time. */
 export type GroupFields = Partial<Omit<GroupRow, 'internalId' | 'applicationId' | 'externalId' | 'createdAt'>>;
@@ -19,7 +15,7 @@ export const groupsRepository = {
   async find(db: Queryable, applicationId: string, externalId: string, forUpdate = false): Promise<GroupRow | null> {
     const [row] = await rows<GroupRow>(
       db,
-      `SELECT ${GROUP_COLUMNS} FROM identity.groups g WHERE g.application_id = $1 AND g.external_id = $2${forUpdate ? ' FOR NO KEY UPDATE' : ''}`,
+      `SELECT ${groupsTable.select} FROM identity.groups g WHERE g.application_id = $1 AND g.external_id = $2${forUpdate ? ' FOR NO KEY UPDATE' : ''}`,
       [applicationId, externalId],
     );
     return row ?? null;
@@ -36,7 +32,7 @@ export const groupsRepository = {
     if (externalIds.length === 0) return new Map();
     const found = await rows<{ externalId: string; internalId: string }>(
       db,
-      `SELECT u.external_id AS "externalId", u.internal_id AS "internalId" FROM identity.users u
+      `SELECT ${usersTable.pick('externalId', 'internalId')} FROM identity.users u
        WHERE u.application_id = $1 AND u.external_id = ANY($2::text[])
        ORDER BY u.internal_id FOR KEY SHARE`,
       [applicationId, [...new Set(externalIds)]],
@@ -55,9 +51,9 @@ export const groupsRepository = {
     if (externalIds.length === 0) return new Map();
     const found = await rows<{ externalId: string; internalId: string }>(
       db,
-      `SELECT external_id AS "externalId", internal_id AS "internalId" FROM identity.groups
-       WHERE application_id = $1 AND external_id = ANY($2::text[])
-       ORDER BY internal_id FOR KEY SHARE`,
+      `SELECT ${groupsTable.pick('externalId', 'internalId')} FROM identity.groups g
+       WHERE g.application_id = $1 AND g.external_id = ANY($2::text[])
+       ORDER BY g.internal_id FOR KEY SHARE`,
       [applicationId, [...new Set(externalIds)]],
     );
     return new Map(found.map((row) => [row.externalId, row.internalId]));
@@ -71,7 +67,7 @@ export const groupsRepository = {
       `INSERT INTO identity.groups AS g (${['application_id', 'external_id', ...written.columns].join(', ')})
        VALUES (${['$1', '$2', ...written.placeholders].join(', ')})
        ON CONFLICT (application_id, external_id) DO NOTHING
-       RETURNING ${GROUP_COLUMNS}`,
+       RETURNING ${groupsTable.select}`,
       params,
     );
     return row ?? null;
@@ -85,7 +81,7 @@ export const groupsRepository = {
   },
 
   async list(db: Queryable, applicationId: string): Promise<GroupRow[]> {
-    return rows<GroupRow>(db, `SELECT ${GROUP_COLUMNS} FROM identity.groups g WHERE g.application_id = $1 ORDER BY g.internal_id`, [
+    return rows<GroupRow>(db, `SELECT ${groupsTable.select} FROM identity.groups g WHERE g.application_id = $1 ORDER BY g.internal_id`, [
       applicationId,
     ]);
   },
@@ -94,7 +90,7 @@ export const groupsRepository = {
   async listPage(db: Queryable, applicationId: string, page: { afterInternalId: string | null; limit: number }): Promise<GroupRow[]> {
     return rows<GroupRow>(
       db,
-      `SELECT ${GROUP_COLUMNS} FROM identity.groups g WHERE g.application_id = $1 AND ($2::bigint IS NULL OR g.internal_id > $2::bigint)
+      `SELECT ${groupsTable.select} FROM identity.groups g WHERE g.application_id = $1 AND ($2::bigint IS NULL OR g.internal_id > $2::bigint)
        ORDER BY g.internal_id LIMIT $3`,
       [applicationId, page.afterInternalId, page.limit],
     );

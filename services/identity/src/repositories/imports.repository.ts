@@ -5,9 +5,7 @@
  */
 import { countAffected, rows, type Queryable } from '@collab/shared';
 import type { ImportMappingRow, ImportRecordRow } from '../entities/index.js';
-
-const RECORD_COLUMNS = `id, customer_id AS "customerId", state, overwrite, with_files AS "withFiles", dump_bytes AS "dumpBytes", bytes_read AS "bytesRead",
-  tables_done AS "tablesDone", counts, skipped, conflicts, error, created_at AS "createdAt", started_at AS "startedAt", finished_at AS "finishedAt"`;
+import { groupsTable, importFileChunksTable, importMappingsTable, importsTable, usersTable } from './tables.js';
 
 export type MappingKind = 'user' | 'group' | 'thread' | 'message' | 'reaction';
 export type Mapping = Pick<ImportMappingRow, 'originalId' | 'applicationId' | 'externalId' | 'ref' | 'parentRef'>;
@@ -52,8 +50,8 @@ export const importsRepository = {
     if (fileIds.length === 0) return new Map();
     const found = await rows<{ fileId: string; bytes: string }>(
       db,
-      `SELECT file_id AS "fileId", sum(octet_length(data))::text AS bytes FROM identity.import_file_chunks
-       WHERE import_id = $1 AND file_id = ANY($2::uuid[]) GROUP BY file_id`,
+      `SELECT ${importFileChunksTable.pick('fileId')}, sum(octet_length(fc.data))::text AS bytes FROM identity.import_file_chunks fc
+       WHERE fc.import_id = $1 AND fc.file_id = ANY($2::uuid[]) GROUP BY fc.file_id`,
       [importId, fileIds],
     );
     return new Map(found.map((row) => [row.fileId, Number(row.bytes)]));
@@ -99,12 +97,12 @@ export const importsRepository = {
   },
 
   async find(db: Queryable, importId: string): Promise<ImportRecordRow | null> {
-    const [row] = await rows<ImportRecordRow>(db, `SELECT ${RECORD_COLUMNS} FROM identity.imports WHERE id = $1`, [importId]);
+    const [row] = await rows<ImportRecordRow>(db, `SELECT ${importsTable.select} FROM identity.imports i WHERE i.id = $1`, [importId]);
     return row ?? null;
   },
 
   async findOfCustomer(db: Queryable, customerId: string, importId: string): Promise<ImportRecordRow | null> {
-    const [row] = await rows<ImportRecordRow>(db, `SELECT ${RECORD_COLUMNS} FROM identity.imports WHERE customer_id = $1 AND id = $2`, [
+    const [row] = await rows<ImportRecordRow>(db, `SELECT ${importsTable.select} FROM identity.imports i WHERE i.customer_id = $1 AND i.id = $2`, [
       customerId,
       importId,
     ]);
@@ -113,7 +111,7 @@ export const importsRepository = {
 
   /** Imports not finished, for re-queueing their job when Redis lost it. */
   async unfinished(db: Queryable): Promise<{ id: string; customerId: string }[]> {
-    return rows<{ id: string; customerId: string }>(db, `SELECT id, customer_id AS "customerId" FROM identity.imports WHERE state IN ('waiting', 'active') ORDER BY created_at`);
+    return rows<{ id: string; customerId: string }>(db, `SELECT ${importsTable.pick('id', 'customerId')} FROM identity.imports i WHERE i.state IN ('waiting', 'active') ORDER BY i.created_at`);
   },
 
   async start(db: Queryable, importId: string): Promise<void> {
@@ -156,8 +154,8 @@ export const importsRepository = {
     if (originalIds.length === 0) return [];
     return rows<Mapping>(
       db,
-      `SELECT original_id AS "originalId", application_id AS "applicationId", external_id AS "externalId", ref, parent_ref AS "parentRef"
-       FROM identity.import_mappings WHERE customer_id = $1 AND kind = $2 AND original_id = ANY($3::uuid[])`,
+      `SELECT ${importMappingsTable.pick('originalId', 'applicationId', 'externalId', 'ref', 'parentRef')}
+       FROM identity.import_mappings im WHERE im.customer_id = $1 AND im.kind = $2 AND im.original_id = ANY($3::uuid[])`,
       [customerId, kind, [...new Set(originalIds)]],
     );
   },
@@ -221,8 +219,8 @@ export const importsRepository = {
     const json = JSON.stringify(items);
     const existing = await rows<ImportedUser>(
       db,
-      `SELECT u.application_id AS "applicationId", u.external_id AS id, u.name, u.email, u.short_name AS "shortName",
-         u.profile_picture_url AS "profilePictureURL", u.status, u.metadata, u.created_at AS "createdTimestamp"
+      `SELECT ${usersTable.pick('applicationId')}, ${usersTable.as('externalId', 'id')}, ${usersTable.pick('name', 'email', 'shortName')},
+         ${usersTable.as('profilePictureUrl', 'profilePictureURL')}, ${usersTable.pick('status', 'metadata')}, ${usersTable.as('createdAt', 'createdTimestamp')}
        FROM jsonb_to_recordset($1::jsonb) AS r("applicationId" uuid, id text)
        JOIN identity.users u ON u.application_id = r."applicationId" AND u.external_id = r.id`,
       [json],
@@ -240,7 +238,7 @@ export const importsRepository = {
               status = EXCLUDED.status, metadata = EXCLUDED.metadata, created_at = EXCLUDED.created_at`
            : 'NOTHING'
        }
-       RETURNING u.external_id AS id`,
+       RETURNING ${usersTable.as('externalId', 'id')}`,
       [json],
     );
     return { inserted: inserted.map((row) => row.id), existing };
@@ -250,7 +248,8 @@ export const importsRepository = {
     const json = JSON.stringify(items);
     const existing = await rows<ImportedGroup>(
       db,
-      `SELECT g.application_id AS "applicationId", g.external_id AS id, g.name, g.status, g.metadata, g.created_at AS "createdTimestamp"
+      `SELECT ${groupsTable.pick('applicationId')}, ${groupsTable.as('externalId', 'id')}, ${groupsTable.pick('name', 'status', 'metadata')},
+         ${groupsTable.as('createdAt', 'createdTimestamp')}
        FROM jsonb_to_recordset($1::jsonb) AS r("applicationId" uuid, id text)
        JOIN identity.groups g ON g.application_id = r."applicationId" AND g.external_id = r.id`,
       [json],
@@ -265,7 +264,7 @@ export const importsRepository = {
        ON CONFLICT (application_id, external_id) DO ${
          overwrite ? 'UPDATE SET name = EXCLUDED.name, status = EXCLUDED.status, metadata = EXCLUDED.metadata, created_at = EXCLUDED.created_at' : 'NOTHING'
        }
-       RETURNING g.external_id AS id`,
+       RETURNING ${groupsTable.as('externalId', 'id')}`,
       [json],
     );
     return { inserted: inserted.map((row) => row.id), existing };

@@ -1,5 +1,6 @@
 /** Reads other services need from identity, answered in as few queries as possible. */
 import { rows, type Queryable } from '@collab/shared';
+import { groupsTable, usersTable } from './tables.js';
 
 export interface LookedUpUser {
   id: string;
@@ -21,11 +22,12 @@ export const lookupStatements = {
    */
   lookup: `SELECT json_build_object(
        'users', (SELECT COALESCE(json_agg(found), '[]'::json) FROM (
-         SELECT external_id AS id, name, short_name AS "shortName", status, profile_picture_url AS "profilePictureURL", metadata
-         FROM identity.users
-         WHERE application_id = $1 AND external_id = ANY($2::text[])) found),
+         SELECT ${usersTable.as('externalId', 'id')}, ${usersTable.pick('name', 'shortName', 'status')},
+                ${usersTable.as('profilePictureUrl', 'profilePictureURL')}, ${usersTable.pick('metadata')}
+         FROM identity.users u
+         WHERE u.application_id = $1 AND u.external_id = ANY($2::text[])) found),
        'group', (SELECT row_to_json(grouped) FROM (
-         SELECT g.external_id AS id, g.status,
+         SELECT ${groupsTable.as('externalId', 'id')}, ${groupsTable.pick('status')},
                 COALESCE(array_agg(u.external_id) FILTER (WHERE u.external_id IS NOT NULL), '{}') AS "memberIds"
          FROM identity.groups g
          LEFT JOIN identity.group_members m ON m.group_id = g.internal_id

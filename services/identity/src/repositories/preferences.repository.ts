@@ -1,5 +1,6 @@
 /** All SQL about users' notification preferences. Every method takes the application id first. */
 import { countAffected, rows, type Queryable } from '@collab/shared';
+import { preferencesTable, usersTable } from './tables.js';
 
 export interface NotificationChannels {
   sendViaEmail: boolean;
@@ -66,7 +67,7 @@ export const preferencesRepository = {
   async page(db: Queryable, applicationId: string, after: string, limit: number): Promise<(UserChannels & { internalId: string })[]> {
     return rows<UserChannels & { internalId: string }>(
       db,
-      `SELECT p.user_id AS "internalId", u.external_id AS "userID", p.send_via_email AS "sendViaEmail", p.send_via_slack AS "sendViaSlack"
+      `SELECT ${preferencesTable.as('userId', 'internalId')}, ${usersTable.as('externalId', 'userID')}, ${preferencesTable.pick('sendViaEmail', 'sendViaSlack')}
        FROM identity.user_preferences p JOIN identity.users u ON u.internal_id = p.user_id
        WHERE p.application_id = $1 AND p.user_id > $2::bigint
        ORDER BY p.user_id LIMIT $3`,
@@ -81,7 +82,7 @@ export const preferencesRepository = {
   async mailRecipients(db: Queryable, applicationId: string, userIds: readonly string[], groupId: string): Promise<MailRecipient[]> {
     return rows<MailRecipient>(
       db,
-      `SELECT u.external_id AS id, u.name, u.short_name AS "shortName", u.email, u.status,
+      `SELECT ${usersTable.as('externalId', 'id')}, ${usersTable.pick('name', 'shortName', 'email', 'status')},
               COALESCE(p.send_via_email, true) AS "sendViaEmail",
               EXISTS (SELECT 1 FROM identity.group_members m JOIN identity.groups g ON g.internal_id = m.group_id
                       WHERE m.user_id = u.internal_id AND g.application_id = $1 AND g.external_id = $3) AS "inGroup"

@@ -5,6 +5,7 @@
  * application as its cluster hash tag, so an application's presence is found under one pattern.
  */
 import { rows, type FlatJson, type Queryable, type RedisClient } from '@collab/shared';
+import { durablePresenceTable, groupsTable, usersTable } from './tables.js';
 
 /** A location as JSON with sorted keys: equal locations, equal text. */
 export function locationKey(location: FlatJson): string {
@@ -43,13 +44,13 @@ export const durablePresenceRepository = {
     if (groupIds.length === 0) return [];
     return rows<DurableRecord>(
       db,
-      `SELECT DISTINCT ON (p.user_id) p.user_id AS "userId", u.external_id AS "externalUserId",
-              p.location, p.last_present_at AS "lastPresentAt"
-       FROM identity.durable_presence p JOIN identity.users u ON u.internal_id = p.user_id
-       WHERE p.application_id = $1 AND p.group_id = ANY($2::bigint[]) AND u.status <> 'deleted'
-         AND (CASE WHEN $4 THEN p.location @> $3::jsonb ELSE p.location_key = $5 END)
-         AND ($6::bigint IS NULL OR p.user_id = $6::bigint)
-       ORDER BY p.user_id, p.last_present_at DESC`,
+      `SELECT DISTINCT ON (dp.user_id) ${durablePresenceTable.pick('userId')}, ${usersTable.as('externalId', 'externalUserId')},
+              ${durablePresenceTable.pick('location', 'lastPresentAt')}
+       FROM identity.durable_presence dp JOIN identity.users u ON u.internal_id = dp.user_id
+       WHERE dp.application_id = $1 AND dp.group_id = ANY($2::bigint[]) AND u.status <> 'deleted'
+         AND (CASE WHEN $4 THEN dp.location @> $3::jsonb ELSE dp.location_key = $5 END)
+         AND ($6::bigint IS NULL OR dp.user_id = $6::bigint)
+       ORDER BY dp.user_id, dp.last_present_at DESC`,
       [applicationId, groupIds, JSON.stringify(match.location), match.partial, locationKey(match.location), userId ?? null],
     );
   },
@@ -158,7 +159,7 @@ export const presenceScopeRepository = {
   async groupsOf(db: Queryable, applicationId: string, userId: string): Promise<{ internalId: string; externalId: string }[]> {
     return rows<{ internalId: string; externalId: string }>(
       db,
-      `SELECT g.internal_id AS "internalId", g.external_id AS "externalId"
+      `SELECT ${groupsTable.pick('internalId', 'externalId')}
        FROM identity.group_members m JOIN identity.groups g ON g.internal_id = m.group_id
        WHERE m.application_id = $1 AND m.user_id = $2 ORDER BY m.added_seq`,
       [applicationId, userId],
@@ -170,7 +171,7 @@ export const presenceScopeRepository = {
     if (externalIds.length === 0) return [];
     const found = await rows<{ internalId: string }>(
       db,
-      `SELECT internal_id AS "internalId" FROM identity.groups WHERE application_id = $1 AND external_id = ANY($2::text[])`,
+      `SELECT ${groupsTable.pick('internalId')} FROM identity.groups g WHERE g.application_id = $1 AND g.external_id = ANY($2::text[])`,
       [applicationId, externalIds],
     );
     return found.map((row) => row.internalId);
@@ -181,7 +182,7 @@ export const presenceScopeRepository = {
     if (groupIds.length === 0) return new Map();
     const found = await rows<{ internalId: string; externalId: string }>(
       db,
-      `SELECT DISTINCT u.internal_id AS "internalId", u.external_id AS "externalId"
+      `SELECT DISTINCT ${usersTable.pick('internalId', 'externalId')}
        FROM identity.group_members m JOIN identity.users u ON u.internal_id = m.user_id
        WHERE m.application_id = $1 AND m.group_id = ANY($2::bigint[])`,
       [applicationId, groupIds],

@@ -1,6 +1,7 @@
 /** All SQL about access-token sessions. */
 import { countAffected, rows, type Queryable } from '@collab/shared';
 import type { SessionRow } from '../entities/index.js';
+import { sessionsTable } from './tables.js';
 
 export const sessionsRepository = {
   async insert(db: Queryable, session: SessionRow): Promise<void> {
@@ -15,8 +16,7 @@ export const sessionsRepository = {
   async find(db: Queryable, sessionId: string): Promise<SessionRow | null> {
     const [row] = await rows<SessionRow>(
       db,
-      `SELECT id, application_id AS "applicationId", issued_at AS "issuedAt", expires_at AS "expiresAt"
-       FROM identity.sessions WHERE id = $1`,
+      `SELECT ${sessionsTable.select} FROM identity.sessions s WHERE s.id = $1`,
       [sessionId],
     );
     return row ?? null;

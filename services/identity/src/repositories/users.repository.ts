@@ -1,10 +1,7 @@
 /** All SQL about users. Every method takes the application id first. */
-import { entityColumns, rows, sqlTable, type Queryable } from '@collab/shared';
-import { UserEntity, type UserRow } from '../entities/index.js';
-
-/** identity.users as `u`: its columns are those of its entity. */
-export const usersTable = sqlTable('identity.users', 'u', entityColumns(UserEntity));
-const USER_COLUMNS = usersTable.select;
+import { rows, type Queryable } from '@collab/shared';
+import type { UserRow } from '../entities/index.js';
+import { usersTable } from './tables.js';
 
 /** What a write of a user may set: every column but its ids and creation time. */
 const NOT_WRITTEN: readonly string[] = ['internalId', 'applicationId', 'externalId', 'createdAt'] satisfies (keyof UserRow)[];
@@ -21,7 +18,7 @@ const assignmentsOf = (written: Written) => written.set || 'external_id = u.exte
  */
 export const usersStatements = {
   /** The user and the ids of its active groups ($1 application, $2 user). */
-  findWithGroupIds: `SELECT ${USER_COLUMNS}, ARRAY(
+  findWithGroupIds: `SELECT ${usersTable.select}, ARRAY(
          SELECT g.external_id FROM identity.group_members m JOIN identity.groups g ON g.internal_id = m.group_id
          WHERE m.application_id = u.application_id AND m.user_id = u.internal_id AND g.status = 'active'
          ORDER BY m.added_seq) AS "groupIds"
@@ -31,12 +28,12 @@ export const usersStatements = {
     `INSERT INTO identity.users AS u (${['application_id', 'external_id', ...written.columns].join(', ')})
            VALUES (${['$1', '$2', ...written.placeholders].join(', ')})
            ON CONFLICT (application_id, external_id) DO UPDATE SET ${assignmentsOf(written)}
-           RETURNING u.internal_id AS "internalId", (u.xmax = 0) AS created`,
+           RETURNING ${usersTable.pick('internalId')}, (u.xmax = 0) AS created`,
   /**
    * A page of users: $2 the id after which it starts, $3 the metadata filter, $4 the limit,
    * $5 the ILIKE pattern their ID, name or e-mail must match.
    */
-  listPage: `SELECT ${USER_COLUMNS} FROM identity.users u
+  listPage: `SELECT ${usersTable.select} FROM identity.users u
        WHERE u.application_id = $1
          AND ($2::text IS NULL OR u.external_id > $2::text)
          AND ($3::jsonb IS NULL OR u.metadata @> $3::jsonb)
@@ -78,7 +75,7 @@ export const usersRepository = {
   async find(db: Queryable, applicationId: string, externalId: string, forUpdate = false): Promise<UserRow | null> {
     const [row] = await rows<UserRow>(
       db,
-      `SELECT ${USER_COLUMNS} FROM identity.users u WHERE u.application_id = $1 AND u.external_id = $2${forUpdate ? ' FOR NO KEY UPDATE' : ''}`,
+      `SELECT ${usersTable.select} FROM identity.users u WHERE u.application_id = $1 AND u.external_id = $2${forUpdate ? ' FOR NO KEY UPDATE' : ''}`,
       [applicationId, externalId],
     );
     return row ?? null;
@@ -102,7 +99,7 @@ export const usersRepository = {
       `INSERT INTO identity.users AS u (${['application_id', 'external_id', ...written.columns].join(', ')})
        VALUES (${['$1', '$2', ...written.placeholders].join(', ')})
        ON CONFLICT (application_id, external_id) DO NOTHING
-       RETURNING ${USER_COLUMNS}`,
+       RETURNING ${usersTable.select}`,
       params,
     );
     return row ?? null;
@@ -128,7 +125,7 @@ export const usersRepository = {
         await rows<{ internalId: string; created: boolean }>(
           db,
           `WITH updated AS (UPDATE identity.users u SET ${assignmentsOf(written)} WHERE u.application_id = $1 AND u.external_id = $2
-             RETURNING u.internal_id AS "internalId", false AS created)
+             RETURNING ${usersTable.pick('internalId')}, false AS created)
            SELECT * FROM updated`,
           values,
         );

@@ -2,11 +2,9 @@
  * All SQL about mails and thread opt-outs. Every method takes the application id first, but the
  * link lookup, whose random token is the link's only credential and names its application.
  */
-import { countAffected, deleteBatch, entityColumns, rows, sqlTable, type ImportedRow, type MailCandidate, type Queryable } from '@collab/shared';
-import { MailEntity, ThreadOptOutEntity, type MailRow, type ThreadOptOutRow } from '../entities/index.js';
-
-const mails = sqlTable('mail.mails', 'm', entityColumns(MailEntity));
-const optOuts = sqlTable('mail.thread_opt_outs', 'o', entityColumns(ThreadOptOutEntity));
+import { countAffected, deleteBatch, rows, type ImportedRow, type MailCandidate, type Queryable } from '@collab/shared';
+import type { MailRow, ThreadOptOutRow } from '../entities/index.js';
+import { mailsTable, optOutsTable } from './tables.js';
 
 export interface NewMail extends Omit<MailCandidate, 'requestId'> {
   id: string;
@@ -28,13 +26,13 @@ export const mailsRepository = {
        FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, "notificationId" text, kind text, "recipientId" text, "actorId" text,
          "messageRef" text, "threadRef" text, "replyActions" jsonb, "threadActionType" text, "linkBase" text, "linkToken" text, "sendAfter" timestamptz)
        ON CONFLICT (application_id, notification_id) DO NOTHING
-       RETURNING ${mails.pick('id', 'notificationId')}`,
+       RETURNING ${mailsTable.pick('id', 'notificationId')}`,
       [applicationId, JSON.stringify(sorted)],
     );
   },
 
   async find(db: Queryable, applicationId: string, mailId: string): Promise<MailRow | null> {
-    const [mail] = await rows<MailRow>(db, `SELECT ${mails.select} FROM mail.mails m WHERE m.application_id = $1 AND m.id = $2`, [applicationId, mailId]);
+    const [mail] = await rows<MailRow>(db, `SELECT ${mailsTable.select} FROM mail.mails m WHERE m.application_id = $1 AND m.id = $2`, [applicationId, mailId]);
     return mail ?? null;
   },
 
@@ -46,7 +44,7 @@ export const mailsRepository = {
   async claim(db: Queryable, applicationId: string, mailId: string): Promise<MailRow | null> {
     const [claimed] = await rows<MailRow>(
       db,
-      `WITH claimed AS (UPDATE mail.mails m SET status = 'sending' WHERE m.application_id = $1 AND m.id = $2 AND m.status = 'pending' RETURNING ${mails.select})
+      `WITH claimed AS (UPDATE mail.mails m SET status = 'sending' WHERE m.application_id = $1 AND m.id = $2 AND m.status = 'pending' RETURNING ${mailsTable.select})
        SELECT * FROM claimed`,
       [applicationId, mailId],
     );
@@ -74,7 +72,7 @@ export const mailsRepository = {
 
   /** The mail a link names, by its token (any application: the token is the credential). */
   async findByLinkToken(db: Queryable, linkToken: string): Promise<MailRow | null> {
-    const [mail] = await rows<MailRow>(db, `SELECT ${mails.select} FROM mail.mails m WHERE m.link_token = $1`, [linkToken]);
+    const [mail] = await rows<MailRow>(db, `SELECT ${mailsTable.select} FROM mail.mails m WHERE m.link_token = $1`, [linkToken]);
     return mail ?? null;
   },
 
@@ -103,7 +101,7 @@ export const mailsRepository = {
   async optOutsPage(db: Queryable, applicationId: string, after: readonly [string, string] | null, limit: number): Promise<Pick<ThreadOptOutRow, 'threadRef' | 'userId'>[]> {
     return rows<Pick<ThreadOptOutRow, 'threadRef' | 'userId'>>(
       db,
-      `SELECT ${optOuts.pick('threadRef', 'userId')} FROM mail.thread_opt_outs o
+      `SELECT ${optOutsTable.pick('threadRef', 'userId')} FROM mail.thread_opt_outs o
        WHERE o.application_id = $1 AND ($2::text IS NULL OR (o.thread_ref, o.user_id) > ($2, $3))
        ORDER BY o.thread_ref, o.user_id LIMIT $4`,
       [applicationId, after?.[0] ?? null, after?.[1] ?? null, limit],
@@ -114,7 +112,7 @@ export const mailsRepository = {
   async due(db: Queryable, olderThan: Date, limit: number): Promise<Pick<MailRow, 'id' | 'applicationId'>[]> {
     return rows<Pick<MailRow, 'id' | 'applicationId'>>(
       db,
-      `SELECT ${mails.pick('id', 'applicationId')} FROM mail.mails m WHERE m.status = 'pending' AND m.send_after < $1 ORDER BY m.send_after LIMIT $2`,
+      `SELECT ${mailsTable.pick('id', 'applicationId')} FROM mail.mails m WHERE m.status = 'pending' AND m.send_after < $1 ORDER BY m.send_after LIMIT $2`,
       [olderThan, limit],
     );
   },

@@ -1,7 +1,7 @@
 /** The SQL of exporting this service's part of a customer dump: a page of an application's notifications. */
-import { rows, type Queryable as Db } from '@collab/shared';
+import { rows, type Queryable } from '@collab/shared';
 import type { NotificationRow } from '../entities/index.js';
-import { notificationsTable as n } from './notifications.repository.js';
+import { notificationsTable as n } from './tables.js';
 
 /** A dumped notification: its key and metadata as text, as the dump writes them. */
 export type ExportedNotification = Omit<NotificationRow, 'internalId' | 'applicationId' | 'aggregationKey' | 'sourceId' | 'metadata' | 'purgingAt'> & {
@@ -10,7 +10,7 @@ export type ExportedNotification = Omit<NotificationRow, 'internalId' | 'applica
 };
 
 export const exportRepository = {
-  async notifications(db: Db, applicationId: string, after: string | null, limit: number): Promise<ExportedNotification[]> {
+  async notifications(db: Queryable, applicationId: string, after: string | null, limit: number): Promise<ExportedNotification[]> {
     return rows<ExportedNotification>(
       db,
       `SELECT ${n.text('internalId')}, ${n.pick('externalId', 'kind', 'recipientId', 'actorId', 'template', 'url', 'messageRef', 'threadRef')},

@@ -1,8 +1,7 @@
 /** All SQL about notifications. Every method takes the application id first. */
-import { chunks, columnValue, countAffected, entityColumns, rows, sqlTable, type Queryable as Db } from '@collab/shared';
-import { NotificationEntity, type NotificationRow } from '../entities/index.js';
-
-export const notificationsTable = sqlTable('notification.notifications', 'n', entityColumns(NotificationEntity));
+import { chunks, columnValue, countAffected, rows, type Queryable } from '@collab/shared';
+import type { NotificationRow } from '../entities/index.js';
+import { notificationsTable } from './tables.js';
 
 export interface NotificationCursor {
   createdAtMicros: string;
@@ -97,7 +96,7 @@ const INSERT_CHUNK_ROWS = 1000;
  * statements of INSERT_CHUNK_ROWS); a row whose source and recipient are taken already is skipped.
  * Returns the rows inserted: their internal ids and the entries that caused them.
  */
-async function insertRows(db: Db, applicationId: string, news: readonly NewNotification[]): Promise<{ internalId: string; sourceId: string | null }[]> {
+async function insertRows(db: Queryable, applicationId: string, news: readonly NewNotification[]): Promise<{ internalId: string; sourceId: string | null }[]> {
   const inserted: { internalId: string; sourceId: string | null }[] = [];
   let position = 0;
   for (const chunk of chunks(news, INSERT_CHUNK_ROWS)) {
@@ -130,7 +129,7 @@ export const notificationsRepository = {
   insert: insertRows,
 
   /** A notification by internal id, unless a cascade reached it. */
-  async find(db: Db, applicationId: string, internalId: string): Promise<NotificationRow | null> {
+  async find(db: Queryable, applicationId: string, internalId: string): Promise<NotificationRow | null> {
     const [row] = await rows<NotificationRow>(
       db,
       `SELECT ${notificationsTable.select} FROM notification.notifications n WHERE n.application_id = $1 AND n.internal_id = $2 AND n.purging_at IS NULL`,
@@ -140,7 +139,7 @@ export const notificationsRepository = {
   },
 
   /** The messages the recipient's notifications point at. */
-  async messageRefsOf(db: Db, applicationId: string, recipientId: string): Promise<string[]> {
+  async messageRefsOf(db: Queryable, applicationId: string, recipientId: string): Promise<string[]> {
     const refs = await rows<Pick<NotificationRow, 'messageRef'>>(
       db,
       `SELECT DISTINCT ${notificationsTable.pick('messageRef')} FROM notification.notifications n
@@ -152,7 +151,7 @@ export const notificationsRepository = {
 
   /** The recipient's visible items, newest first, ties by id, strictly after the cursor. */
   async itemsPage(
-    db: Db,
+    db: Queryable,
     applicationId: string,
     recipientId: string,
     visibility: Visibility,
@@ -178,7 +177,7 @@ export const notificationsRepository = {
   },
 
   /** Visible items with at least one unread row (an aggregated item counts once). */
-  async countUnreadItems(db: Db, applicationId: string, recipientId: string, visibility: Visibility): Promise<number> {
+  async countUnreadItems(db: Queryable, applicationId: string, recipientId: string, visibility: Visibility): Promise<number> {
     const params: unknown[] = [applicationId, recipientId];
     const [{ count }] = await rows<{ count: number }>(
       db,
@@ -191,14 +190,14 @@ export const notificationsRepository = {
     return count;
   },
 
-  async countItems(db: Db, applicationId: string, recipientId: string, visibility: Visibility): Promise<number> {
+  async countItems(db: Queryable, applicationId: string, recipientId: string, visibility: Visibility): Promise<number> {
     const params: unknown[] = [applicationId, recipientId];
     const [{ count }] = await rows<{ count: number }>(db, `${itemsCte(params, visibility)} SELECT count(*)::int AS count FROM items`, params);
     return count;
   },
 
   /** The item that shows this row, or null when the row is not visible (or gone). */
-  async itemOf(db: Db, applicationId: string, row: NotificationRow, visibility: Visibility): Promise<NotificationItemRow | null> {
+  async itemOf(db: Queryable, applicationId: string, row: NotificationRow, visibility: Visibility): Promise<NotificationItemRow | null> {
     const params: unknown[] = [applicationId, row.recipientId];
     const items = itemsCte(params, visibility);
     params.push(row.internalId);
@@ -217,7 +216,7 @@ export const notificationsRepository = {
    * Deletes a notification, with the rows aggregated into the same item (its recipient sees them
    * as one); returns whether anything was deleted.
    */
-  async delete(db: Db, applicationId: string, externalId: string): Promise<boolean> {
+  async delete(db: Queryable, applicationId: string, externalId: string): Promise<boolean> {
     const deleted = await countAffected(
       db,
       `DELETE FROM notification.notifications n USING notification.notifications named

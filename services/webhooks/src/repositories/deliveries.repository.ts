@@ -2,15 +2,12 @@
  * All SQL about recorded events and their deliveries. Public reads are scoped to one application;
  * the worker's statements name a delivery by its id, which only the worker's own jobs carry.
  */
-import { deleteBatch, entityColumns, rows, sqlTable, type Queryable } from '@collab/shared';
-import { DeliveryAttemptEntity, DeliveryEntity, EventEntity, type DeliveryAttemptRow, type DeliveryRow, type DeliveryStatus } from '../entities/index.js';
-
-const deliveries = sqlTable('webhooks.deliveries', 'd', entityColumns(DeliveryEntity));
-const events = sqlTable('webhooks.events', 'e', entityColumns(EventEntity));
-const attemptsTable = sqlTable('webhooks.delivery_attempts', 'a', entityColumns(DeliveryAttemptEntity));
+import { deleteBatch, rows, type Queryable } from '@collab/shared';
+import type { DeliveryAttemptRow, DeliveryRow, DeliveryStatus } from '../entities/index.js';
+import { attemptsTable, deliveriesTable, eventsTable } from './tables.js';
 
 /** A delivery as the log shows it (all but its last answer's body and its job), with its event's type. */
-const LOG_COLUMNS = `${deliveries.pick('id', 'eventId', 'applicationId', 'url', 'status', 'attempts', 'lastStatusCode', 'lastError', 'createdAt', 'lastAttemptAt', 'nextAttemptAt')}, ${events.pick('type')}`;
+const LOG_COLUMNS = `${deliveriesTable.pick('id', 'eventId', 'applicationId', 'url', 'status', 'attempts', 'lastStatusCode', 'lastError', 'createdAt', 'lastAttemptAt', 'nextAttemptAt')}, ${eventsTable.pick('type')}`;
 
 /** A delivery as the log shows it, with its event's type. */
 export type DeliveryLogRow = Omit<DeliveryRow, 'lastBody' | 'sendingJob'> & { type: string };
@@ -60,7 +57,7 @@ export const deliveriesRepository = {
       `INSERT INTO webhooks.deliveries AS d (id, event_id, application_id, url, status, next_attempt_at)
        SELECT gen_random_uuid(), $1, $2, url, 'pending', now() FROM unnest($3::text[]) AS url
        ON CONFLICT (event_id, url) DO NOTHING
-       RETURNING ${deliveries.pick('id', 'attempts')}`,
+       RETURNING ${deliveriesTable.pick('id', 'attempts')}`,
       [event.id, applicationId, urls],
     );
   },
@@ -100,7 +97,7 @@ export const deliveriesRepository = {
   async find(db: Queryable, applicationId: string, id: string): Promise<(DeliveryLogRow & { lastBody: string | null }) | null> {
     const [delivery] = await rows<DeliveryLogRow & { lastBody: string | null }>(
       db,
-      `SELECT ${LOG_COLUMNS}, ${deliveries.pick('lastBody')}
+      `SELECT ${LOG_COLUMNS}, ${deliveriesTable.pick('lastBody')}
        FROM webhooks.deliveries d JOIN webhooks.events e ON e.id = d.event_id
        WHERE d.application_id = $1 AND d.id = $2`,
       [applicationId, id],
@@ -142,8 +139,8 @@ export const deliveriesRepository = {
          AND (d.sending_job = $3
            OR (d.sending_job IS NULL AND d.next_attempt_at <= now())
            OR (d.sending_job IS NOT NULL AND d.last_attempt_at < now() - make_interval(secs => $4::float8 / 1000)))
-       RETURNING ${deliveries.pick('id', 'applicationId', 'eventId', 'url', 'attempts')}, ${events.pick('type', 'payload')},
-         e.created_at AS "eventCreatedAt")
+       RETURNING ${deliveriesTable.pick('id', 'applicationId', 'eventId', 'url', 'attempts')}, ${eventsTable.pick('type', 'payload')},
+         ${eventsTable.as('createdAt', 'eventCreatedAt')})
        SELECT * FROM claimed`,
       [applicationId, id, jobId, leaseMs],
     );
@@ -185,7 +182,7 @@ export const deliveriesRepository = {
   due(db: Queryable, leaseMs: number, limit: number): Promise<Pick<DeliveryRow, 'id' | 'applicationId' | 'attempts'>[]> {
     return rows<Pick<DeliveryRow, 'id' | 'applicationId' | 'attempts'>>(
       db,
-      `SELECT ${deliveries.pick('id', 'applicationId', 'attempts')} FROM webhooks.deliveries d
+      `SELECT ${deliveriesTable.pick('id', 'applicationId', 'attempts')} FROM webhooks.deliveries d
        WHERE d.status = 'pending'
          AND ((d.sending_job IS NULL AND d.next_attempt_at <= now())
            OR (d.sending_job IS NOT NULL AND d.last_attempt_at < now() - make_interval(secs => $1::float8 / 1000)))

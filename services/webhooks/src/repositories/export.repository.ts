@@ -1,7 +1,7 @@
 /** The SQL of exporting this service's part of a customer dump: a page of an application's registered webhooks. */
 import { rows, type Queryable } from '@collab/shared';
 import type { RegistrationRow } from '../entities/index.js';
-import { registrationsTable } from './registrations.repository.js';
+import { registrationsTable } from './tables.js';
 
 export const exportRepository = {
   async registrations(db: Queryable, applicationId: string, after: string | null, limit: number) {

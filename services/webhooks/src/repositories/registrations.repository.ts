@@ -1,8 +1,7 @@
 /** All SQL about registered webhooks; every statement is scoped to one application. */
-import { countAffected, entityColumns, rows, sqlTable, type Queryable } from '@collab/shared';
-import { RegistrationEntity, type RegistrationRow } from '../entities/index.js';
-
-export const registrationsTable = sqlTable('webhooks.registrations', 'r', entityColumns(RegistrationEntity));
+import { countAffected, rows, type Queryable } from '@collab/shared';
+import type { RegistrationRow } from '../entities/index.js';
+import { registrationsTable } from './tables.js';
 
 export const registrationsRepository = {
   /** Creates the registration of this exact URL, or replaces its event types; returns its id. */
