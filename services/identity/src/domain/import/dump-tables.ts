@@ -38,7 +38,7 @@ const SKIPPED: Record<string, string> = {
 };
 
 /** The tables imported, in the order of the dump (which puts what rows refer to first). */
-export const IMPORTED_TABLES = new Set([
+const IMPORTED = [
   'customers',
   'applications',
   'users',
@@ -56,7 +56,9 @@ export const IMPORTED_TABLES = new Set([
   'files',
   'message_attachments',
   'user_preferences',
-]);
+] as const;
+export type ImportedTable = (typeof IMPORTED)[number];
+export const IMPORTED_TABLES: ReadonlySet<string> = new Set(IMPORTED);
 
 /** Why a table's rows are not imported, or null when they are. */
 export function skipReason(table: string): string | null {
