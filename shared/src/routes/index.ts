@@ -13,7 +13,7 @@ export * from './match.js';
 export { identityRoutes, batchBody, BATCH_LIMITS } from './identity.routes.js';
 export { conversationRoutes } from './conversation.routes.js';
 export { notificationRoutes, TEMPLATE_PLACEHOLDER } from './notification.routes.js';
-export { clientConversationRoutes, clientIdentityRoutes, clientNotificationRoutes, clientUserView } from './client.routes.js';
+export { clientConversationRoutes, clientIdentityRoutes, clientMessageView, clientNotificationRoutes, clientUserView, threadSummaryView } from './client.routes.js';
 export { presenceRoutes, presenceQuery, userLocationView } from './presence.routes.js';
 export { webhooksRoutes, webhookRegistrationRoutes } from './webhooks.routes.js';
 export { preferencesRoutes, NOTIFICATION_CHANNELS } from './preferences.routes.js';

@@ -21,6 +21,15 @@ export function view<S extends Schema<unknown>>(name: string, schema: S): S {
 /** The named views, in the order the OpenAPI document lists them. */
 export const VIEW_COMPONENTS: readonly Schema<unknown>[] = components;
 
+/** A value as JSON carries it: a timestamp the schema reads as a Date is answered as its ISO text. */
+type AsJson<T> = T extends Date ? string : T extends readonly (infer U)[] ? AsJson<U>[] : T extends object ? { [K in keyof T]: AsJson<T[K]> } : T;
+
+/**
+ * What a view's builder returns: the view's type, with its timestamps as text. A builder declared
+ * to return it does not compile while it answers a key the view lacks, or lacks one it has.
+ */
+export type ViewAnswer<V extends Schema<unknown>> = AsJson<Infer<V>>;
+
 export const timestamp = () => s.dateTime();
 const ids = () => s.array(s.string());
 const status = () => s.enum(['active', 'deleted']);

@@ -4,6 +4,7 @@
  * The batch, import, preference and presence records are in files named by their topic (as in
  * every service: a topic that grows leaves index.ts for its own file); this one lists them all.
  */
+import type { WebhookEventType } from '@collab/shared';
 import { idempotencyKeyEntity, outboxEntity } from '@collab/shared/storage';
 import { EntitySchema } from 'typeorm';
 import { BatchEntity } from './batch.js';
@@ -62,7 +63,7 @@ export interface ApplicationRow extends StoredSecret {
   iconUrl: string | null;
   eventWebhookUrl: string | null;
   /** Event types eventWebhookUrl receives; null when never set (the default types then). */
-  eventWebhookSubscriptions: string[] | null;
+  eventWebhookSubscriptions: WebhookEventType[] | null;
   redirectUri: string | null;
   emailSettings: Record<string, unknown>;
   /**

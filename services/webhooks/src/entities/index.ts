@@ -2,6 +2,7 @@
  * The webhooks schema as TypeORM entities: the webhooks each application registered, the events
  * recorded for delivery, and one delivery per (event, URL) with its attempts (the delivery log).
  */
+import type { WebhookEventType } from '@collab/shared';
 import { applicationPurgeEntity } from '@collab/shared/storage';
 import { EntitySchema } from 'typeorm';
 
@@ -11,7 +12,7 @@ export interface RegistrationRow {
   id: string;
   applicationId: string;
   url: string;
-  events: string[];
+  events: WebhookEventType[];
   createdAt: Date;
 }
 
@@ -34,7 +35,7 @@ export const RegistrationEntity = new EntitySchema<RegistrationRow>({
 export interface EventRow {
   id: string;
   applicationId: string;
-  type: string;
+  type: WebhookEventType;
   payload: Record<string, unknown>;
   createdAt: Date;
 }

@@ -3,14 +3,14 @@
  * the worker's statements name a delivery by its id, which only the worker's own jobs carry.
  */
 import { deleteBatch, rows, type Queryable } from '@collab/shared';
-import type { DeliveryAttemptRow, DeliveryRow, DeliveryStatus } from '../entities/index.js';
+import type { DeliveryAttemptRow, DeliveryRow, DeliveryStatus, EventRow } from '../entities/index.js';
 import { attemptsTable, deliveriesTable, eventsTable } from './tables.js';
 
 /** A delivery as the log shows it (all but its last answer's body and its job), with its event's type. */
 const LOG_COLUMNS = `${deliveriesTable.pick('id', 'eventId', 'applicationId', 'url', 'status', 'attempts', 'lastStatusCode', 'lastError', 'createdAt', 'lastAttemptAt', 'nextAttemptAt')}, ${eventsTable.pick('type')}`;
 
 /** A delivery as the log shows it, with its event's type. */
-export type DeliveryLogRow = Omit<DeliveryRow, 'lastBody' | 'sendingJob'> & { type: string };
+export type DeliveryLogRow = Omit<DeliveryRow, 'lastBody' | 'sendingJob'> & Pick<EventRow, 'type'>;
 /** A row of a log page, with its position for the next page's token. */
 export type DeliveryListRow = DeliveryLogRow & { cursor: string };
 

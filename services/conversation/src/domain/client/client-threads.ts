@@ -1,5 +1,5 @@
 /** The conversation part of the client-token reads (original-extras §4.5): the viewer's threads, their counts, a thread, a message. */
-import { ApiError, clientUserData, type Viewer } from '@collab/shared';
+import { ApiError, clientUserData, type clientMessageView, type threadSummaryView, type Viewer, type ViewAnswer } from '@collab/shared';
 import type { MessageRow, ParticipantRow, ThreadRow } from '../../entities/index.js';
 import { clientThreadsRepository, type ClientThreadFilter, type ClientThreadSort } from '../../repositories/client-threads.repository.js';
 import { messagesRepository } from '../../repositories/messages.repository.js';
@@ -41,7 +41,13 @@ export function threadCounts(ctx: ConversationContext, applicationId: string, vi
  * it, or their last-seen time is at or after its creation). A message of a thread outside the
  * viewer's groups is not found, never told apart from an unknown one (decision 53).
  */
-export async function message(ctx: ConversationContext, applicationId: string, viewer: Viewer, messageId: string, view: ViewOptions) {
+export async function message(
+  ctx: ConversationContext,
+  applicationId: string,
+  viewer: Viewer,
+  messageId: string,
+  view: ViewOptions,
+): Promise<ViewAnswer<typeof clientMessageView>> {
   const notFound = () => new ApiError('message_not_found', `Message ${messageId} not found.`);
   const row = await messagesRepository.find(ctx.db, applicationId, messageId);
   if (!row) throw notFound();
@@ -56,7 +62,14 @@ export async function message(ctx: ConversationContext, applicationId: string, v
  * ThreadSummary (§4.6) of each thread, in their order: the thread object with the client's counts
  * (`total` without deleted messages), the viewer's read state and the first and last messages.
  */
-async function summaries(ctx: ConversationContext, applicationId: string, viewer: Viewer, threads: readonly ThreadRow[], view: ViewOptions, requestId: string) {
+async function summaries(
+  ctx: ConversationContext,
+  applicationId: string,
+  viewer: Viewer,
+  threads: readonly ThreadRow[],
+  view: ViewOptions,
+  requestId: string,
+): Promise<ViewAnswer<typeof threadSummaryView>[]> {
   const refs = threads.map((thread) => thread.internalId);
   const [shown, states, ends, participants] = await Promise.all([
     threadViews(ctx.db, ctx.identity, applicationId, threads, requestId),

@@ -1,5 +1,5 @@
 /** The message object of the API, built for many messages with one more query. */
-import { messageView, plaintextOf, type MessageNode, type Queryable } from '@collab/shared';
+import { messageView, plaintextOf, type MessageNode, type Queryable, type ViewAnswer } from '@collab/shared';
 import type { MessageRow, ThreadRow } from '../../entities/index.js';
 import { messageViewsRepository } from '../../repositories/message-views.repository.js';
 import { messagesTable } from '../../repositories/tables.js';
@@ -31,7 +31,12 @@ export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<s
  */
 const STORED_KEYS = Object.keys(messageView.shape).filter((key) => Object.hasOwn(messagesTable.columns, key)) as (keyof MessageRow)[];
 
-export async function messageViews(db: Queryable, rows: readonly MessageRow[], threads: Map<string, ThreadRow>, options: ViewOptions) {
+export async function messageViews(
+  db: Queryable,
+  rows: readonly MessageRow[],
+  threads: Map<string, ThreadRow>,
+  options: ViewOptions,
+): Promise<ViewAnswer<typeof messageView>[]> {
   const { reactions, attachments, previews, participants } = await messageViewsRepository.detailsOf(
     db,
     rows.map((row) => row.internalId),

@@ -1,5 +1,5 @@
 /** The thread object of the API, built for many threads with a few queries. */
-import type { Queryable } from '@collab/shared';
+import type { Queryable, threadView, ViewAnswer } from '@collab/shared';
 import type { ThreadRow } from '../../entities/index.js';
 import { participantsRepository } from '../../repositories/participants.repository.js';
 import { threadsRepository } from '../../repositories/threads.repository.js';
@@ -11,7 +11,7 @@ export async function threadViews(
   applicationId: string,
   threads: readonly ThreadRow[],
   requestId: string,
-) {
+): Promise<ViewAnswer<typeof threadView>[]> {
   const ids = threads.map((thread) => thread.internalId);
   const [stats, participants, mentioned] = await Promise.all([
     threadsRepository.stats(db, ids),

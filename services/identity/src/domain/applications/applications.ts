@@ -1,6 +1,15 @@
 /** Application use cases; every call is scoped to the calling customer. */
 import { randomUUID } from 'node:crypto';
-import { ApiError, requireAllowedAddress, requireHttpUrl, type identityRoutes, type RecordWrite, type RouteBody } from '@collab/shared';
+import {
+  ApiError,
+  requireAllowedAddress,
+  requireHttpUrl,
+  type applicationView as applicationAnswer,
+  type identityRoutes,
+  type RecordWrite,
+  type RouteBody,
+  type ViewAnswer,
+} from '@collab/shared';
 import type { ApplicationRow } from '../../entities/index.js';
 import { applicationsRepository, type ApplicationFields } from '../../repositories/applications.repository.js';
 import { recordDeletion } from '../events/outbox.js';
@@ -24,7 +33,7 @@ function fieldsFrom(input: ApplicationInput): ApplicationFields {
 }
 
 /** The application as listed; the secret is never part of it. */
-export function applicationView(application: ApplicationRow) {
+export function applicationView(application: ApplicationRow): ViewAnswer<typeof applicationAnswer> {
   return {
     id: application.id,
     name: application.name,

@@ -4,7 +4,7 @@
  * progress, counts per entity, what was skipped and why, conflicts, and the outcome.
  */
 import type { Readable } from 'node:stream';
-import { ENQUEUE_TIMEOUT_MS, type Producer } from '@collab/shared';
+import { ENQUEUE_TIMEOUT_MS, type importView as importAnswer, type Producer, type ViewAnswer } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import type { ImportRecordRow } from '../../entities/index.js';
 import { importsRepository } from '../../repositories/imports.repository.js';
@@ -36,7 +36,7 @@ export async function startImport(
 }
 
 /** What GET /v1/customer/imports/<importID> and `npm run import` show of an import. */
-export function importView(record: ImportRecordRow) {
+export function importView(record: ImportRecordRow): ViewAnswer<typeof importAnswer> {
   const dumpBytes = Number(record.dumpBytes);
   return {
     importID: record.id,

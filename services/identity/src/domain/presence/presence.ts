@@ -2,7 +2,7 @@
  * Presence use cases (original-extras §1, decision 50): where users are within their groups.
  * Ephemeral presence is in Redis and expires unless renewed; durable presence is a row.
  */
-import { ApiError, type FlatJson, type presenceRoutes, type RouteBody } from '@collab/shared';
+import { ApiError, type FlatJson, type presenceRoutes, type RouteBody, type userLocationView, type ViewAnswer } from '@collab/shared';
 import { groupsRepository } from '../../repositories/groups.repository.js';
 import { durablePresenceRepository, locationKey, presenceScopeRepository } from '../../repositories/presence.repository.js';
 import { usersRepository } from '../../repositories/users.repository.js';
@@ -51,11 +51,8 @@ export interface PresenceMatch {
   excludeDurable: boolean;
 }
 
-export interface UserLocation {
-  id: string;
-  ephemeral: { locations: FlatJson[] };
-  durable?: { location: FlatJson; timestamp: string };
-}
+/** One user's presence as the reads answer it. */
+export type UserLocation = ViewAnswer<typeof userLocationView>;
 
 /**
  * The presence of the members of the groups that matches (§1.4): users with ephemeral presence

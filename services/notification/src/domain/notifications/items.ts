@@ -4,7 +4,18 @@
  * translation and attachment for its kind. Messages and threads are shown as GET message (without
  * author) and GET thread answer them, asked of the conversation service.
  */
-import { clientUserData, TEMPLATE_PLACEHOLDER, type ConversationDirectory, type ConversationViews, type DirectoryUser, type IdentityDirectory } from '@collab/shared';
+import {
+  clientUserData,
+  TEMPLATE_PLACEHOLDER,
+  type ConversationDirectory,
+  type ConversationViews,
+  type DirectoryUser,
+  type IdentityDirectory,
+  type messageView,
+  type notificationView,
+  type threadView,
+  type ViewAnswer,
+} from '@collab/shared';
 import type { NotificationRow } from '../../entities/index.js';
 import type { NotificationItemRow, Visibility } from '../../repositories/notifications.repository.js';
 
@@ -87,20 +98,26 @@ export async function renderItems(
   });
 }
 
+type NotificationAnswer = NotificationItem;
+// The message and thread views conversation built, passed on as they are: its contract leaves them
+// unchecked (they are its own REST answers), so they are typed here as what they are.
+type MessageAnswer = ViewAnswer<typeof messageView>;
+type ThreadAnswer = ViewAnswer<typeof threadView>;
+
 function itemOf(
   row: NotificationItemRow,
   users: Map<string, DirectoryUser>,
   message: ConversationViews['messages'][number] | undefined,
   thread: ConversationViews['threads'][number] | undefined,
-) {
+): NotificationAnswer {
   const userPart = (id: string): HeaderPart => ({ type: 'user', userID: id, user: clientUserData(id, users.get(id)) });
   const textPart = (text: string, bold = false): HeaderPart => ({ type: 'text', text, bold });
   const senders = row.senders.map((id) => clientUserData(id, users.get(id)));
-  const messageAttachment = () => ({ type: 'message' as const, messageID: message!.id, threadID: message!.threadID, message: message!.view });
+  const messageAttachment = () => ({ type: 'message' as const, messageID: message!.id, threadID: message!.threadID, message: message!.view as MessageAnswer });
 
   let header: HeaderPart[];
-  let headerTranslation: { key: string; parameters: Record<string, unknown> } | null = null;
-  let attachment: Record<string, unknown>;
+  let headerTranslation: NotificationAnswer['headerTranslation'] = null;
+  let attachment: NotificationAnswer['attachment'];
   switch (row.kind) {
     case 'external': {
       // The template split at its placeholders into text parts and user parts.
@@ -127,7 +144,7 @@ function itemOf(
       const resolved = row.threadActionType === 'resolve';
       header = [userPart(row.actorId), textPart(resolved ? ' resolved the thread ' : ' reopened the thread '), textPart(thread!.name, true)];
       headerTranslation = { key: resolved ? 'cord.thread_resolve' : 'cord.thread_unresolve', parameters: { senders, threadName: thread!.name } };
-      attachment = { type: 'thread', thread: thread!.view };
+      attachment = { type: 'thread', thread: thread!.view as ThreadAnswer };
       break;
     }
     case 'reaction': {
@@ -165,4 +182,5 @@ function itemOf(
   };
 }
 
-export type NotificationItem = ReturnType<typeof itemOf>;
+/** A notification as the API answers it. */
+export type NotificationItem = ViewAnswer<typeof notificationView>;

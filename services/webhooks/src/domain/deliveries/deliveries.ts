@@ -1,5 +1,5 @@
 /** The delivery log an application reads, and the manual retry. */
-import { ApiError, ENQUEUE_TIMEOUT_MS, pageCursors, type CursorOf } from '@collab/shared';
+import { ApiError, ENQUEUE_TIMEOUT_MS, pageCursors, type CursorOf, type deliveryView as deliveryAnswer, type ViewAnswer } from '@collab/shared';
 import type { DeliveryStatus } from '../../entities/index.js';
 import { deliveriesRepository, type DeliveryFilter, type DeliveryLogRow } from '../../repositories/deliveries.repository.js';
 import type { WebhooksContext } from '../context.js';
@@ -7,7 +7,7 @@ import { enqueueAttempt } from './attempts.js';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-function deliveryView(row: DeliveryLogRow) {
+function deliveryView(row: DeliveryLogRow): ViewAnswer<typeof deliveryAnswer> {
   return {
     id: row.id,
     eventID: row.eventId,
@@ -17,7 +17,7 @@ function deliveryView(row: DeliveryLogRow) {
     attempts: row.attempts,
     lastStatusCode: row.lastStatusCode,
     lastError: row.lastError,
-    createdTimestamp: iso(row.createdAt),
+    createdTimestamp: row.createdAt.toISOString(),
     lastAttemptTimestamp: iso(row.lastAttemptAt),
     nextAttemptTimestamp: row.status === 'pending' ? iso(row.nextAttemptAt) : null,
   };

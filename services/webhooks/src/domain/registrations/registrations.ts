@@ -3,7 +3,7 @@
  * the token, whatever application id the path names (clients send whatever id they hold there).
  */
 import { randomUUID } from 'node:crypto';
-import { ApiError, isUuid, requireAllowedAddress, requireHttpUrl } from '@collab/shared';
+import { ApiError, isUuid, requireAllowedAddress, requireHttpUrl, type ViewAnswer, type webhookView } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import { registrationsRepository } from '../../repositories/registrations.repository.js';
 import type { WebhooksContext } from '../context.js';
@@ -18,7 +18,7 @@ export async function registerWebhook(ctx: Pick<WebhooksContext, 'db' | 'outboun
   return `${EXTERNAL_PREFIX}${id}`;
 }
 
-export async function listWebhooks(db: DataSource, applicationId: string) {
+export async function listWebhooks(db: DataSource, applicationId: string): Promise<ViewAnswer<typeof webhookView>[]> {
   const rows = await registrationsRepository.list(db, applicationId);
   return rows.map((row) => ({ id: `${EXTERNAL_PREFIX}${row.id}`, url: row.url, events: row.events }));
 }
