@@ -2,8 +2,8 @@
  * Replies by mail (original-extras §5.8, decision 54): a reply's mail, received over SMTP, carries
  * a Reply-To naming it; the inbound-mail parser posts the reply to POST /email/inbound with its
  * Basic credentials, and the reply's own text becomes a message of the mail's recipient in the
- * thread. Bad credentials and malformed forms are refused; a reply that can be no message is
- * dropped, and nothing is stored.
+ * thread, once however often the parser posts it. Bad credentials and malformed forms are refused;
+ * a reply that can be no message is dropped, and nothing is stored.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { mentioning, messagesPath, newThread, postMessage } from '../support/activity.js';
@@ -96,6 +96,33 @@ describe('a reply by mail', () => {
     expect(first.plaintext).toContain('(Unable to display attached files)');
     expect(second.plaintext).toContain('And another.');
     expect(second.plaintext).toContain('(Unable to display attached files)');
+  });
+
+  it('is posted once however often the parser posts it, also at once; another reply is another message', async () => {
+    const { app, threadId, bob, replyTo } = await mailedMention();
+    const before = (await messagesOf(app, threadId)).length;
+    const reply = { to: replyTo, from: bob, text: 'On it.', headers: 'Message-ID: <reply-1@example.test>\r\nAuto-Submitted: no\r\n' };
+    const first = await postInbound(reply);
+    expect(first.body).toEqual({ success: true, message: 'The reply was posted.', messageID: expect.stringMatching(/^cord:/) });
+    // A retry after an answer the parser did not get, then two retries at the same moment.
+    const again = [await postInbound(reply), ...(await Promise.all([postInbound(reply), postInbound(reply)]))];
+    expect(again.map((response) => [response.status, response.body.messageID])).toEqual(Array(3).fill([200, first.body.messageID]));
+    expect((await messagesOf(app, threadId)).length).toBe(before + 1);
+
+    // The same text in a reply of its own (another Message-ID) is another message.
+    const other = await postInbound({ ...reply, headers: 'Message-ID: <reply-2@example.test>\r\n' });
+    expect(other.body.messageID).not.toBe(first.body.messageID);
+    // Without headers the reply is known by its text: posted again, it is found.
+    const bare = { to: replyTo, from: bob, text: 'Thanks!' };
+    const [bareFirst, bareAgain] = [await postInbound(bare), await postInbound(bare)];
+    expect(bareAgain.body.messageID).toBe(bareFirst.body.messageID);
+    const messages = await messagesOf(app, threadId);
+    expect(messages.length).toBe(before + 3);
+    expect(messages.slice(-3).map((message) => [message.id, message.authorID, message.plaintext])).toEqual([
+      [first.body.messageID, 'bob', 'On it.'],
+      [other.body.messageID, 'bob', 'On it.'],
+      [bareFirst.body.messageID, 'bob', 'Thanks!'],
+    ]);
   });
 
   it('is dropped, posting nothing, when it names no mail, is an automatic answer or has no text of its own', async () => {

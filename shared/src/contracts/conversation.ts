@@ -68,12 +68,20 @@ export const conversationInternal = {
   /**
    * Posts a reply by mail (original-extras §5.8) as a message of `userId` in the thread, one
    * paragraph per entry, with the checks and effects of POST /v1/threads/<ID>/messages except that
-   * the author's subscription stays as it was. `messageID` is null when the thread is gone.
+   * the author's subscription stays as it was. `messageID` is the message's id, chosen by the mail
+   * service for the reply: a reply posted again (its parser retrying) finds it and posts nothing
+   * more. `messageID` is null in the answer when the thread is gone.
    */
   postReply: {
     method: 'POST',
     path: '/internal/threads/reply',
-    request: s.object({ threadRef: s.string({ minLength: 1 }), userId: s.string({ minLength: 1 }), paragraphs: s.array(s.string(), { minItems: 1 }), linkBase: s.string() }),
+    request: s.object({
+      threadRef: s.string({ minLength: 1 }),
+      userId: s.string({ minLength: 1 }),
+      messageID: s.string({ minLength: 1 }),
+      paragraphs: s.array(s.string(), { minItems: 1 }),
+      linkBase: s.string(),
+    }),
     response: s.object({ messageID: s.string().nullable() }),
   },
 } as const;

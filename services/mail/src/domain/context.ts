@@ -14,8 +14,13 @@ export interface MailServiceContext {
   applicationSecret(applicationId: string, requestId: string): Promise<string>;
   /** The user stops following the thread in the app (a mail's unsubscribe link). */
   unsubscribeInApp(applicationId: string, threadRef: string, userId: string, requestId: string): Promise<void>;
-  /** A reply by mail as a message of the user in the thread; null when the thread is gone. */
-  postReply(applicationId: string, reply: { threadRef: string; userId: string; paragraphs: string[] }, linkBase: string, requestId: string): Promise<string | null>;
+  /** A reply by mail as the message `messageID` of the user in the thread (found if already posted); null when the thread is gone. */
+  postReply(
+    applicationId: string,
+    reply: { threadRef: string; userId: string; messageID: string; paragraphs: string[] },
+    linkBase: string,
+    requestId: string,
+  ): Promise<string | null>;
   transport: MailTransport;
   settings: {
     delaySeconds: number;

@@ -3,7 +3,7 @@
  * whether they are still there, and their REST objects. Named by internal reference, which a PUT
  * never changes.
  */
-import type { ConversationViews, MessageExcerpt, MessageStates } from '@collab/shared';
+import { ApiError, type ConversationViews, type MessageExcerpt, type MessageStates } from '@collab/shared';
 import { messagesRepository } from '../../repositories/messages.repository.js';
 import { participantsRepository } from '../../repositories/participants.repository.js';
 import { reactionsRepository } from '../../repositories/reactions.repository.js';
@@ -88,11 +88,18 @@ export async function messageExcerpt(ctx: ConversationContext, applicationId: st
 export async function postReply(
   ctx: ConversationContext,
   applicationId: string,
-  reply: { threadRef: string; userId: string; paragraphs: readonly string[] },
+  reply: { threadRef: string; userId: string; messageID: string; paragraphs: readonly string[] },
   options: { requestId: string; linkBase: string },
 ): Promise<string | null> {
   const [thread] = await threadsRepository.findByInternalIds(ctx.db, applicationId, validRefs([reply.threadRef]));
   if (!thread) return null;
   const content = reply.paragraphs.map((text) => ({ type: 'p' as const, children: [{ text }] }));
-  return createMessage(ctx, applicationId, thread.externalId, { authorID: reply.userId, content, subscribeToThread: false }, { ...options, recordWrite: async () => {} });
+  const input = { id: reply.messageID, authorID: reply.userId, content, subscribeToThread: false };
+  try {
+    return await createMessage(ctx, applicationId, thread.externalId, input, { ...options, recordWrite: async () => {} });
+  } catch (error) {
+    // Posted by an earlier delivery of the same reply: that one is the answer.
+    if (error instanceof ApiError && error.code === 'message_already_exists') return reply.messageID;
+    throw error;
+  }
 }

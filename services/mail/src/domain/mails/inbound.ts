@@ -3,8 +3,10 @@
  * notification mail, whose Reply-To, `<local>-<link token>@<EMAIL_DOMAIN>`, names the mail; the
  * reply's own text becomes a message of the mail's recipient in its thread. What cannot be posted
  * (no mail named, an automatic answer, no text, the recipient or thread gone) is dropped with its
- * reason: the parser would only retry it.
+ * reason: the parser would only retry it. Parsers retry a post they saw no answer to, so a reply
+ * is posted at most once: its message's id is derived from the reply itself (replyMessageId).
  */
+import { createHash } from 'node:crypto';
 import type { MailServiceContext } from '../context.js';
 import { mailOfLink } from './link-tokens.js';
 import { activeMember, linkBaseOf } from './send-mail.js';
@@ -53,6 +55,21 @@ export function replyParagraphs(text: string): string[] {
   return kept;
 }
 
+/**
+ * The id of the message a reply becomes, the same each time the same reply is posted: derived from
+ * the mail it answers and the reply's Message-ID header, or, for a parser that sends no headers,
+ * from its text (then two replies of the very same text to one mail are one message). Shaped as
+ * the ids of messages created without one (`cord:` and a UUID).
+ */
+export function replyMessageId(mailId: string, reply: Pick<InboundReply, 'text' | 'headers'>): string {
+  const messageId = reply.headers ? headerValue(reply.headers, 'Message-ID') : undefined;
+  const hex = createHash('sha256')
+    .update(`${mailId}\n${messageId ? `message-id:${messageId}` : `text:${reply.text}`}`)
+    .digest('hex');
+  // Version 8 (custom) and the RFC 9562 variant, so that it is a well-formed UUID.
+  return `cord:${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
 export async function postInboundReply(ctx: MailServiceContext, reply: InboundReply, requestId: string): Promise<InboundOutcome> {
   const autoSubmitted = reply.headers ? headerValue(reply.headers, 'Auto-Submitted') : undefined;
   if (autoSubmitted !== undefined && autoSubmitted.toLowerCase() !== 'no') return { dropped: 'automatic_reply' };
@@ -67,6 +84,7 @@ export async function postInboundReply(ctx: MailServiceContext, reply: InboundRe
   if (!thread) return { dropped: 'thread_deleted' };
   const context = await ctx.mailContext(applicationId, [recipientId], thread.groupID, requestId);
   if (!context || !activeMember(context, recipientId)) return { dropped: 'recipient_not_in_group' };
-  const messageID = await ctx.postReply(applicationId, { threadRef, userId: recipientId, paragraphs }, linkBaseOf(ctx, mail), requestId);
+  const posted = { threadRef, userId: recipientId, messageID: replyMessageId(mail.id, reply), paragraphs };
+  const messageID = await ctx.postReply(applicationId, posted, linkBaseOf(ctx, mail), requestId);
   return messageID === null ? { dropped: 'thread_deleted' } : { messageID };
 }
