@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import { ApiError, unavailable, writeApiError, type Logger, type ServiceName } from '@collab/shared';
-import { createProxyMiddleware } from 'http-proxy-middleware';
+import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin } from 'http-proxy-middleware';
 import type { Forward } from './app.js';
 import type { GatewayMetrics, UpstreamFailure } from './metrics.js';
 
@@ -33,6 +33,10 @@ export function createServiceProxies(options: {
       agent,
       xfwd: true,
       proxyTimeout: options.timeoutMs,
+      // The default plugins but the logger, which builds a URL object per request for a line it
+      // then writes to a logger that drops it (the gateway writes its own line per request).
+      ejectPlugins: true,
+      plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
       on: {
         proxyReq: (proxyReq, req) => {
           proxyReq.setHeader('connection', 'keep-alive');
