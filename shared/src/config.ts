@@ -141,6 +141,10 @@ export const processVars = {
   HOST: vars.string('Address the process listens on, its metrics port included', '0.0.0.0'),
   LOG_LEVEL: commonVars.LOG_LEVEL,
   SHUTDOWN_TIMEOUT_MS: vars.integer('Deadline for a graceful stop after SIGTERM', 10_000),
+  DB_PREPARED_STATEMENTS: vars.onOff(
+    'Name each parameterised statement so that PostgreSQL parses and plans it once per connection (off behind a pooler that cannot keep prepared statements)',
+    true,
+  ),
 };
 
 export function processSettings(env: NodeJS.ProcessEnv = process.env): ConfigOf<typeof processVars> {

@@ -2,9 +2,11 @@
  * PostgreSQL for every service: one schema per service, in one database or each in its own
  * (`<SERVICE>_DATABASE_URL`), TypeORM migrations (never `synchronize` outside tests).
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { DataSource, type EntityManager, type EntitySchema, type MixedList, type QueryRunner } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel.js';
+import { processSettings } from './config.js';
 import { unavailable } from './errors.js';
 import type { Queryable } from './sql.js';
 
@@ -40,23 +42,65 @@ function unavailableOr(error: unknown): unknown {
   return unavailable('The database is unavailable. Try again.');
 }
 
+/** Distinct statements one connection keeps prepared; past it, new texts run unnamed (texts built per call cannot pile up). */
+const PREPARED_PER_CONNECTION = 500;
+/** Names of the statement texts seen, so that a text is hashed once; past this many, names are computed per call. */
+const NAMED_TEXTS_KEPT = 5000;
+const statementNames = new Map<string, string>();
+
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `s_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+    if (statementNames.size < NAMED_TEXTS_KEPT) statementNames.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * The connections of every pool.
+ *
+ * Each parameterised statement is a named prepared statement, named after its text: PostgreSQL
+ * parses and plans it at its first run on a connection and reuses the plan after, where an unnamed
+ * statement is parsed and planned on every run (planning was three quarters of PostgreSQL's CPU
+ * for GET user's statement: 148 → 41 µs). Plans follow PostgreSQL's own choice between a plan per
+ * run and a generic one, made on cost estimates; DDL invalidates them. DB_PREPARED_STATEMENTS=off
+ * runs every statement unnamed, for a pooler between the service and PostgreSQL that cannot keep
+ * prepared statements (PgBouncer before 1.21 in transaction mode).
+ *
+ * A connection killed while checked out (pg_terminate_backend, a failover) can emit a second
+ * 'error' after TypeORM has released it and removed its own listener; with none left that would
+ * crash the process. The query using it has already failed (503), so there is nothing more to do.
+ */
+class ServiceClient extends pg.Client {
+  private readonly prepared = new Set<string>();
+  private readonly prepares = processSettings().DB_PREPARED_STATEMENTS;
+
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => undefined);
+  }
+
+  // pg's query has a dozen overloads; TypeORM calls the (text, values) one, which is the one named here.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override query(...args: any[]): any {
+    const [text, values, callback] = args;
+    if (this.prepares && typeof text === 'string' && Array.isArray(values)) {
+      const name = statementName(text);
+      if (this.prepared.has(name) || this.prepared.size < PREPARED_PER_CONNECTION) {
+        this.prepared.add(name);
+        return super.query({ name, text, values }, callback);
+      }
+    }
+    return super.query(...(args as Parameters<pg.Client['query']>));
+  }
+}
+
 /**
  * A data source whose queries and transactions that lose their connection fail with 503
  * `service_unavailable` (retryable: requests answer it, jobs are retried) instead of an opaque
  * 500. A transaction cut off never commits half of its statements, so trying again is safe.
  */
-/**
- * A connection killed while checked out (pg_terminate_backend, a failover) can emit a second
- * 'error' after TypeORM has released it and removed its own listener; with none left that would
- * crash the process. The query using it has already failed (503), so there is nothing more to do.
- */
-class ResilientClient extends pg.Client {
-  constructor(config?: string | pg.ClientConfig) {
-    super(config);
-    this.on('error', () => undefined);
-  }
-}
-
 class ServiceDataSource extends DataSource {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's own signature
   override async query<T = any>(query: string, parameters?: unknown[], queryRunner?: QueryRunner): Promise<T> {
@@ -95,7 +139,7 @@ export function createServiceDataSource(options: ServiceDataSourceOptions): Data
     synchronize: false,
     logging: false,
     applicationName: options.applicationName,
-    extra: { max: options.poolSize ?? 10, connectionTimeoutMillis: 5000, Client: ResilientClient },
+    extra: { max: options.poolSize ?? 10, connectionTimeoutMillis: 5000, Client: ServiceClient },
   });
 }
 
