@@ -1,7 +1,7 @@
 /** Which URLs of a message's content get a preview (pure rules, no system). */
 import type { MessageNode } from '@collab/shared';
 import { describe, expect, it } from 'vitest';
-import { contentUrls, MAX_PREVIEWS_PER_MESSAGE, previewUrl, previewUrlsOf } from '../../services/conversation/src/domain/link-previews/links.js';
+import { appendMayChangeUrls, contentUrls, MAX_PREVIEWS_PER_MESSAGE, previewUrl, previewUrlsOf } from '../../services/conversation/src/domain/link-previews/links.js';
 
 const p = (...children: MessageNode[]): MessageNode => ({ type: 'p', children });
 const text = (value: string): MessageNode => ({ text: value });
@@ -62,5 +62,38 @@ describe('previewUrlsOf', () => {
     expect(previewUrlsOf({ content, skipLinkPreviews: false, type: 'user_message' })).toEqual(['https://example.com/']);
     expect(previewUrlsOf({ content, skipLinkPreviews: true, type: 'user_message' })).toEqual([]);
     expect(previewUrlsOf({ content, skipLinkPreviews: false, type: 'action_message' })).toEqual([]);
+  });
+});
+
+describe('appendMayChangeUrls', () => {
+  const urlsOf = (value: string) => contentUrls([{ type: 'markdown', children: [text(value)] }]);
+
+  it('is false for words appended after a space, true where the last word is or becomes a URL', () => {
+    expect(appendMayChangeUrls('see https://example.com/a and then', ' more words')).toBe(false);
+    expect(appendMayChangeUrls('a long answer', 'ing')).toBe(false);
+    expect(appendMayChangeUrls('see example.co', 'm')).toBe(true);
+    expect(appendMayChangeUrls('see example', '.com')).toBe(true);
+    expect(appendMayChangeUrls('see example.com', 'x')).toBe(true);
+    expect(appendMayChangeUrls('see https://example.com/a', '/b')).toBe(true);
+    expect(appendMayChangeUrls('line one\nexample.or', 'g')).toBe(true);
+  });
+
+  // Drawn from the characters URLs are made of: whenever it says no change, the URLs of the whole
+  // text before and after the append are the same.
+  it('never says no change where the URLs of the whole text change', () => {
+    const alphabet = ['a', 'b', 'c', 'o', 'm', 'g', 'x', '.', '/', ':', 'h', 't', 'p', 's', ' ', '\n', '@', 'w', '-', 'http', 'https://', '.com', '.org', 'www.'];
+    let seed = 1;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const draw = (length: number) => Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+    let unchanged = 0;
+    for (let run = 0; run < 5000; run++) {
+      const before = draw(1 + Math.floor(random() * 12));
+      const appended = draw(1 + Math.floor(random() * 4));
+      if (appendMayChangeUrls(before, appended)) continue;
+      unchanged++;
+      expect({ before, appended, urls: urlsOf(before + appended) }).toEqual({ before, appended, urls: urlsOf(before) });
+    }
+    // Enough draws took the short way for the comparison to mean something.
+    expect(unchanged).toBeGreaterThan(1000);
   });
 });

@@ -59,3 +59,15 @@ export function previewUrlsOf(message: { content: unknown; skipLinkPreviews: boo
   if (message.skipLinkPreviews || message.type === 'action_message') return [];
   return contentUrls(message.content as MessageNode[]);
 }
+
+/**
+ * Whether appending `appended` to the text `before` can change the text's URLs. A URL never spans
+ * a space, so the URLs before the text's last space stay as they are: only its last word, with the
+ * appended text after it, can gain, lose or change one. False when neither that word alone nor the
+ * word with the appended text holds one, so that an append, however long its message already is,
+ * searches only its own end (a bot appends thousands of times to one message).
+ */
+export function appendMayChangeUrls(before: string, appended: string): boolean {
+  const lastWord = before.slice(Math.max(...[' ', '\n', '\r', '\t'].map((space) => before.lastIndexOf(space))) + 1);
+  return find(lastWord, 'url').length > 0 || find(lastWord + appended, 'url').length > 0;
+}

@@ -3,7 +3,7 @@ import { ApiError, type MessageNode, type RecordWrite } from '@collab/shared';
 import { messagesRepository } from '../../repositories/messages.repository.js';
 import type { ConversationContext } from '../context.js';
 import { eventsOutbox } from '../events/outbox.js';
-import { previewUrlsOf } from '../link-previews/links.js';
+import { appendMayChangeUrls, previewUrlsOf } from '../link-previews/links.js';
 import { keepPreviewsOf } from '../link-previews/link-previews.js';
 import { requireThread } from '../threads/threads.js';
 import { requireMessageInThread, sameJson } from './checks.js';
@@ -33,7 +33,7 @@ export async function appendToMessage(
     if (!after) return false;
     await request.recordWrite(tx);
     const before = { ...after, content: contentBefore(after.content as MessageNode[], text) };
-    if (!sameJson(previewUrlsOf(before), previewUrlsOf(after))) {
+    if (appendMayChangeUrls(textOf(before.content), text) && !sameJson(previewUrlsOf(before), previewUrlsOf(after))) {
       const urls = await keepPreviewsOf(tx, after);
       if (urls.length > 0 && ctx.linkPreviews.enabled)
         await eventsOutbox.record(tx, [{ applicationId, requestId, topic: 'message.links-changed', payload: { messageId: after.internalId } }]);
@@ -46,8 +46,13 @@ export async function appendToMessage(
   throw new ApiError('message_not_appendable');
 }
 
+/** The one text of an appendable content (one markdown node with one text child). */
+function textOf(content: MessageNode[]): string {
+  return content[0].children![0].text as string;
+}
+
 /** The appended content as it was before this append: its one text without the appended text. */
 function contentBefore(content: MessageNode[], appended: string): MessageNode[] {
-  const text = content[0].children![0].text as string;
+  const text = textOf(content);
   return [{ type: 'markdown', children: [{ text: text.slice(0, text.length - appended.length) }] }];
 }
