@@ -78,7 +78,7 @@ export const messagesStatements = {
    * Appends $4 to the one text node of message $3 of thread $2 (external ids) when its content is
    * exactly one markdown node with one text child; answers the message's internal id, new content,
    * skipLinkPreviews and type, or no row. The thread is looked up in the UPDATE itself so that an append
-   * is one round trip, and the statement stays this plain because PostgreSQL plans it on every call.
+   * is one round trip.
    * Concurrent appends each wait for the row and append to its latest text. CASE, not AND: SQL does
    * not promise the order of AND, and jsonb_array_length fails on a non-array. In a WITH: TypeORM
    * answers a bare UPDATE … RETURNING with [rows, rowCount].
