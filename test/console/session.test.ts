@@ -63,6 +63,21 @@ async function call(session: Signed | null, method: string, path: string, body?:
   return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : null };
 }
 
+/** Runs `use` against a gateway of its own, started in this process with `env`, and stops it. */
+async function withGateway(env: Record<string, string | undefined>, use: (url: string) => Promise<void>): Promise<void> {
+  const gateway = await createGateway(loadGatewayConfig(env), createLogger('test', 'silent'), () => false);
+  const server = http.createServer(gateway.app);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    await use(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await gateway.close();
+  }
+}
+
 describe('signing in', () => {
   it('sets an HttpOnly, SameSite=Strict cookie on /console, Secure only behind https, and answers no secret', async () => {
     const plain = await asCustomer();
@@ -242,14 +257,28 @@ describe('isolation: a customer acts on their own applications only', () => {
   });
 });
 
+describe('the sign-in page', () => {
+  it("is told to offer the operator's sign-in only when ADMIN_USERNAME and ADMIN_PASSWORD are set", async () => {
+    const options = await fetch(`${system.url}/console/api/sign-in`);
+    expect(options.status).toBe(200);
+    expect(await options.json()).toEqual({ customer: true, operator: true });
+
+    const { ADMIN_USERNAME: _user, ADMIN_PASSWORD: _password, ...withoutOperator } = system.env;
+    await withGateway(withoutOperator, async (url) => {
+      expect(await (await fetch(`${url}/console/api/sign-in`)).json()).toEqual({ customer: true, operator: false });
+      const operatorSignIn = await fetch(`${url}/console/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: OPERATOR.ADMIN_USERNAME, password: OPERATOR.ADMIN_PASSWORD }),
+      });
+      expect(operatorSignIn.status).toBe(404);
+    });
+  });
+});
+
 describe('CONSOLE=off', () => {
   it('leaves no console: its pages and its API answer 404', async () => {
-    const gateway = await createGateway(loadGatewayConfig({ ...system.env, CONSOLE: 'off' }), createLogger('test', 'silent'), () => false);
-    const server = http.createServer(gateway.app);
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await withGateway({ ...system.env, CONSOLE: 'off' }, async (url) => {
       expect((await fetch(`${url}/console/`)).status).toBe(404);
       const signIn = await fetch(`${url}/console/api/session`, {
         method: 'POST',
@@ -258,11 +287,7 @@ describe('CONSOLE=off', () => {
       });
       expect(signIn.status).toBe(404);
       expect(signIn.headers.get('set-cookie')).toBeNull();
-    } finally {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await gateway.close();
-    }
+    });
     expect(loadGatewayConfig({ ...system.env }).CONSOLE).toBe(true);
   });
 });

@@ -72,6 +72,12 @@ export async function consoleCall<T>(method: string, path: string, body?: unknow
   return answer as T;
 }
 
+/** The ways of signing in the console offers: the operator's only when the deployment sets its credentials. */
+export interface SignInOptions {
+  customer: boolean;
+  operator: boolean;
+}
+
 export interface SessionView {
   kind: 'customer' | 'operator';
   customerId: string | null;

@@ -1,11 +1,21 @@
-import { useState, type FormEvent } from 'react';
-import { consoleCall, type SessionView } from '../api/client';
+import { useEffect, useState, type FormEvent } from 'react';
+import { consoleCall, type SessionView, type SignInOptions } from '../api/client';
 import { Field } from '../components/Field';
 import { ErrorLine } from './common';
 
-/** Sign-in as a customer (ID and secret) or as the operator (ADMIN_USERNAME and ADMIN_PASSWORD). */
+/**
+ * Sign-in as a customer (ID and secret) or as the operator (ADMIN_USERNAME and ADMIN_PASSWORD),
+ * the operator's offered only when the deployment sets those.
+ */
 export function SignInPage({ onSignedIn }: { onSignedIn: (session: SessionView) => void }) {
   const [operator, setOperator] = useState(false);
+  const [operatorOffered, setOperatorOffered] = useState(false);
+  useEffect(() => {
+    consoleCall<SignInOptions>('GET', '/sign-in').then(
+      (options) => setOperatorOffered(options.operator),
+      () => setOperatorOffered(false),
+    );
+  }, []);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
 
@@ -47,9 +57,11 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (session: SessionView) 
             Sign in
           </button>
         </form>
-        <button type="button" className="secondary outline" onClick={() => setOperator(!operator)}>
-          {operator ? 'Sign in as a customer' : 'Sign in as the operator'}
-        </button>
+        {operatorOffered && (
+          <button type="button" className="secondary outline" onClick={() => setOperator(!operator)}>
+            {operator ? 'Sign in as a customer' : 'Sign in as the operator'}
+          </button>
+        )}
       </article>
     </main>
   );

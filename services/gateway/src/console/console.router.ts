@@ -1,6 +1,8 @@
 /**
  * The console at /console: its sign-in, its session, the API it calls, and its static files.
  *
+ * - `GET /console/api/sign-in` answers which ways of signing in are on (the operator's only with
+ *   ADMIN_USERNAME and ADMIN_PASSWORD set), so that the page offers no way that is off.
  * - `POST /console/api/session` signs in with a customer's ID and secret, or with the operator's
  *   ADMIN_USERNAME/ADMIN_PASSWORD, and sets the session cookie (HttpOnly, SameSite=Strict, Secure
  *   behind https); `GET` answers who is signed in and the CSRF token; `DELETE` signs out.
@@ -98,6 +100,10 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
   router.use('/api', (_req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
     next();
+  });
+
+  router.get('/api/sign-in', (_req, res) => {
+    res.json({ customer: true, operator: deps.operator !== null });
   });
 
   router.post('/api/session', express.json({ limit: '16kb' }), async (req, res) => {
