@@ -2,7 +2,8 @@
  * What one Node process can do for GET and PUT /v1/users/<ID>: a bare node:http server, run as
  * its own process (`node bare-server.js <database URL> <application id header>`), issuing the
  * statements identity issues for these calls (statements.ts) over a pg pool of identity's size
- * (DB_POOL_SIZE, default 10 as identity's), and answering identity's JSON, built by identity's own
+ * (DB_POOL_SIZE, default 10 as identity's) of identity's client (statements prepared as identity's
+ * are, DB_PREPARED_STATEMENTS), and answering identity's JSON, built by identity's own
  * view (userDetails). Nothing else: no express, no schema validation, no token check, no logging.
  * The application is the one named by the header the gateway sets, so the same load reaches it as
  * reaches identity directly.
@@ -11,11 +12,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { userDetails } from '@collab/identity/domain/users/user-views';
+import { ServiceClient } from '@collab/shared/storage';
 import pg from 'pg';
 import { IDENTITY } from './statements.js';
 
 const [databaseUrl, applicationHeader] = process.argv.slice(2);
-const sql = new pg.Pool({ connectionString: databaseUrl, max: Number(process.env.DB_POOL_SIZE || 10) });
+const sql = new pg.Pool({ connectionString: databaseUrl, max: Number(process.env.DB_POOL_SIZE || 10), Client: ServiceClient });
 sql.on('error', () => undefined);
 
 /** The row findUserWithGroupIds reads: the user as identity's view takes it, and its group ids. */

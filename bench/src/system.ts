@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVICE_DATABASE_VARS, type DatabaseService } from '@collab/shared';
 import { deleteRedisPrefix, dropDatabase, freePort, until } from '@collab/shared/devkit';
-import { ensureDatabase } from '@collab/shared/storage';
+import { ensureDatabase, ServiceClient } from '@collab/shared/storage';
 import pg from 'pg';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -193,7 +193,8 @@ function schemaRoutedPool(pools: Record<DatabaseService, pg.Pool>): pg.Pool {
 function pool(databaseUrl: string, size: number): pg.Pool {
   // Idle connections close after a second: the raw-SQL loads open up to BENCH_CONNECTIONS, which
   // must not stay counted against max_connections while the services are measured.
-  const sql = new pg.Pool({ connectionString: databaseUrl, max: size, idleTimeoutMillis: 1000 });
+  // The services' client, so that the raw-SQL loads send their statements as the services do.
+  const sql = new pg.Pool({ connectionString: databaseUrl, max: size, idleTimeoutMillis: 1000, Client: ServiceClient });
   sql.on('error', () => undefined);
   return sql;
 }

@@ -71,8 +71,10 @@ function statementName(text: string): string {
  * A connection killed while checked out (pg_terminate_backend, a failover) can emit a second
  * 'error' after TypeORM has released it and removed its own listener; with none left that would
  * crash the process. The query using it has already failed (503), so there is nothing more to do.
+ *
+ * Exported so that the bench's baselines talk to PostgreSQL as the services do.
  */
-class ServiceClient extends pg.Client {
+export class ServiceClient extends pg.Client {
   private readonly prepared = new Set<string>();
   private readonly prepares = processSettings().DB_PREPARED_STATEMENTS;
 

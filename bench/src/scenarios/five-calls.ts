@@ -4,7 +4,8 @@
  * `POST /v1/threads/<ID>/messages` (into existing threads, and with `createThread`), through the
  * gateway at 10 connections and at BENCH_CONNECTIONS (50), each beside its baselines from the same
  * run: the owning service called directly with the internal headers (what the gateway costs), the
- * same statements from a plain `pg` script (what PostgreSQL can do; statements.ts), and for the two
+ * same statements from a plain `pg` script (what PostgreSQL can do; statements.ts; through the services' pg client, so
+ * prepared as theirs are), and for the two
  * single-user calls a bare node:http server over a pg pool (what one Node process can do). Every
  * measurement also gives the CPU time per request of each process, steadier than req/s on a shared
  * machine and what shows where the time goes.
@@ -263,7 +264,8 @@ export const fiveCalls: Scenario = {
         `thread each time). Baselines from the same run: the same statements from a plain \`pg\` script, as many concurrent loops ` +
         `on as many connections (what PostgreSQL can do; bench/src/statements.ts lists them, the notes count them); for GET and PUT ` +
         `user, a bare \`node:http\` server doing the same lookup over a \`pg\` pool of identity's size (what one Node process can ` +
-        `do). Targets: throughput ≥ ${fmt.ratio(BARE_SERVER_TARGET)} the bare server (GET and PUT user) or ≥ ` +
+        `do). Both talk to PostgreSQL through the services' own client, so their statements are prepared as the services' are ` +
+        `(DB_PREPARED_STATEMENTS). Targets: throughput ≥ ${fmt.ratio(BARE_SERVER_TARGET)} the bare server (GET and PUT user) or ≥ ` +
         `${fmt.ratio(RAW_SQL_TARGET)} the raw SQL (the others); p99 ≤ ${fmt.ratio(TAIL_TARGET)} p50 at ${tailConnections} connections.`,
       rows: [],
       notes: [],
