@@ -116,6 +116,24 @@ describe('signing in', () => {
     await asCustomer();
   });
 
+  it('counts failures per client behind a trusted proxy, by the X-Forwarded-For entry the proxy added', async () => {
+    const post = (url: string, forwardedFor: string, body: Record<string, string>) =>
+      fetch(`${url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor }, body: JSON.stringify(body) });
+    await withGateway({ ...system.env, TRUSTED_PROXY_CIDRS: '127.0.0.0/8' }, async (url) => {
+      // One client guesses at other accounts each time, and writes its own first entry each time.
+      for (let i = 0; i < SIGN_IN_FAILURES; i++)
+        expect((await post(url, `198.51.100.${i}, 203.0.113.5`, { customerId: randomUUID(), secret: 'guess' })).status).toBe(401);
+      const guesser = await post(url, '203.0.113.5', { customerId: system.customer.id, secret: system.customer.secret });
+      expect(guesser.status).toBe(429);
+      // Another client behind the same proxy is not held back by it.
+      expect((await post(url, '203.0.113.6', { customerId: system.customer.id, secret: system.customer.secret })).status).toBe(200);
+    });
+    // Without trusted proxies the header is not believed: the connection's address is the client.
+    for (let i = 0; i < SIGN_IN_FAILURES; i++) await post(system.url, '203.0.113.7', { customerId: randomUUID(), secret: 'guess' });
+    expect((await post(system.url, '203.0.113.8', { customerId: system.customer.id, secret: system.customer.secret })).status).toBe(429);
+    await redis.del(...(await redis.keys(`${system.env.REDIS_PREFIX}console:sign-in:address:*`)));
+  });
+
   it('the operator signs in with ADMIN_USERNAME and ADMIN_PASSWORD, and sees the status of every service and queue', async () => {
     expect((await call(null, 'POST', '/session', { username: 'ops', password: 'wrong-password' })).status).toBe(401);
     const operator = await signIn({ username: OPERATOR.ADMIN_USERNAME, password: OPERATOR.ADMIN_PASSWORD });

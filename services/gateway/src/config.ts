@@ -21,6 +21,10 @@ export const gatewayConfigSpec = {
   INBOUND_EMAIL_PASSWORD: vars.secret('Its password (empty: replies by mail are off)', ''),
   CONSOLE: vars.onOff('The web console at /console (on or off)', true),
   CONSOLE_SESSION_HOURS: vars.integer('How long a console sign-in lasts, in hours', 12),
+  TRUSTED_PROXY_CIDRS: vars.cidrs(
+    "Comma-separated CIDR ranges of the load balancers or ingress in front of the gateway, whose X-Forwarded-For names the client to the console's sign-in limit (empty: the connection's address is the client)",
+    [],
+  ),
   RATE_LIMIT_PER_MINUTE: vars.integer('Requests a minute one application (or customer) may make, across all gateway replicas (0: no limit)', 0),
   RATE_LIMIT_BURST: vars.integer('Requests one application (or customer) may make at once (0: RATE_LIMIT_PER_MINUTE)', 0),
   REQUEST_TIMEOUT_MS: vars.integer('How long a client may take to send a whole request before 408 (0: no limit)', 300_000),

@@ -100,6 +100,7 @@ export async function createGateway(config: GatewayConfig, logger: Logger, isDra
       ? {
           sessions: createSessionStore(redis, config.REDIS_PREFIX, config.CONSOLE_SESSION_HOURS),
           signInLimit: createSignInLimit(redis, config.REDIS_PREFIX),
+          trustedProxies: config.TRUSTED_PROXY_CIDRS,
           operator,
           applicationOwner: async (id, requestId) => (await credentials.application(id, requestId))?.customerId ?? null,
           customerSecretMatches: async (id, secret, requestId) => {

@@ -20,6 +20,17 @@ export function isAddressAllowed(address: string, exemptions: readonly Cidr[]): 
   return exemptions.some(([network, bits]) => network.kind() === parsed.kind() && parsed.match(network, bits));
 }
 
+/**
+ * Whether `address` (an IP literal; an IPv4-mapped IPv6 address counts as its IPv4 address, as
+ * Node reports IPv4 peers on a dual-stack socket) lies in one of `ranges`. False for anything that
+ * is not an IP address.
+ */
+export function isAddressInRanges(address: string, ranges: readonly Cidr[]): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  const parsed = ipaddr.process(address);
+  return ranges.some(([network, bits]) => network.kind() === parsed.kind() && parsed.match(network, bits));
+}
+
 /** ipaddr.js's range names, as a sentence says them. */
 const RANGE_NAMES: Record<string, string> = {
   loopback: 'a loopback address',

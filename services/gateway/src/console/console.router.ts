@@ -17,10 +17,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ApiError, s, type RouteDef, type RouteMatch, type RouteMatcher } from '@collab/shared';
+import { ApiError, s, type Cidr, type RouteDef, type RouteMatch, type RouteMatcher } from '@collab/shared';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Caller } from '../auth/authenticate.js';
 import { credentialsMatch, type OperatorCredentials } from '../admin/queue-dashboard.js';
+import { clientAddress } from './client-address.js';
 import { sameSecret, type ConsoleSession, type SessionStore } from './sessions.js';
 import type { SignInLimit } from './sign-in-limit.js';
 
@@ -35,6 +36,8 @@ const CONSOLE_CSP = "default-src 'self'; img-src 'self' data:; base-uri 'none'; 
 export interface ConsoleDeps {
   sessions: SessionStore;
   signInLimit: SignInLimit;
+  /** Proxies whose X-Forwarded-For names the client to the sign-in limit (TRUSTED_PROXY_CIDRS). */
+  trustedProxies: readonly Cidr[];
   operator: OperatorCredentials | null;
   matcher: RouteMatcher<RouteDef>;
   /** Who owns an application (its customer), or null when there is none. */
@@ -108,7 +111,7 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
 
   router.post('/api/session', express.json({ limit: '16kb' }), async (req, res) => {
     const body = signInBody.parse(req.body ?? {});
-    const address = req.socket.remoteAddress ?? 'unknown';
+    const address = clientAddress(req, deps.trustedProxies);
     let identity: { kind: 'customer'; customerId: string } | { kind: 'operator' };
     if (body.username !== undefined || body.password !== undefined) {
       if (!deps.operator) throw new ApiError('not_found', 'Operator sign-in is off: ADMIN_USERNAME and ADMIN_PASSWORD are not set.');
