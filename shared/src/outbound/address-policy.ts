@@ -16,8 +16,12 @@ export type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
  */
 export function isAddressAllowed(address: string, exemptions: readonly Cidr[]): boolean {
   const parsed = ipaddr.parse(address);
-  if (parsed.range() === 'unicast') return true;
-  return exemptions.some(([network, bits]) => network.kind() === parsed.kind() && parsed.match(network, bits));
+  return parsed.range() === 'unicast' || inRanges(parsed, exemptions);
+}
+
+/** Whether a parsed address lies in one of the ranges of its own family. */
+function inRanges(parsed: ipaddr.IPv4 | ipaddr.IPv6, ranges: readonly Cidr[]): boolean {
+  return ranges.some(([network, bits]) => network.kind() === parsed.kind() && parsed.match(network, bits));
 }
 
 /**
@@ -26,9 +30,7 @@ export function isAddressAllowed(address: string, exemptions: readonly Cidr[]): 
  * is not an IP address.
  */
 export function isAddressInRanges(address: string, ranges: readonly Cidr[]): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  const parsed = ipaddr.process(address);
-  return ranges.some(([network, bits]) => network.kind() === parsed.kind() && parsed.match(network, bits));
+  return ipaddr.isValid(address) && inRanges(ipaddr.process(address), ranges);
 }
 
 /** ipaddr.js's range names, as a sentence says them. */

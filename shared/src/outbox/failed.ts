@@ -2,17 +2,16 @@
  * The operator's side of failed outbox entries (refused by the service they go to, kept with
  * their reason): listing them, and re-queueing them once the cause is fixed.
  */
-import { countAffected, entityColumns, rows, sqlTable, type Queryable } from '../sql.js';
+import { countAffected, rows, type Queryable } from '../sql.js';
 import { OUTBOX_FAILED_AT } from './outbox.js';
 import { outboxChannel } from './relay.js';
-import { outboxEntity, type OutboxRow } from './table.js';
+import { outboxTable, type OutboxRow } from './table.js';
 
 export type FailedOutboxEntry = Pick<OutboxRow, 'id' | 'applicationId' | 'topic' | 'attempts' | 'createdAt'> & { lastError: string };
 
 /** The failed entries of `schema`'s outbox, oldest first. */
 export async function failedOutboxEntries(db: Queryable, schema: string): Promise<FailedOutboxEntry[]> {
-  const table = `"${schema}"."outbox"`;
-  const { pick } = sqlTable(table, 'o', entityColumns(outboxEntity(schema)));
+  const { name: table, pick } = outboxTable(schema);
   return rows<FailedOutboxEntry>(
     db,
     `SELECT ${pick('id', 'applicationId', 'topic', 'attempts', 'createdAt')}, coalesce(o.last_error, '') AS "lastError"

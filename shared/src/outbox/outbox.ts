@@ -14,9 +14,9 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Infer, ObjectSchema, Shape } from '../schema/index.js';
-import { entityColumns, rows, sqlTable, type Queryable } from '../sql.js';
+import { rows, type Queryable } from '../sql.js';
 import { outboxChannel, startOutboxRelay, type OutboxProcessor } from './relay.js';
-import { outboxEntity, type OutboxRow } from './table.js';
+import { outboxTable, type OutboxRow } from './table.js';
 
 export type OutboxTopics = Record<string, ObjectSchema<Shape>>;
 type TopicName<T extends OutboxTopics> = keyof T & string;
@@ -128,8 +128,8 @@ export function outboxRecordStatement(schema: string, alongside?: string): strin
 
 // Over 80 lines: a factory whose functions share the table and the topics' schemas; each of them is short.
 export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T): Outbox<T> {
-  const table = `"${schema}"."outbox"`;
-  const entryColumns = sqlTable(table, 'o', entityColumns(outboxEntity(schema))).pick(...ENTRY_FIELDS);
+  const { name: table, pick } = outboxTable(schema);
+  const entryColumns = pick(...ENTRY_FIELDS);
   const recordStatement = outboxRecordStatement(schema);
 
   /** The payload as its topic's schema reads it; an invalid one is a bug (a 500), never the client's fault. */

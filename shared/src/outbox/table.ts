@@ -3,6 +3,7 @@
  * and the migration SQL, both from the schema's name, so that the columns are written once.
  */
 import { EntitySchema } from 'typeorm';
+import { entityColumns, sqlTable } from '../sql.js';
 
 export interface OutboxRow {
   id: string;
@@ -41,6 +42,11 @@ export function outboxEntity(schema: string): EntitySchema<OutboxRow> {
     indices: [{ name: 'outbox_created_idx', columns: ['createdAt', 'id'] }],
     // No foreign key to the application: an application's own deletion is recorded here too.
   });
+}
+
+/** `<schema>.outbox` as `o`: the column map its reads select through. */
+export function outboxTable(schema: string) {
+  return sqlTable(`"${schema}"."outbox"`, 'o', entityColumns(outboxEntity(schema)));
 }
 
 /**
