@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { deleteRedisPrefix, dropDatabase, freePortBase, freePorts } from '@collab/shared/devkit';
-import { childrenOf, commandLine } from './proc.js';
+import { childrenOf, commandLine, descendants, listeningPorts } from './proc.js';
 import { killDetached, pollUntil, spawnDetached, within, type DetachedProcess } from './processes.js';
 import { databaseUrlFor, type TestSystem } from './system.js';
 
@@ -145,7 +145,7 @@ async function tearDown(supervisor: DetachedProcess, databaseName: string, prefi
 
 /**
  * Starts the system with `node scripts/start.mjs`, or with `npm start` (the supervisor is then
- * npm's child), and resolves once the gateway's /readyz answers 200 (every service ready).
+ * npm's child), and resolves once its gateway's /readyz answers 200 (every service ready).
  * `npm start` builds first, and the machine may be shared: `readyTimeoutMs` is a generous bound
  * against a hang, not an expectation.
  */
@@ -164,7 +164,9 @@ export async function startSupervisor(extra: Record<string, string> = {}, how: '
         try {
           const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) });
           await response.arrayBuffer();
-          return response.status === 200 ? true : undefined;
+          // Ours, not another system's that took the port while `npm start` was still building.
+          const ours = listeningPorts(descendants(supervisor.child.pid!)).includes(ports.gateway);
+          return response.status === 200 && ours ? true : undefined;
         } catch {
           return undefined;
         }

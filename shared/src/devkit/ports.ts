@@ -1,34 +1,22 @@
-import { createServer, type AddressInfo, type Server } from 'node:net';
+import { createServer } from 'node:net';
 
-/** A port that was free a moment ago, for a child process to listen on. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** `count` distinct ports that were free a moment ago: all bound at once, then released. */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<Server>((resolve, reject) => {
-          const server = createServer();
-          server.once('error', reject);
-          server.listen(0, '127.0.0.1', () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((server) => (server.address() as AddressInfo).port);
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
-}
+/*
+ * Ports for child processes to listen on, chosen so that nothing else takes them before the child
+ * does, however long it takes to start (`npm start` builds first, for half a minute):
+ * - below Linux's ephemeral range (32768 and up), from which the kernel hands out the ports of
+ *   every listen(0) and every outgoing connection, so no in-process server or client takes them;
+ * - each process from its own slice of that space (a test worker by its pool id), so two test
+ *   workers never pick the same one;
+ * - in turn through the slice, so a port is handed out again only after the whole slice was,
+ *   never to the next system while the last one's processes may still be stopping;
+ * - each checked free on every address when handed out.
+ */
+const FIRST_PORT = 20_000;
+const SPACE = 32_768 - FIRST_PORT;
+const SLICES = 8;
+const SLICE = Math.floor(SPACE / SLICES);
+const slice = Number(process.env.VITEST_POOL_ID ?? process.pid) % SLICES;
+let cursor = 0;
 
 /** Whether `port` can be bound on every address (so nothing listens on it, on any of them). */
 function bindable(port: number): Promise<boolean> {
@@ -40,16 +28,37 @@ function bindable(port: number): Promise<boolean> {
 }
 
 /**
- * A base port such that base + each offset was free a moment ago, for processes that derive their
- * ports from one base (METRICS_PORT_BASE of `npm start`). Taken below Linux's ephemeral range
- * (32768 and up), where the kernel hands out the ports of freePort and of outgoing connections.
+ * The next base in this process's slice such that base + each offset is free now; the offsets'
+ * ports are not handed out again until the cursor comes round.
  */
-export async function freePortBase(offsets: number[]): Promise<number> {
+async function nextFree(offsets: number[]): Promise<number> {
   const span = Math.max(...offsets) + 1;
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * (12_000 - span));
+  for (let tried = 0; tried < SLICE; tried += span) {
+    if (cursor + span > SLICE) cursor = 0;
+    const base = FIRST_PORT + slice * SLICE + cursor;
+    cursor += span;
     const results = await Promise.all(offsets.map((offset) => bindable(base + offset)));
     if (results.every(Boolean)) return base;
   }
-  throw new Error(`no free range of ${span} ports found`);
+  throw new Error(`no free range of ${span} ports found in ${FIRST_PORT + slice * SLICE}–${FIRST_PORT + (slice + 1) * SLICE - 1}`);
+}
+
+/** A port that is free now, for a child process to listen on. */
+export function freePort(): Promise<number> {
+  return nextFree([0]);
+}
+
+/** `count` distinct ports that are free now. */
+export async function freePorts(count: number): Promise<number[]> {
+  const ports: number[] = [];
+  for (let i = 0; i < count; i++) ports.push(await freePort());
+  return ports;
+}
+
+/**
+ * A base port such that base + each offset is free now, for processes that derive their ports
+ * from one base (METRICS_PORT_BASE of `npm start`).
+ */
+export function freePortBase(offsets: number[]): Promise<number> {
+  return nextFree(offsets);
 }
