@@ -104,11 +104,13 @@ export function sourceEntryPoints(): string[] {
 /**
  * Variables every process reads apart from its service's config spec: the process settings
  * (processVars: listen address, log level, shutdown deadline), and any read straight from process.env.
+ * Not the devkit's (shared/src/devkit): tests and tools load it, no process does (a lint rule).
  */
 function directlyReadVars(): Set<string> {
   const names = new Set<string>(Object.keys(processVars));
+  const devkit = join(ROOT, 'shared', 'src', 'devkit');
   const walk = (dir: string): void => {
-    if (!existsSync(dir)) return;
+    if (!existsSync(dir) || dir === devkit) return;
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
