@@ -86,6 +86,8 @@ export interface IdempotencyStore {
 
 /** What a write's use case does with the request's key. */
 export interface IdempotentWrite {
+  /** Whether the request has a key: only then must its write and the answer be stored together. */
+  readonly keyed: boolean;
   /**
    * In the write's transaction: stores its answer with it. Throws `idempotency_key_in_use` when
    * another request took the key over meanwhile, which rolls the write back.
@@ -120,6 +122,7 @@ export interface IdempotentRequest extends IncomingMessage {
 
 /** The handling of a request without a key: nothing is stored. */
 export const NO_IDEMPOTENCY_KEY: IdempotentWrite = {
+  keyed: false,
   record: async () => undefined,
   forget: async () => undefined,
   bodyFingerprint: () => undefined,
@@ -228,6 +231,7 @@ export function idempotentHandler<R extends IdempotentRequest>(
     if (outcome.kind === 'verify') {
       // A finished request's key with a body the handler reads: compared once read, before any write.
       req.idempotency = {
+        keyed: true,
         bodyFingerprint(given) {
           throw given === outcome.fingerprint ? new IdempotentReplay(outcome.answer) : reused();
         },
@@ -247,6 +251,7 @@ export function idempotentHandler<R extends IdempotentRequest>(
     /** The answer stored with the write, if it committed. */
     let recorded: StoredAnswer | null = null;
     req.idempotency = {
+      keyed: true,
       async record(tx, answer) {
         if (!(await store.store(tx, ref, answer, fingerprint))) throw inUse();
         recorded = answer;

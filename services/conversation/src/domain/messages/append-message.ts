@@ -12,12 +12,16 @@ import { requireMessageInThread, sameJson } from './checks.js';
  * POST /v1/threads/<tID>/messages/<mID>/append. Checks in this order, the first failing one
  * answering: the thread (404), the message in it (404), its content (400 message_not_appendable
  * unless it is exactly one markdown node with one text child). A bot streams many appends a second,
- * so an append that succeeds is one statement in its transaction: the thread and the message are
- * found by the UPDATE itself, and only a refused append looks them up again to say why. Concurrent
- * appends all land; no timestamp changes, and nothing is notified and no webhook sent. When the
- * appended text changes the content's URLs, the link-preview rule is applied in the same
- * transaction and the message's preview job recorded, as for an edit of its content. The answer of
- * a request with an Idempotency-Key is recorded with the append (`recordWrite`).
+ * so an append that succeeds is one statement: the thread and the message are found by the UPDATE
+ * itself, and only a refused append looks them up again to say why. Concurrent appends all land; no
+ * timestamp changes, and nothing is notified and no webhook sent. When the appended text changes
+ * the content's URLs, the link-preview rule is applied in the same transaction and the message's
+ * preview job recorded, as for an edit of its content. The answer of a request with an
+ * Idempotency-Key is recorded with the append (`recordWrite`, absent without a key).
+ *
+ * Most appends (a token of a bot's answer) cannot change a URL, and the statement can tell: those
+ * are the UPDATE alone, without a transaction around it. Only an append that might change one, or
+ * whose answer is recorded, runs in a transaction with what follows.
  */
 export async function appendToMessage(
   ctx: ConversationContext,
@@ -25,13 +29,15 @@ export async function appendToMessage(
   threadId: string,
   messageId: string,
   text: string,
-  request: { requestId: string; recordWrite: RecordWrite<void> },
+  request: { requestId: string; recordWrite?: RecordWrite<void> },
 ): Promise<void> {
-  const { requestId } = request;
+  const { requestId, recordWrite } = request;
+  if (!recordWrite && (await messagesRepository.appendText(ctx.db, applicationId, threadId, messageId, text, { onlyWhenUrlsCannotChange: true })))
+    return;
   const appended = await ctx.db.transaction(async (tx) => {
-    const after = await messagesRepository.appendText(tx, applicationId, threadId, messageId, text);
+    const after = await messagesRepository.appendText(tx, applicationId, threadId, messageId, text, { onlyWhenUrlsCannotChange: false });
     if (!after) return false;
-    await request.recordWrite(tx);
+    await recordWrite?.(tx);
     const before = { ...after, content: contentBefore(after.content as MessageNode[], text) };
     if (appendMayChangeUrls(textOf(before.content), text) && !sameJson(previewUrlsOf(before), previewUrlsOf(after))) {
       const urls = await keepPreviewsOf(tx, after);

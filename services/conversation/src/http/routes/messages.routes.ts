@@ -45,7 +45,7 @@ export function messageHandlers(ctx: ConversationContext): HandlerMap {
       const appended = { success: true, message: `You successfully updated message ${messageID}` };
       await appendToMessage(ctx, applicationOf(req), threadID, messageID, text, {
         requestId: req.ctx.requestId,
-        recordWrite: (tx) => req.idempotency.record(tx, { status: 200, body: appended }),
+        recordWrite: req.idempotency.keyed ? (tx) => req.idempotency.record(tx, { status: 200, body: appended }) : undefined,
       });
       return appended;
     },
