@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { createOutboundClient, createRedis, parseCidrList, processMetrics, type RedisClient } from '@collab/shared';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPageCache, fetchPage } from '../../services/conversation/src/domain/link-previews/pages.js';
+import { uploadFile } from '../support/activity.js';
 import { createApplication, uniqueId, type TestApplication } from '../support/client.js';
 import { seedTeam } from '../support/seed.js';
 import type { TestSystem } from '../support/system.js';
@@ -104,6 +105,37 @@ describe('a message with a link', () => {
     expect(inThread.body.find((item: { id: string }) => item.id === message.messageID).attachments).toEqual(expected);
     const listed = await app.client.get(`/v1/messages?limit=1000`);
     expect(listed.body.messages.find((item: { id: string }) => item.id === message.messageID).attachments).toEqual(expected);
+  });
+
+  it('lists a file attachment before the preview, with its signed link, the same through all three reads', async () => {
+    const url = pages.page('/with-file', html('<title>With a file</title>'));
+    const fileID = await uploadFile(app, 'ann', 'notes.txt');
+    const message = await create(paragraph(text(`the notes and ${url}`)), { addAttachments: [{ type: 'file', id: fileID }] });
+    await drained();
+
+    const got = await app.client.get(messagePath(message.threadID, message.messageID));
+    expect(got.body.attachments).toEqual([
+      {
+        type: 'file',
+        id: `cord:${fileID}`,
+        name: 'notes.txt',
+        url: expect.stringMatching(new RegExp(`/v1/files/${fileID}\\?expires=\\d+&signature=[\\w-]+$`)),
+        mimeType: 'text/plain',
+        size: 5,
+        uploadStatus: 'uploaded',
+      },
+      { type: 'link_preview', id: expect.any(String), url, imageURL: null, title: 'With a file', description: null },
+    ]);
+    expect(got.body.plaintext).toBe(`the notes and ${url}`);
+    // The links are signed per answer: compared without them.
+    const withoutLinks = (answer: { attachments: { type: string; url: string }[] }) => ({
+      ...answer,
+      attachments: answer.attachments.map((attachment) => (attachment.type === 'file' ? { ...attachment, url: 'signed' } : attachment)),
+    });
+    const inThread = await app.client.get(messagesPath(message.threadID));
+    expect(withoutLinks(inThread.body.find((item: { id: string }) => item.id === message.messageID))).toEqual(withoutLinks(got.body));
+    const listed = await app.client.get(`/v1/messages?limit=1000`);
+    expect(withoutLinks(listed.body.messages.find((item: { id: string }) => item.id === message.messageID))).toEqual(withoutLinks(got.body));
   });
 
   it('falls back to the <title> and the plain description of a page without OpenGraph tags', async () => {

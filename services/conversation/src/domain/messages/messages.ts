@@ -1,11 +1,11 @@
 /** Reading, listing and deleting messages. */
-import { ApiError, pageCursors, type CursorOf, type FlatJson } from '@collab/shared';
+import { ApiError, JsonText, pageCursors, type CursorOf, type FlatJson } from '@collab/shared';
 import { messagesRepository } from '../../repositories/messages.repository.js';
 import { threadsRepository } from '../../repositories/threads.repository.js';
 import type { ConversationContext } from '../context.js';
 import { requireThread } from '../threads/threads.js';
 import { requireMessageInThread } from './checks.js';
-import { messageViews, type ViewOptions } from './message-views.js';
+import { messageViewTexts, threadMessagesText, type ViewOptions } from './message-views.js';
 
 export async function deleteMessage(ctx: ConversationContext, applicationId: string, threadId: string, messageId: string) {
   const thread = await requireThread(ctx.db, applicationId, threadId);
@@ -25,7 +25,8 @@ export async function getMessage(
 ) {
   const thread = await requireThread(ctx.db, applicationId, threadId);
   const message = await requireMessageInThread(ctx.db, applicationId, thread, messageId);
-  return (await messageViews(ctx.db, [message], new Map([[thread.internalId, thread]]), view))[0];
+  const [text] = await messageViewTexts(ctx.db, applicationId, [message.internalId], view);
+  return new JsonText(text);
 }
 
 export async function listThreadMessages(
@@ -36,8 +37,7 @@ export async function listThreadMessages(
   view: ViewOptions,
 ) {
   const thread = await requireThread(ctx.db, applicationId, threadId);
-  const rows = await messagesRepository.inThread(ctx.db, applicationId, thread.internalId, direction);
-  return messageViews(ctx.db, rows, new Map([[thread.internalId, thread]]), view);
+  return new JsonText(await threadMessagesText(ctx.db, applicationId, thread.internalId, direction, view));
 }
 
 export interface MessageListQuery {
@@ -83,8 +83,7 @@ export async function listMessages(
     ),
     messagesRepository.count(ctx.db, applicationId, listFilter),
   ]);
-  const threads = await threadsRepository.findByInternalIds(ctx.db, applicationId, rows.map((row) => row.threadRef));
-  const messages = await messageViews(ctx.db, rows, new Map(threads.map((thread) => [thread.internalId, thread])), view);
-  return { messages, pagination: { token, total } };
+  const messages = await messageViewTexts(ctx.db, applicationId, rows.map((row) => row.internalId), view);
+  return new JsonText(`{"messages":[${messages.join(',')}],"pagination":${JSON.stringify({ token, total })}}`);
 }
 
