@@ -60,8 +60,10 @@ export const CONVERSATION = {
    * commit, with markSeen run alongside ($8 thread, $9 users, $10 subscribe), as the create runs them.
    */
   outboxRecordWithSeen: outboxRecordStatement('conversation', participantsStatements.markSeen),
-  /** messageViewsRepository.inThread, newest first (the thread read's default order): every message's answer as JSON text. */
-  threadMessageViews: messageViewsStatements.inThread('descending'),
+  /** messagesRepository.inThread, newest first (the thread read's default order). */
+  threadMessages: messagesStatements.inThread('descending'),
+  /** messageViewsRepository.detailsOf: reactions, attachments, link previews and participants in one round trip. */
+  viewDetails: messageViewsStatements.detailsOf,
   /** messagesRepository.appendText, the whole append of a token that changes no URL: $2 the thread's id, $3 the message's id, $4 the text, $5 true. */
   appendText: messagesStatements.appendText,
 };

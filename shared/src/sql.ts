@@ -19,14 +19,6 @@ export async function rows<Row>(db: Queryable, sql: string, parameters?: unknown
 }
 
 /**
- * A timestamptz column as JSON answers write it (`Date.toISOString`: UTC, milliseconds truncated),
- * for answers PostgreSQL builds as JSON text.
- */
-export function isoTimestamp(column: string): string {
-  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-}
-
-/**
  * `items` in slices of at most `size`, in order: multi-row statements are cut so that their bind
  * parameters stay under PostgreSQL's 65,535 per statement.
  */

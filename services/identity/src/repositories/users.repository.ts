@@ -1,5 +1,5 @@
 /** All SQL about users. Every method takes the application id first. */
-import { isoTimestamp, rows, type Queryable } from '@collab/shared';
+import { rows, type Queryable } from '@collab/shared';
 import type { UserRow } from '../entities/index.js';
 import { usersTable } from './tables.js';
 
@@ -158,7 +158,7 @@ export const usersRepository = {
     item: readonly (readonly [key: string, field: keyof UserRow | null])[],
   ): Promise<{ items: string; lastId: string | null; more: boolean }> {
     const fields = item.map(([key, field]) => `${sqlText(key)}, ${field === null ? 'NULL' : `u.${usersTable.columns[field].column}`}`);
-    const object = `json_build_object('id', u.external_id, ${fields.join(', ')}, 'createdTimestamp', ${isoTimestamp('u.created_at')})`;
+    const object = `json_build_object('id', u.external_id, ${fields.join(', ')}, 'createdTimestamp', to_char(u.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
     const [page] = await rows<{ items: string; lastId: string | null; more: boolean }>(db, usersStatements.listPageJson(object), [
       applicationId,
       options.afterExternalId,

@@ -53,7 +53,7 @@ export async function message(
   if (!row) throw notFound();
   const [thread] = await threadsRepository.findByInternalIds(ctx.db, applicationId, [row.threadRef]);
   if (!thread || !viewer.groupIds.includes(thread.groupId)) throw notFound();
-  const [shown] = await messageViews(ctx.db, applicationId, [row.internalId], view);
+  const [shown] = await messageViews(ctx.db, [row], new Map([[thread.internalId, thread]]), view);
   const participant = (await participantsRepository.ofThreads(ctx.db, [thread.internalId])).find((p) => p.userId === viewer.userId);
   return { ...shown, seen: seenBy(viewer.userId, participant)(row) };
 }
@@ -78,9 +78,10 @@ async function summaries(
     participantsRepository.ofThreads(ctx.db, refs),
   ]);
   const unique = [...new Map(ends.map((row) => [row.internalId, row])).values()];
+  const threadsByRef = new Map(threads.map((thread) => [thread.internalId, thread]));
   const userIds = [...new Set(participants.map((participant) => participant.userId))];
   const [messages, directory] = await Promise.all([
-    clientMessages(ctx, applicationId, viewer, unique, participants, view),
+    clientMessages(ctx, viewer, unique, threadsByRef, participants, view),
     userIds.length > 0 ? ctx.identity.lookup(applicationId, { userIds }, requestId) : undefined,
   ]);
   return threads.map((thread, index) => {
@@ -108,13 +109,13 @@ function order(a: MessageRow, b: MessageRow) {
 /** ClientMessageData (§4.6) of each row, with the row it came from. */
 async function clientMessages(
   ctx: ConversationContext,
-  applicationId: string,
   viewer: Viewer,
   rows: readonly MessageRow[],
+  threads: Map<string, ThreadRow>,
   participants: readonly ParticipantRow[],
   view: ViewOptions,
 ) {
-  const shown = await messageViews(ctx.db, applicationId, rows.map((row) => row.internalId), view);
+  const shown = await messageViews(ctx.db, rows, threads, view);
   return rows.map((row, index) => {
     const participant = participants.find((p) => p.threadRef === row.threadRef && p.userId === viewer.userId);
     return { row, view: { ...shown[index], seen: seenBy(viewer.userId, participant)(row) } };
@@ -176,9 +177,10 @@ export async function thread(
   const chosen = messageWindow(all, initialFetchCount, participants.find((p) => p.userId === viewer.userId));
   const complete = chosen.length === all.length;
   const answered = complete ? chosen : chosen.slice(1);
+  const threadsByRef = new Map([[row.internalId, row]]);
   const [[summary], messages] = await Promise.all([
     summaries(ctx, applicationId, viewer, [row], view, requestId),
-    clientMessages(ctx, applicationId, viewer, answered, participants, view),
+    clientMessages(ctx, viewer, answered, threadsByRef, participants, view),
   ]);
   return { thread: summary, messages: messages.map((message) => message.view), loading: false as const, hasMore: !complete };
 }

@@ -46,7 +46,7 @@ export async function threadMessageAddedPayloads(
   const recipientsOf = new Map(added.map((message) => [message.messageId, message.recipients]));
   const userIds = live.flatMap((message) => [message.authorId, ...recipientsOf.get(message.internalId)!.map((recipient) => recipient.userId)]);
   const [messageViewList, threadViewList, { users }] = await Promise.all([
-    messageViews(ctx.db, applicationId, live.map((message) => message.internalId), view),
+    messageViews(ctx.db, live, threadsById, view),
     threadViews(ctx.db, ctx.identity, applicationId, threads, requestId),
     ctx.identity.lookup(applicationId, { userIds: [...new Set(userIds)] }, requestId),
   ]);

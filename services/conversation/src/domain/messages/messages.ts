@@ -1,11 +1,11 @@
 /** Reading, listing and deleting messages. */
-import { ApiError, JsonText, pageCursors, type CursorOf, type FlatJson } from '@collab/shared';
+import { ApiError, pageCursors, type CursorOf, type FlatJson } from '@collab/shared';
 import { messagesRepository } from '../../repositories/messages.repository.js';
 import { threadsRepository } from '../../repositories/threads.repository.js';
 import type { ConversationContext } from '../context.js';
 import { requireThread } from '../threads/threads.js';
 import { requireMessageInThread } from './checks.js';
-import { messageViewTexts, threadMessagesText, type ViewOptions } from './message-views.js';
+import { messageViews, type ViewOptions } from './message-views.js';
 
 export async function deleteMessage(ctx: ConversationContext, applicationId: string, threadId: string, messageId: string) {
   const thread = await requireThread(ctx.db, applicationId, threadId);
@@ -25,8 +25,7 @@ export async function getMessage(
 ) {
   const thread = await requireThread(ctx.db, applicationId, threadId);
   const message = await requireMessageInThread(ctx.db, applicationId, thread, messageId);
-  const [text] = await messageViewTexts(ctx.db, applicationId, [message.internalId], view);
-  return new JsonText(text);
+  return (await messageViews(ctx.db, [message], new Map([[thread.internalId, thread]]), view))[0];
 }
 
 export async function listThreadMessages(
@@ -37,7 +36,8 @@ export async function listThreadMessages(
   view: ViewOptions,
 ) {
   const thread = await requireThread(ctx.db, applicationId, threadId);
-  return new JsonText(await threadMessagesText(ctx.db, applicationId, thread.internalId, direction, view));
+  const rows = await messagesRepository.inThread(ctx.db, applicationId, thread.internalId, direction);
+  return messageViews(ctx.db, rows, new Map([[thread.internalId, thread]]), view);
 }
 
 export interface MessageListQuery {
@@ -83,7 +83,8 @@ export async function listMessages(
     ),
     messagesRepository.count(ctx.db, applicationId, listFilter),
   ]);
-  const messages = await messageViewTexts(ctx.db, applicationId, rows.map((row) => row.internalId), view);
-  return new JsonText(`{"messages":[${messages.join(',')}],"pagination":${JSON.stringify({ token, total })}}`);
+  const threads = await threadsRepository.findByInternalIds(ctx.db, applicationId, rows.map((row) => row.threadRef));
+  const messages = await messageViews(ctx.db, rows, new Map(threads.map((thread) => [thread.internalId, thread])), view);
+  return { messages, pagination: { token, total } };
 }
 

@@ -10,7 +10,7 @@ import { reactionsRepository } from '../../repositories/reactions.repository.js'
 import { threadsRepository } from '../../repositories/threads.repository.js';
 import type { ConversationContext } from '../context.js';
 import { createMessage } from '../messages/create-message.js';
-import { messageViews } from '../messages/message-views.js';
+import { groupBy, messageViews } from '../messages/message-views.js';
 import { threadViews } from '../threads/thread-views.js';
 
 /** An internal reference as this service writes them (a bigint); anything else names nothing. */
@@ -25,10 +25,11 @@ const validRefs = (refs: readonly string[]) => refs.filter((ref) => REF.test(ref
 export async function messageStates(ctx: ConversationContext, applicationId: string, messageRefs: readonly string[]): Promise<MessageStates> {
   const messages = await messagesRepository.states(ctx.db, applicationId, validRefs(messageRefs));
   const reactions = await reactionsRepository.ofMessages(ctx.db, messages.map((message) => message.internalId));
+  const reactionsByMessage = groupBy(reactions, (reaction) => reaction.messageRef);
   return messages.map((message) => ({
     ref: message.internalId,
     deleted: message.deleted,
-    reactions: reactions.filter((row) => row.messageRef === message.internalId).map(({ userId, reaction }) => ({ userID: userId, reaction })),
+    reactions: (reactionsByMessage.get(message.internalId) ?? []).map(({ userId, reaction }) => ({ userID: userId, reaction })),
   }));
 }
 
@@ -51,7 +52,7 @@ export async function notificationViews(
   const asked = new Set(threadRefs);
   const askedThreads = threads.filter((thread) => asked.has(thread.internalId));
   const [messageObjects, threadObjects] = await Promise.all([
-    messageViews(ctx.db, applicationId, messages.map((message) => message.internalId), { linkBase: request.linkBase, fileUrlSecret: ctx.files.urlSecret }),
+    messageViews(ctx.db, messages, threadsById, { linkBase: request.linkBase, fileUrlSecret: ctx.files.urlSecret }),
     threadViews(ctx.db, ctx.identity, applicationId, askedThreads, requestId),
   ]);
   return {
