@@ -64,6 +64,6 @@ export const CONVERSATION = {
   threadMessages: messagesStatements.inThread('descending'),
   /** messageViewsRepository.detailsOf: reactions, attachments, link previews and participants in one round trip. */
   viewDetails: messageViewsStatements.detailsOf,
-  /** messagesRepository.appendText, the whole append of a token that changes no URL: $2 the thread's id, $3 the message's id, $4 the text, $5 true. */
+  /** messagesRepository.appendText, the whole append of a token that changes no URL (no transaction around it): $2 the thread's id, $3 the message's id, $4 the text. */
   appendText: messagesStatements.appendText,
 };

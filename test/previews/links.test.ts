@@ -1,7 +1,7 @@
 /** Which URLs of a message's content get a preview (pure rules, no system). */
 import type { MessageNode } from '@collab/shared';
 import { describe, expect, it } from 'vitest';
-import { appendMayChangeUrls, contentUrls, MAX_PREVIEWS_PER_MESSAGE, previewUrl, previewUrlsOf } from '../../services/conversation/src/domain/link-previews/links.js';
+import { appendCannotChangeUrls, appendMayChangeUrls, contentUrls, MAX_PREVIEWS_PER_MESSAGE, previewUrl, previewUrlsOf } from '../../services/conversation/src/domain/link-previews/links.js';
 
 const p = (...children: MessageNode[]): MessageNode => ({ type: 'p', children });
 const text = (value: string): MessageNode => ({ text: value });
@@ -90,6 +90,39 @@ describe('appendMayChangeUrls', () => {
       const before = draw(1 + Math.floor(random() * 12));
       const appended = draw(1 + Math.floor(random() * 4));
       if (appendMayChangeUrls(before, appended)) continue;
+      unchanged++;
+      expect({ before, appended, urls: urlsOf(before + appended) }).toEqual({ before, appended, urls: urlsOf(before) });
+    }
+    // Enough draws took the short way for the comparison to mean something.
+    expect(unchanged).toBeGreaterThan(1000);
+  });
+});
+
+describe('appendCannotChangeUrls', () => {
+  const urlsOf = (value: string) => contentUrls([{ type: 'markdown', children: [text(value)] }]);
+
+  it('is true only for text after a space that holds nothing a URL is made of', () => {
+    expect(appendCannotChangeUrls(' token')).toBe(true);
+    expect(appendCannotChangeUrls('\nnext line, and the end.')).toBe(true);
+    expect(appendCannotChangeUrls('ing')).toBe(false);
+    expect(appendCannotChangeUrls(' example.com')).toBe(false);
+    expect(appendCannotChangeUrls(' mailto:x')).toBe(false);
+    expect(appendCannotChangeUrls(' LocalHost')).toBe(false);
+    expect(appendCannotChangeUrls('')).toBe(false);
+  });
+
+  // Drawn from the characters URLs are made of: whenever it says no change, the URLs of the whole
+  // text before and after the append are the same, whatever the text before.
+  it('never says no change where the URLs of the whole text change', () => {
+    const alphabet = ['a', 'o', 'm', 'x', '.', '/', ':', 'h', 't', 'p', ' ', '\n', '\t', '@', '-', '。', 'https://', '.com', 'www.', 'local', 'host', 'LOCALHOST'];
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const draw = (length: number) => Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+    let unchanged = 0;
+    for (let run = 0; run < 20000; run++) {
+      const before = draw(1 + Math.floor(random() * 12));
+      const appended = draw(1 + Math.floor(random() * 4));
+      if (!appendCannotChangeUrls(appended)) continue;
       unchanged++;
       expect({ before, appended, urls: urlsOf(before + appended) }).toEqual({ before, appended, urls: urlsOf(before) });
     }

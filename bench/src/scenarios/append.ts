@@ -74,7 +74,7 @@ export const append: Scenario = {
       const next = rotate(targets);
       return async () => {
         const message = next();
-        await system.sql.query(CONVERSATION.appendText, [app.id, message.threadId, message.messageId, TOKEN, true]);
+        await system.sql.query(CONVERSATION.appendText, [app.id, message.threadId, message.messageId, TOKEN]);
       };
     };
     const settings = [

@@ -48,20 +48,6 @@ function insertStatement(applicationId: string, message: NewMessage): [string, u
 }
 
 /**
- * SQL that is true when appending `appended` to the text `before` cannot change the text's URLs,
- * so that the append needs no link-preview work. As appendMayChangeUrls (link-previews/links.ts),
- * only the text's last word with the appended text after it is looked at; and every URL the
- * link finder sees holds a dot or a colon followed by more of it, or the word `localhost`. A
- * tail without either holds none, before the append or after it. Conservative: a tail with one
- * may still hold no URL, which the caller then finds out in Node.
- */
-export function appendCannotChangeUrls(before: string, appended: string): string {
-  // The last word: the text after its last space, tab or line break (reversed, to search from its end).
-  const tail = `reverse(substring(reverse(${before}) FROM '^[^ \\n\\r\\t]*')) || ${appended}`;
-  return `NOT (${tail} ~ '[.:][^ \\n\\r\\t]' OR ${tail} ~* 'localhost')`;
-}
-
-/**
  * The repository's statements that the bench's raw-SQL baselines issue too, exported so that
  * they issue the very same text.
  */
@@ -95,8 +81,7 @@ export const messagesStatements = {
    * is one round trip.
    * Concurrent appends each wait for the row and append to its latest text. CASE, not AND: SQL does
    * not promise the order of AND, and jsonb_array_length fails on a non-array. In a WITH: TypeORM
-   * answers a bare UPDATE … RETURNING with [rows, rowCount]. With $5 true it appends only when
-   * appendCannotChangeUrls holds for the text's last word and the appended text.
+   * answers a bare UPDATE … RETURNING with [rows, rowCount].
    */
   appendText: `WITH appended AS (UPDATE conversation.messages m
      SET content = jsonb_build_array(jsonb_build_object('type', 'markdown', 'children',
@@ -109,7 +94,6 @@ export const messagesStatements = {
            AND jsonb_typeof(m.content #> '{0,children,0,text}') = 'string'
            AND NOT jsonb_exists(m.content #> '{0,children,0}', 'type')
          ELSE false END
-       AND (NOT $5::boolean OR ${appendCannotChangeUrls("m.content #>> '{0,children,0,text}'", '$4::text')})
      RETURNING ${messagesTable.pick('internalId', 'content', 'skipLinkPreviews', 'type')})
    SELECT * FROM appended`,
   /** The messages of thread $2, oldest or newest first. */
@@ -231,8 +215,7 @@ export const messagesRepository = {
    * Appends `text` to the one text node of a message whose content is exactly one markdown node
    * with one text child, in one statement: the row lock the UPDATE takes serialises concurrent
    * appends, and each reads the text the previous one committed, so none is lost. The text node is
-   * rebuilt (its other properties dropped). Null when the message is not appendable (or gone), or,
-   * with `onlyWhenUrlsCannotChange`, when the append might change the text's URLs.
+   * rebuilt (its other properties dropped). Null when the message is not appendable (or gone).
    */
   async appendText(
     db: Queryable,
@@ -240,14 +223,12 @@ export const messagesRepository = {
     threadId: string,
     messageId: string,
     text: string,
-    options: { onlyWhenUrlsCannotChange: boolean },
   ): Promise<Pick<MessageRow, 'internalId' | 'content' | 'skipLinkPreviews' | 'type'> | null> {
     const [row] = await rows<Pick<MessageRow, 'internalId' | 'content' | 'skipLinkPreviews' | 'type'>>(db, messagesStatements.appendText, [
       applicationId,
       threadId,
       messageId,
       text,
-      options.onlyWhenUrlsCannotChange,
     ]);
     return row ?? null;
   },

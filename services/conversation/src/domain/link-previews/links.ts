@@ -61,6 +61,17 @@ export function previewUrlsOf(message: { content: unknown; skipLinkPreviews: boo
 }
 
 /**
+ * Whether appending `appended` cannot change the URLs of the text it is appended to, whatever that
+ * text is: it starts with a space, tab or line break, which ends the text's last word as it was,
+ * and holds nothing a URL is made of (a dot or colon with more after it, or `localhost`: every URL
+ * the link finder sees has one). A bot's next word usually passes, and its append then needs
+ * neither the text before it nor any link-preview work.
+ */
+export function appendCannotChangeUrls(appended: string): boolean {
+  return /^[ \n\r\t]/.test(appended) && !/[.:][^ \n\r\t]|localhost/i.test(appended);
+}
+
+/**
  * Whether appending `appended` to the text `before` can change the text's URLs. A URL never spans
  * a space, so the URLs before the text's last space stay as they are: only its last word, with the
  * appended text after it, can gain, lose or change one. False when neither that word alone nor the

@@ -3,7 +3,7 @@ import { ApiError, type MessageNode, type RecordWrite } from '@collab/shared';
 import { messagesRepository } from '../../repositories/messages.repository.js';
 import type { ConversationContext } from '../context.js';
 import { eventsOutbox } from '../events/outbox.js';
-import { appendMayChangeUrls, previewUrlsOf } from '../link-previews/links.js';
+import { appendCannotChangeUrls, appendMayChangeUrls, previewUrlsOf } from '../link-previews/links.js';
 import { keepPreviewsOf } from '../link-previews/link-previews.js';
 import { requireThread } from '../threads/threads.js';
 import { requireMessageInThread, sameJson } from './checks.js';
@@ -19,8 +19,8 @@ import { requireMessageInThread, sameJson } from './checks.js';
  * preview job recorded, as for an edit of its content. The answer of a request with an
  * Idempotency-Key is recorded with the append (`recordWrite`, absent without a key).
  *
- * Most appends (a token of a bot's answer) cannot change a URL, and the statement can tell: those
- * are the UPDATE alone, without a transaction around it. Only an append that might change one, or
+ * Most appends (a bot's next word) cannot change a URL, which their text alone shows: those are
+ * the UPDATE alone, without a transaction around it. Only an append that might change one, or
  * whose answer is recorded, runs in a transaction with what follows.
  */
 export async function appendToMessage(
@@ -31,25 +31,41 @@ export async function appendToMessage(
   text: string,
   request: { requestId: string; recordWrite?: RecordWrite<void> },
 ): Promise<void> {
-  const { requestId, recordWrite } = request;
-  if (!recordWrite && (await messagesRepository.appendText(ctx.db, applicationId, threadId, messageId, text, { onlyWhenUrlsCannotChange: true })))
-    return;
-  const appended = await ctx.db.transaction(async (tx) => {
-    const after = await messagesRepository.appendText(tx, applicationId, threadId, messageId, text, { onlyWhenUrlsCannotChange: false });
-    if (!after) return false;
-    await recordWrite?.(tx);
-    const before = { ...after, content: contentBefore(after.content as MessageNode[], text) };
-    if (appendMayChangeUrls(textOf(before.content), text) && !sameJson(previewUrlsOf(before), previewUrlsOf(after))) {
-      const urls = await keepPreviewsOf(tx, after);
-      if (urls.length > 0 && ctx.linkPreviews.enabled)
-        await eventsOutbox.record(tx, [{ applicationId, requestId, topic: 'message.links-changed', payload: { messageId: after.internalId } }]);
-    }
-    return true;
-  });
+  const appended =
+    !request.recordWrite && appendCannotChangeUrls(text)
+      ? (await messagesRepository.appendText(ctx.db, applicationId, threadId, messageId, text)) !== null
+      : await appendInTransaction(ctx, applicationId, threadId, messageId, text, request);
   if (appended) return;
   const thread = await requireThread(ctx.db, applicationId, threadId);
   await requireMessageInThread(ctx.db, applicationId, thread, messageId);
   throw new ApiError('message_not_appendable');
+}
+
+/**
+ * The append with what may follow it in one transaction: the answer recorded with it, and the
+ * link-preview rule applied when the appended text changed the content's URLs. False when the
+ * message is not appendable (or gone).
+ */
+async function appendInTransaction(
+  ctx: ConversationContext,
+  applicationId: string,
+  threadId: string,
+  messageId: string,
+  text: string,
+  request: { requestId: string; recordWrite?: RecordWrite<void> },
+): Promise<boolean> {
+  return ctx.db.transaction(async (tx) => {
+    const after = await messagesRepository.appendText(tx, applicationId, threadId, messageId, text);
+    if (!after) return false;
+    await request.recordWrite?.(tx);
+    const before = { ...after, content: contentBefore(after.content as MessageNode[], text) };
+    if (appendMayChangeUrls(textOf(before.content), text) && !sameJson(previewUrlsOf(before), previewUrlsOf(after))) {
+      const urls = await keepPreviewsOf(tx, after);
+      if (urls.length > 0 && ctx.linkPreviews.enabled)
+        await eventsOutbox.record(tx, [{ applicationId, requestId: request.requestId, topic: 'message.links-changed', payload: { messageId: after.internalId } }]);
+    }
+    return true;
+  });
 }
 
 /** The one text of an appendable content (one markdown node with one text child). */
