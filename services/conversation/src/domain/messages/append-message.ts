@@ -8,6 +8,12 @@ import { keepPreviewsOf } from '../link-previews/link-previews.js';
 import { requireThread } from '../threads/threads.js';
 import { requireMessageInThread, sameJson } from './checks.js';
 
+/** What an append needs of its request: its id for the logs, and how to record its answer (absent without an Idempotency-Key). */
+interface AppendRequest {
+  requestId: string;
+  recordWrite?: RecordWrite<void>;
+}
+
 /**
  * POST /v1/threads/<tID>/messages/<mID>/append. Checks in this order, the first failing one
  * answering: the thread (404), the message in it (404), its content (400 message_not_appendable
@@ -29,12 +35,12 @@ export async function appendToMessage(
   threadId: string,
   messageId: string,
   text: string,
-  request: { requestId: string; recordWrite?: RecordWrite<void> },
+  request: AppendRequest,
 ): Promise<void> {
   const appended =
     !request.recordWrite && appendCannotChangeUrls(text)
       ? (await messagesRepository.appendText(ctx.db, applicationId, threadId, messageId, text)) !== null
-      : await appendInTransaction(ctx, applicationId, threadId, messageId, text, request);
+      : await appendInTransaction(ctx, { applicationId, threadId, messageId }, text, request);
   if (appended) return;
   const thread = await requireThread(ctx.db, applicationId, threadId);
   await requireMessageInThread(ctx.db, applicationId, thread, messageId);
@@ -48,11 +54,9 @@ export async function appendToMessage(
  */
 async function appendInTransaction(
   ctx: ConversationContext,
-  applicationId: string,
-  threadId: string,
-  messageId: string,
+  { applicationId, threadId, messageId }: { applicationId: string; threadId: string; messageId: string },
   text: string,
-  request: { requestId: string; recordWrite?: RecordWrite<void> },
+  request: AppendRequest,
 ): Promise<boolean> {
   return ctx.db.transaction(async (tx) => {
     const after = await messagesRepository.appendText(tx, applicationId, threadId, messageId, text);
