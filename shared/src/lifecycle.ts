@@ -9,6 +9,9 @@ import { listenWhenFree } from './http/listen.js';
 import { createHttpServer, type HttpServerOptions } from './http/server.js';
 import type { Logger } from './logger.js';
 
+/** How often a stopping server closes the connections that went idle since. */
+const IDLE_SWEEP_MS = 50;
+
 export class ProcessLifecycle {
   private drainingNow = false;
   private readonly cleanups: (() => Promise<unknown>)[] = [];
@@ -43,15 +46,20 @@ export class ProcessLifecycle {
       process.exit(1);
     }, this.shutdownDeadlineMs);
     deadline.unref();
+    // A keep-alive connection busy when the stop began stays open once its answer is sent, and
+    // would hold its server open for the keep-alive timeout (65 s), past the deadline: each is
+    // closed as soon as it is idle.
+    const closeIdle = () => this.servers.forEach((server) => server.closeIdleConnections());
+    const sweep = setInterval(closeIdle, IDLE_SWEEP_MS);
     await Promise.all(
       this.servers.map(
         (server) =>
           new Promise<void>((resolve) => {
             server.close(() => resolve());
-            server.closeIdleConnections();
           }),
       ),
     );
+    clearInterval(sweep);
     for (const cleanup of this.cleanups) {
       try {
         await cleanup();
