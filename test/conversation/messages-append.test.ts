@@ -86,6 +86,16 @@ describe('appending to a message', () => {
     expect([...text.slice(1)].sort()).toEqual(characters);
   });
 
+  it('keeps every one of 100 concurrent appends of a next word, which are written in batches', async () => {
+    const { threadID, messageID } = await newMessage(markdown('>'));
+    const words = Array.from({ length: 100 }, (_, index) => ` w${index}`);
+    const answers = await Promise.all(words.map((text) => append(threadID, messageID, { text })));
+    expect(answers.map((answer) => answer.status)).toEqual(words.map(() => 200));
+    const text: string = (await getMessage(threadID, messageID)).content[0].children[0].text;
+    expect(text.startsWith('> ')).toBe(true);
+    expect(text.slice(2).split(' ').sort()).toEqual(words.map((word) => word.trim()).sort());
+  });
+
   it('keeps every append when appends that may change a URL and appends that cannot are mixed', async () => {
     const { threadID, messageID } = await newMessage(markdown('>'));
     // Each with a dot: the ones with a letter after it might form a URL, the others cannot.

@@ -96,6 +96,23 @@ describe('appendMayChangeUrls', () => {
     // Enough draws took the short way for the comparison to mean something.
     expect(unchanged).toBeGreaterThan(1000);
   });
+
+  // Concurrent appends to one message are written joined (AppendBatches): appends that each cannot
+  // change a URL must not be able to together either.
+  it('is true of appends joined when it is true of each', () => {
+    const alphabet = ['a', 'x', '.', ':', ' ', '\n', 'loc', 'al', 'host', 'com'];
+    let seed = 11;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const draw = () => Array.from({ length: 1 + Math.floor(random() * 5) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+    let joined = 0;
+    for (let run = 0; run < 20000 && joined < 2000; run++) {
+      const parts = Array.from({ length: 2 + Math.floor(random() * 3) }, draw);
+      if (!parts.every(appendCannotChangeUrls)) continue;
+      joined++;
+      expect({ parts, joined: appendCannotChangeUrls(parts.join('')) }).toEqual({ parts, joined: true });
+    }
+    expect(joined).toBeGreaterThan(200);
+  });
 });
 
 describe('appendCannotChangeUrls', () => {
@@ -128,5 +145,22 @@ describe('appendCannotChangeUrls', () => {
     }
     // Enough draws took the short way for the comparison to mean something.
     expect(unchanged).toBeGreaterThan(1000);
+  });
+
+  // Concurrent appends to one message are written joined (AppendBatches): appends that each cannot
+  // change a URL must not be able to together either.
+  it('is true of appends joined when it is true of each', () => {
+    const alphabet = ['a', 'x', '.', ':', ' ', '\n', 'loc', 'al', 'host', 'com'];
+    let seed = 11;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const draw = () => Array.from({ length: 1 + Math.floor(random() * 5) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+    let joined = 0;
+    for (let run = 0; run < 20000 && joined < 2000; run++) {
+      const parts = Array.from({ length: 2 + Math.floor(random() * 3) }, draw);
+      if (!parts.every(appendCannotChangeUrls)) continue;
+      joined++;
+      expect({ parts, joined: appendCannotChangeUrls(parts.join('')) }).toEqual({ parts, joined: true });
+    }
+    expect(joined).toBeGreaterThan(200);
   });
 });

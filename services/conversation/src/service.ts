@@ -6,6 +6,7 @@ import type { ConversationConfig, ConversationWorkerConfig } from './config.js';
 import { createConversationDataSource } from './data-source.js';
 import type { ConversationContext } from './domain/context.js';
 import { identityDirectory } from './domain/identity-directory.js';
+import { AppendBatches } from './domain/messages/append-batches.js';
 import { conversationPurge } from './domain/cascade/cascade.js';
 import { eventsProcessor } from './domain/events/relay.js';
 import { internalRoutes } from './http/internal.routes.js';
@@ -32,6 +33,7 @@ export function conversationContext(db: DataSource, config: ConversationConfig, 
     identity: identityDirectory(identityClient),
     files: { urlSecret: config.FILE_URL_SECRET, maxBytes: config.MAX_FILE_BYTES, publicUrl: config.PUBLIC_URL },
     linkPreviews: linkPreviewQueue({ enabled: config.LINK_PREVIEWS, connection: { redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX } }),
+    appends: new AppendBatches(),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Logger } from '@collab/shared';
 import type { DataSource } from 'typeorm';
 import type { IdentityDirectory } from './identity-directory.js';
+import type { AppendBatches } from './messages/append-batches.js';
 import type { LinkPreviewQueue } from './link-previews/link-previews.js';
 
 /** What the conversation use cases need. */
@@ -10,4 +11,6 @@ export interface ConversationContext {
   identity: IdentityDirectory;
   files: { urlSecret: string; maxBytes: number; publicUrl: string };
   linkPreviews: LinkPreviewQueue;
+  /** Concurrent appends to one message, written together (this process's). */
+  appends: AppendBatches<boolean>;
 }

@@ -26,8 +26,10 @@ interface AppendRequest {
  * Idempotency-Key is recorded with the append (`recordWrite`, absent without a key).
  *
  * Most appends (a bot's next word) cannot change a URL, which their text alone shows: those are
- * the UPDATE alone, without a transaction around it. Only an append that might change one, or
- * whose answer is recorded, runs in a transaction with what follows.
+ * the UPDATE alone, without a transaction around it, and those that arrive for one message while
+ * its UPDATE runs go together in the next one (AppendBatches). Joined, they still cannot change a
+ * URL: each starts with a space, so no word or URL runs across two of them. Only an append that
+ * might change one, or whose answer is recorded, runs in a transaction with what follows.
  */
 export async function appendToMessage(
   ctx: ConversationContext,
@@ -39,7 +41,9 @@ export async function appendToMessage(
 ): Promise<void> {
   const appended =
     !request.recordWrite && appendCannotChangeUrls(text)
-      ? (await messagesRepository.appendText(ctx.db, applicationId, threadId, messageId, text)) !== null
+      ? await ctx.appends.append(JSON.stringify([applicationId, threadId, messageId]), text, async (texts) =>
+          (await messagesRepository.appendText(ctx.db, applicationId, threadId, messageId, texts)) !== null,
+        )
       : await appendInTransaction(ctx, { applicationId, threadId, messageId }, text, request);
   if (appended) return;
   const thread = await requireThread(ctx.db, applicationId, threadId);
