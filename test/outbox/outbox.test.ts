@@ -243,6 +243,20 @@ describe('a relay', () => {
     expect(handled).toEqual([1, 2]);
   });
 
+  it('runs an entry recorded while it drains, with no poll to find it', async () => {
+    const held = gate();
+    handle = async (entry) => {
+      if (entry.payload.n === 1) await held.opened;
+    };
+    const { idle } = countedRelay(NO_POLL_MS);
+    await record(1);
+    await until(async () => handled.length === 1, 'the first entry to be running', 10_000);
+    await record(2);
+    held.open();
+    await until(async () => (await entriesLeft()) === 0 && idle(), 'the entry recorded meanwhile to be handled', 10_000);
+    expect(handled).toEqual([1, 2]);
+  });
+
   it('listens again after its connection is killed (a Postgres restart), and runs what was recorded meanwhile', async () => {
     const { idle } = countedRelay(NO_POLL_MS);
     await until(async () => (await listenerPid()) !== null && idle(), 'the relay to listen', 10_000);
@@ -270,6 +284,16 @@ describe('a relay', () => {
     held.open();
     await stopping;
     expect(await entriesLeft()).toBe(0);
+  });
+});
+
+describe('a drain', () => {
+  it('runs every due entry, more than one batch of them', async () => {
+    const numbers = Array.from({ length: 250 }, (_, index) => index);
+    await record(...numbers);
+    await processor.drain();
+    expect(await entriesLeft()).toBe(0);
+    expect(handled).toEqual(numbers);
   });
 });
 

@@ -237,7 +237,8 @@ export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T):
      * Runs the oldest due entries, up to RELAY_BATCH_SIZE, in one transaction that holds the
      * schema's relay lock: relays run entries in order, one batch at a time, whichever process
      * they are in. Consecutive entries of a topic with a batch handler go to it together; every
-     * other entry runs alone. Returns false when no entry is due.
+     * other entry runs alone. Returns whether more may be due: only when it took a full batch, since
+     * an entry recorded after its look wakes the relays again (NOTIFY) and gets a drain of its own.
      */
     async function runOldestDue(proceed: () => boolean): Promise<boolean> {
       return db.transaction(async (tx) => {
@@ -257,7 +258,7 @@ export function defineOutbox<T extends OutboxTopics>(schema: string, topics: T):
           else await runLocked(tx, entries[start]);
           start = end;
         }
-        return entries.length > 0;
+        return entries.length === RELAY_BATCH_SIZE;
       });
     }
 
