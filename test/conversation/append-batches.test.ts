@@ -1,6 +1,6 @@
 /** How concurrent appends to one message are batched (the batching alone, with writes the test settles). */
 import { describe, expect, it } from 'vitest';
-import { AppendBatches } from '../../services/conversation/src/domain/messages/append-batches.js';
+import { AppendBatches, MAX_BATCH_CHARACTERS } from '../../services/conversation/src/domain/messages/append-batches.js';
 
 /** A write the test ends: each call is recorded with its text and waits until settled. */
 function heldWrites() {
@@ -60,6 +60,33 @@ describe('AppendBatches', () => {
     expect(calls.map((call) => call.text)).toEqual([' a', ' b c', ' d']);
     calls[2].settle(true);
     expect([await first, await third]).toEqual([true, true]);
+  });
+
+  it('holds at most MAX_BATCH_CHARACTERS in one batch; the appends beyond wait for the next, in order', async () => {
+    const batches = new AppendBatches<boolean>();
+    const { calls, writeFor } = heldWrites();
+    const third = Math.floor(MAX_BATCH_CHARACTERS / 3);
+    const texts = ['a', 'b', 'c', 'd', 'e'].map((letter) => letter.repeat(third));
+    const answers = [batches.append('m', ' first', writeFor('m')), ...texts.map((text) => batches.append('m', text, writeFor('m')))];
+    for (let index = 0; index < 3; index++) {
+      await tick();
+      calls[index].settle(true);
+    }
+    expect(await Promise.all(answers)).toEqual(answers.map(() => true));
+    expect(calls.map((call) => call.text)).toEqual([' first', texts.slice(0, 3).join(''), texts.slice(3).join('')]);
+  });
+
+  it('writes a text longer than a batch alone', async () => {
+    const batches = new AppendBatches<boolean>();
+    const { calls, writeFor } = heldWrites();
+    const long = 'x'.repeat(MAX_BATCH_CHARACTERS + 1);
+    const answers = [' first', long, ' after'].map((text) => batches.append('m', text, writeFor('m')));
+    for (let index = 0; index < 3; index++) {
+      await tick();
+      calls[index].settle(true);
+    }
+    expect(await Promise.all(answers)).toEqual([true, true, true]);
+    expect(calls.map((call) => call.text.length)).toEqual([6, MAX_BATCH_CHARACTERS + 1, 6]);
   });
 
   it('writes at once again when nothing is in flight', async () => {
