@@ -1,8 +1,9 @@
 /**
  * Scenario 10, append: how fast a bot can stream an answer into messages. `POST
  * /v1/threads/<ID>/messages/<ID>/append` through the gateway at 10 connections, all on one message
- * (where appends queue on the row lock, and conversation batches them) and round-robin over 50 messages, each
- * beside the same UPDATE issued from a plain `pg` script on as many connections (statements.ts).
+ * (where appends queue on the row lock, and conversation batches them) and round-robin over 50
+ * messages, each beside the same UPDATE issued from a plain `pg` script on as many connections
+ * (statements.ts).
  */
 import { measure, measureSql, rotate, seedConversations, type Harness, type Measured, type Scenario } from '../harness.js';
 import type { HttpLoad } from '../load.js';
@@ -27,7 +28,7 @@ export const append: Scenario = {
       method:
         `\`POST /v1/threads/<ID>/messages/<ID>/append\` of ${JSON.stringify(TOKEN)} through the gateway at ${CONNECTIONS} ` +
         `connections, ${harness.seconds} s each after ${harness.warmupSeconds} s of warm-up: all on one message (the appends that ` +
-        `arrive while one is written go together in the next statement; the script's wait for the row lock one by one), and round-robin over ${MESSAGES} messages of ${MESSAGES} threads. Every ` +
+        `arrive while one is written go together in the next statement; the script's appends wait for the row lock one by one), and round-robin over ${MESSAGES} messages of ${MESSAGES} threads. Every ` +
         `message starts as one markdown node and is reset before each load, so that each load appends to the same lengths. ` +
         `Baseline: the append's one statement (messagesRepository.appendText) from a plain \`pg\` script, as many concurrent loops ` +
         `on as many connections. Target: p50 < ${fmt.ms(P50_TARGET_MS)} at ${CONNECTIONS} connections.`,

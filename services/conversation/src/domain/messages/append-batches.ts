@@ -2,9 +2,9 @@
  * Appends to one message that arrive while an earlier append to it is being written wait, and go
  * together in the next statement, their texts joined in arrival order. Every append to a message
  * takes that row's lock, so without this N concurrent appends would queue N statements behind one
- * another; batched, a burst of short appends costs two. Each caller gets the outcome of the statement that
- * carried its text. Batching is per process: batches of several processes queue on the row lock,
- * as single appends do.
+ * another; batched, a burst of short appends costs two. Each caller gets the outcome of the
+ * statement that carried its text. Batching is per process: batches of several processes queue on
+ * the row lock, as single appends do.
  */
 interface WaitingAppend<T> {
   text: string;
