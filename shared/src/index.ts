@@ -24,6 +24,7 @@ export * from './auth/credentials.js';
 export * from './contracts/identity.js';
 export * from './contracts/client-session.js';
 export * from './lifecycle.js';
+export * from './directory-versions.js';
 export * from './identity-directory.js';
 export * from './queues/index.js';
 export * from './contracts/cascade.js';

@@ -1,7 +1,8 @@
 /**
  * Checks that cross from the conversation service to identity (author exists, group exists,
- * reaction users are active members, file owners exist) ask identity over internal HTTP at the
- * moment of the check: consistent at once, and a clear 503 when identity cannot be reached.
+ * reaction users are active members, file owners exist) ask identity over internal HTTP, or reuse
+ * its answer while the application's directory is unchanged (directory-reuse.test.ts): consistent
+ * at once, and a clear 503 when identity cannot be reached.
  */
 import { randomUUID } from 'node:crypto';
 import http, { type Server } from 'node:http';

@@ -406,7 +406,7 @@ describe('applying the same job twice', () => {
     const db = createIdentityDataSource(system.env.DATABASE_URL, 2);
     await db.initialize();
     try {
-      const handlers = batchJobs(db);
+      const handlers = batchJobs(db, async () => undefined);
       const [u1, u2, u3] = ids('twice', 3);
       const [g1, g2] = ids('twice-group', 2);
       await putUsers(app.client, [u3]);
@@ -477,7 +477,7 @@ describe('the worker', () => {
     // Control: with exactly its handlers it starts (on its own prefix, so it takes no job of this system).
     const db = createIdentityDataSource(system.env.DATABASE_URL, 1);
     const controlPrefix = `${connection.prefix}-control`;
-    const worker = startWorker('identity-batch', batchJobs(db), { ...connection, prefix: controlPrefix });
+    const worker = startWorker('identity-batch', batchJobs(db, async () => undefined), { ...connection, prefix: controlPrefix });
     await worker.waitUntilReady();
     await worker.close();
     await deleteRedisPrefix(system.env.REDIS_URL, controlPrefix);

@@ -134,7 +134,7 @@ describe("a batch's body", () => {
 
 describe('a recorded batch run more than once', () => {
   it('is applied once when two runs race, and a later run reports the recorded outcome', async () => {
-    const handlers = batchJobs(db);
+    const handlers = batchJobs(db, async () => undefined);
     const payload = await recorded({
       users: [{ id: 'race-1', name: 'One' }, { id: 'race-2' }],
       groups: [{ id: 'race-group', name: 'Race', members: ['race-1', 'race-2'] }],
@@ -159,7 +159,7 @@ describe('a recorded batch run more than once', () => {
   });
 
   it('records a rejection as failed, and a later run fails with the same error', async () => {
-    const handlers = batchJobs(db);
+    const handlers = batchJobs(db, async () => undefined);
     const payload = await recorded({ groups: [{ id: 'never', name: 'Never', members: ['nobody'] }] });
     await expect(handlers['batch.apply'](payload, firstAttempt, logger)).rejects.toMatchObject({ code: 'user_not_found' });
     const failed = await record(payload.batchId);

@@ -294,11 +294,11 @@ async function buildSystem(env: Record<string, string>, databaseName: string, op
       ...queueConnection,
       logger: logger.child({ service: 'webhooks-worker' }),
     }),
-    startWorker('identity-batch', batchJobs(identity.ctx.db), {
+    startWorker('identity-batch', batchJobs(identity.ctx.db, identity.ctx.directoryChanged), {
       ...queueConnection,
       logger: logger.child({ service: 'identity-worker' }),
     }),
-    startWorker('identity-import', identityImportJobs(identity.ctx.db, loadIdentityWorkerConfig(env), identity.ctx.secretBox, identity.ctx.publishInvalidation), {
+    startWorker('identity-import', identityImportJobs(identity.ctx.db, loadIdentityWorkerConfig(env), identity.ctx.secretBox, identity.ctx), {
       ...queueConnection,
       logger: logger.child({ service: 'identity-worker' }),
       concurrency: 1,

@@ -1,5 +1,14 @@
 /** The conversation service's dependencies and app, wired once for the API process and for tests. */
-import { createInternalClient, createOutboundClient, createRedis, logRedisErrors, type Logger } from '@collab/shared';
+import {
+  createInternalClient,
+  createOutboundClient,
+  createRedis,
+  DirectoryVersions,
+  logRedisErrors,
+  reusingIdentityDirectory,
+  type Logger,
+  type RedisClient,
+} from '@collab/shared';
 import { openServiceStores } from '@collab/shared/storage';
 import { createConversationApp } from './app.js';
 import type { ConversationConfig, ConversationWorkerConfig } from './config.js';
@@ -18,9 +27,10 @@ import type { DataSource } from 'typeorm';
 /**
  * What the use cases need, for the API process and the worker alike. The worker's events relay
  * queues the link-preview jobs through it; the API's queues none, so its preview queue never
- * connects (edits only ask whether previews are on).
+ * connects (edits only ask whether previews are on). With `redis` (the API's), identity's answers
+ * are reused while the application's directory version is unchanged; the worker asks every time.
  */
-export function conversationContext(db: DataSource, config: ConversationConfig, logger: Logger): ConversationContext {
+export function conversationContext(db: DataSource, config: ConversationConfig, logger: Logger, redis?: RedisClient): ConversationContext {
   const identityClient = createInternalClient({
     baseUrl: config.IDENTITY_URL,
     internalToken: config.INTERNAL_TOKEN,
@@ -30,11 +40,21 @@ export function conversationContext(db: DataSource, config: ConversationConfig, 
   return {
     db,
     logger,
-    identity: identityDirectory(identityClient),
+    identity: redis ? reusingDirectory(identityDirectory(identityClient), redis, config.REDIS_PREFIX, logger) : identityDirectory(identityClient),
     files: { urlSecret: config.FILE_URL_SECRET, maxBytes: config.MAX_FILE_BYTES, publicUrl: config.PUBLIC_URL },
     linkPreviews: linkPreviewQueue({ enabled: config.LINK_PREVIEWS, connection: { redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX } }),
     appends: new AppendBatches(),
   };
+}
+
+/**
+ * Identity's answers reused while nothing changed; all dropped when the connection the versions are
+ * read over is lost, since a version identity wrote meanwhile may have been lost with it.
+ */
+function reusingDirectory(inner: ReturnType<typeof identityDirectory>, redis: RedisClient, prefix: string, logger: Logger) {
+  const directory = reusingIdentityDirectory(inner, new DirectoryVersions(redis, prefix), logger);
+  redis.on('close', () => directory.forget());
+  return directory;
 }
 
 /** The link-preview job's handlers (run by the worker), and what closes the connection they hold. */
@@ -60,7 +80,7 @@ export function conversationEvents(ctx: ConversationContext, config: Conversatio
 
 export async function createConversationService(config: ConversationConfig, logger: Logger, isDraining?: () => boolean) {
   const stores = await openServiceStores({ dataSource: createConversationDataSource(config.DATABASE_URL, config.DB_POOL_SIZE), config, logger });
-  const ctx = conversationContext(stores.db, config, logger);
+  const ctx = conversationContext(stores.db, config, logger, stores.redis);
   const internal = internalRoutes(ctx, stores.receiveCascade(conversationPurge, 'conversation-purge'));
   const idempotency = stores.idempotencyKeys({ ttlHours: config.IDEMPOTENCY_TTL_HOURS });
   const app = createConversationApp(ctx, { logger, internalToken: config.INTERNAL_TOKEN, isDraining, readiness: stores.readiness, internal, idempotency });

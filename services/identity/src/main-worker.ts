@@ -10,21 +10,22 @@ import { createIdentityDataSource } from './data-source.js';
 import { IDENTITY_SCHEMA } from './entities/index.js';
 import { deletionProcessor } from './domain/events/relay.js';
 import { batchJobs, pendingBatches } from './jobs/batch.jobs.js';
-import { identityImportJobs, invalidationPublisher, pendingImports } from './jobs/import.jobs.js';
+import { identityImportJobs, pendingImports } from './jobs/import.jobs.js';
+import { workerNotices } from './jobs/worker-notices.js';
 
 runWorkerMain({
   name: 'identity-worker',
   queue: 'identity-batch',
   loadConfig: () => loadIdentityWorkerConfig(),
   createDataSource: createIdentityDataSource,
-  jobs: (db) => batchJobs(db),
+  jobs: (db, config, onShutdown, logger) => batchJobs(db, workerNotices(config, onShutdown, logger).directoryChanged),
   pendingJobs: (db, config) =>
     pendingBatches(db, { completedHours: config.BATCH_RETENTION_HOURS, failedHours: config.BATCH_FAILED_RETENTION_HOURS }),
   extraQueues: [
     {
       queue: 'identity-import',
       jobs: (db, config, onShutdown, logger) =>
-        identityImportJobs(db, config, new SecretBox(config.SECRETS_ENCRYPTION_KEY), invalidationPublisher(config, onShutdown, logger)),
+        identityImportJobs(db, config, new SecretBox(config.SECRETS_ENCRYPTION_KEY), workerNotices(config, onShutdown, logger)),
       // One import at a time per worker: each streams its dump and keeps the services busy already.
       concurrency: () => 1,
       pendingJobs: pendingImports,

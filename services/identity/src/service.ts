@@ -11,6 +11,7 @@ import { openServiceStores } from '@collab/shared/storage';
 import { createIdentityApp } from './app.js';
 import type { IdentityConfig } from './config.js';
 import { createIdentityDataSource } from './data-source.js';
+import { directoryChanges } from './domain/directory-changes.js';
 import { deletionProcessor } from './domain/events/relay.js';
 import type { IdentityContext } from './domain/context.js';
 import { ephemeralPresenceStore } from './repositories/presence.repository.js';
@@ -35,6 +36,7 @@ export async function createIdentityContext(
     secretRotationGraceHours: config.SECRET_ROTATION_GRACE_HOURS,
     outbound: createOutboundClient({ allowedCidrs: config.OUTBOUND_ALLOWED_CIDRS }),
     presence: ephemeralPresenceStore(redis, config.REDIS_PREFIX, config.PRESENCE_TTL_SECONDS ?? 30),
+    directoryChanged: directoryChanges(redis, config.REDIS_PREFIX, logger),
     async publishInvalidation(message) {
       try {
         await redis.publish(channel, JSON.stringify(message));
@@ -69,6 +71,11 @@ export async function createIdentityService(config: IdentityConfig, logger: Logg
     },
     // Sealed: an application's creation answers its secret, which identity stores only encrypted.
     idempotency: stores.idempotencyKeys({ ttlHours: config.IDEMPOTENCY_TTL_HOURS, seal: ctx.secretBox }),
+    // Every write of an application's data may change its directory (a presence or preference
+    // write too, for simplicity: a reader then asks identity once more).
+    afterWrite: async ({ applicationId }) => {
+      if (applicationId) await ctx.directoryChanged(applicationId);
+    },
   });
   return { app, ctx, close: stores.close };
 }

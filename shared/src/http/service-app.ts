@@ -54,6 +54,12 @@ export interface ServiceAppOptions {
   metrics?: ProcessMetrics;
   /** The service's Idempotency-Key records; required when one of its routes is `idempotent`. */
   idempotency?: IdempotencyStore;
+  /**
+   * Runs after the handler of every route that is not a GET, once its writes have committed and
+   * before anything is answered (also when the handler failed: it may have committed first).
+   * Must not throw.
+   */
+  afterWrite?: (ctx: RequestContext) => Promise<void>;
 }
 
 /** What a service's wiring hands its app: everything but its name, routes and handlers, which its app.ts names. */
@@ -110,12 +116,14 @@ export function createServiceApp(options: ServiceAppOptions): RequestListener {
     throw new Error(`${service}: routes ${idempotentRoutes.join(', ')} take an Idempotency-Key but no idempotency store was given`);
 
   const matcher = new RouteMatcher(routes);
+  const { afterWrite } = options;
+  const handlerOf = (route: RouteDef) => (afterWrite && route.method !== 'GET' ? followedBy(handlers[route.id], afterWrite) : handlers[route.id]);
   const serve = new Map<RouteDef, RouteHandler>(
     routes.map((route) => [
       route,
       route.idempotent
-        ? idempotentHandler({ route, store: options.idempotency!, onReplay: metrics.watchIdempotentRoute(route.path) }, handlers[route.id])
-        : answeredAsJson(handlers[route.id]),
+        ? idempotentHandler({ route, store: options.idempotency!, onReplay: metrics.watchIdempotentRoute(route.path) }, handlerOf(route))
+        : answeredAsJson(handlerOf(route)),
     ]),
   );
   const internal = new RouteMatcher(options.internal ?? []);
@@ -185,6 +193,17 @@ async function answerInternal(
     throw new ApiError('invalid_request', `Request body is not valid JSON: ${(error as Error).message}`);
   }
   sendJson(res, await match.route.handle({ ...context, params: match.params, body }));
+}
+
+/** The handler, then `afterWrite` before its answer is sent (the handler's or the one its error makes). */
+function followedBy(handler: RouteHandler, afterWrite: (ctx: RequestContext) => Promise<void>): RouteHandler {
+  return async (req, res) => {
+    try {
+      return await handler(req, res);
+    } finally {
+      await afterWrite(req.ctx);
+    }
+  };
 }
 
 /** Sends what a handler returns as JSON, unless the handler answered itself. */

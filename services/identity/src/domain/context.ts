@@ -2,6 +2,7 @@ import type { InvalidationMessage, Logger, OutboundClient, SecretBox } from '@co
 import type { OutboxProcessor } from '@collab/shared/storage';
 import type { DataSource } from 'typeorm';
 import type { EphemeralPresenceStore } from '../repositories/presence.repository.js';
+import type { DirectoryChanged } from './directory-changes.js';
 
 /** What identity's use cases need: the database, cache invalidation, the deletion outbox, the keys and outbound calls. */
 export interface IdentityContext {
@@ -10,6 +11,8 @@ export interface IdentityContext {
   secretBox: SecretBox;
   logger: Logger;
   publishInvalidation(message: InvalidationMessage): Promise<void>;
+  /** After a committed change of an application's users, groups or memberships, before it is answered. */
+  directoryChanged: DirectoryChanged;
   /** Runs the deletions recorded in identity's outbox (events/relay.ts). */
   deletions: OutboxProcessor;
   accessTokenSecret: string;

@@ -4,19 +4,7 @@
  * recorded its progress; a dump the importer cannot read is not retried. The outcome is kept in the
  * import's record, read by `npm run import` and GET /v1/customer/imports/<importID>.
  */
-import {
-  ApiError,
-  createInternalClient,
-  createRedis,
-  DumpFormatError,
-  importClient,
-  invalidationChannel,
-  logRedisErrors,
-  type JobHandlers,
-  type Logger,
-  type PendingJob,
-  type SecretBox,
-} from '@collab/shared';
+import { ApiError, createInternalClient, DumpFormatError, importClient, type JobHandlers, type PendingJob, type SecretBox } from '@collab/shared';
 import { UnrecoverableError } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { ImportRun, type ImportDeps } from '../domain/import/run-import.js';
@@ -52,14 +40,14 @@ export function importJobs(deps: Omit<ImportDeps, 'logger'>): JobHandlers<'ident
 }
 
 /**
- * The identity worker's import handlers, calling the other services' import endpoints;
- * `publishInvalidation` reaches the gateways' credential caches (as identity's API does).
+ * The identity worker's import handlers, calling the other services' import endpoints; `notices`
+ * reach the gateways' credential caches and the services reusing identity's answers (as identity's API does).
  */
 export function identityImportJobs(
   db: DataSource,
   config: { INTERNAL_TOKEN: string; CONVERSATION_URL: string; NOTIFICATION_URL: string; WEBHOOKS_URL: string; MAIL_URL: string },
   secretBox: SecretBox,
-  publishInvalidation: ImportDeps['publishInvalidation'],
+  notices: Pick<ImportDeps, 'publishInvalidation' | 'directoryChanged'>,
 ): JobHandlers<'identity-import'> {
   const client = (service: string, baseUrl: string) => createInternalClient({ baseUrl, internalToken: config.INTERNAL_TOKEN, service, timeoutMs: 60_000 });
   const services = importClient({
@@ -68,29 +56,7 @@ export function identityImportJobs(
     webhooks: client('webhooks', config.WEBHOOKS_URL),
     mail: client('mail', config.MAIL_URL),
   });
-  return importJobs({ db, secretBox, services, publishInvalidation });
-}
-
-/**
- * Publishes credential invalidations on the channel the gateways follow, over a connection of the
- * worker's own (closed at shutdown). A failure to publish is logged, as identity's API does: the
- * caches then expire by their TTL.
- */
-export function invalidationPublisher(
-  config: { REDIS_URL: string; REDIS_PREFIX: string },
-  onShutdown: (close: () => unknown) => void,
-  logger: Logger,
-): ImportDeps['publishInvalidation'] {
-  const redis = logRedisErrors(createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 }), logger);
-  onShutdown(() => redis.disconnect());
-  const channel = invalidationChannel(config.REDIS_PREFIX);
-  return async (message) => {
-    try {
-      await redis.publish(channel, JSON.stringify(message));
-    } catch (error) {
-      logger.warn({ err: (error as Error).message, message }, 'cache invalidation not published');
-    }
-  };
+  return importJobs({ db, secretBox, services, ...notices });
 }
 
 /** Imports not finished, queued again (deduplicated by their id) when Redis lost or never took their job. */

@@ -31,6 +31,7 @@ export interface ClientSessionRequest {
 
 export async function clientSession(ctx: IdentityContext, applicationId: string, request: ClientSessionRequest): Promise<Viewer> {
   const { userId, groupId } = request;
+  const writes = request.userDetails !== undefined || (groupId !== null && request.groupDetails !== undefined);
   try {
     if (request.userDetails !== undefined) {
       const details = parseDetails((value) => identityRoutes.upsertUser.body.parse(value), request.userDetails, 'user_details');
@@ -47,6 +48,9 @@ export async function clientSession(ctx: IdentityContext, applicationId: string,
   } catch (error) {
     if (error instanceof ApiError && error.status < 500) throw refuse(error.message);
     throw error;
+  } finally {
+    // Also after a failure: a write before it may have committed.
+    if (writes) await ctx.directoryChanged(applicationId);
   }
 
   const user = await usersRepository.find(ctx.db, applicationId, userId);

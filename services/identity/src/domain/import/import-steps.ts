@@ -118,6 +118,7 @@ async function users(run: ImportState, rows: DumpRow[]) {
   const kept = run.ofImportedApps('users', rows, (row) => row.platformApplicationID);
   const users = kept.map(([applicationId, row]) => userOf(row, applicationId));
   const result = await importsRepository.users(run.db, lastByKey(users), run.record.overwrite);
+  await directoryChanged(run, kept);
   run.tally('user', users, result);
   await run.remember(
     'user',
@@ -129,6 +130,7 @@ async function groups(run: ImportState, rows: DumpRow[]) {
   const kept = run.ofImportedApps('orgs', rows, (row) => row.platformApplicationID);
   const groups = kept.map(([applicationId, row]) => groupOf(row, applicationId));
   const result = await importsRepository.groups(run.db, lastByKey(groups), run.record.overwrite);
+  await directoryChanged(run, kept);
   run.tally('group', groups, result);
   await run.remember(
     'group',
@@ -142,7 +144,13 @@ async function memberships(run: ImportState, rows: DumpRow[]) {
   const kept = run.ofImportedApps('org_members', rows, (row) => (users.has(row.userID!) && groups.has(row.orgID!) ? groups.get(row.orgID!)!.applicationId : null));
   const memberships = kept.map(([applicationId, row]) => ({ applicationId, groupID: groups.get(row.orgID!)!.externalId, userID: users.get(row.userID!)!.externalId }));
   const inserted = await importsRepository.memberships(run.db, memberships);
+  await directoryChanged(run, kept);
   run.count('memberships', inserted, memberships.length - inserted);
+}
+
+/** The applications of the rows just written have a new directory. */
+async function directoryChanged(run: ImportState, written: [applicationId: string, row: DumpRow][]) {
+  for (const applicationId of new Set(written.map(([id]) => id))) await run.deps.directoryChanged(applicationId);
 }
 
 async function threads(run: ImportState, rows: DumpRow[]) {
