@@ -36,6 +36,14 @@ export class DirectoryVersions {
     return (await this.redis.get(key)) ?? randomUUID();
   }
 
+  /**
+   * Calls `listener` whenever the connection the versions are read over is lost: a version
+   * identity wrote meanwhile may have been lost with it, so answers filed earlier must go.
+   */
+  onConnectionLost(listener: () => void): void {
+    this.redis.on('close', listener);
+  }
+
   /** Called once a change of the application's directory has committed, before it is answered. */
   async changed(applicationId: string): Promise<void> {
     await this.redis.set(this.key(applicationId), randomUUID());

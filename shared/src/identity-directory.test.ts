@@ -16,7 +16,7 @@ function countingIdentity(members = 0) {
   return { inner, asked };
 }
 
-const versionsOf = (version: () => string) => ({ current: async () => version() }) as unknown as DirectoryVersions;
+const versionsOf = (version: () => string) => ({ current: async () => version(), onConnectionLost: () => undefined }) as unknown as DirectoryVersions;
 const logger = createLogger('test', 'silent');
 
 afterEach(() => {
@@ -41,7 +41,7 @@ describe('reusing identity answers', () => {
 
   it('asks every time while the version cannot be read', async () => {
     const { inner, asked } = countingIdentity();
-    const unreadable = { current: () => Promise.reject(new Error('redis away')) } as unknown as DirectoryVersions;
+    const unreadable = { current: () => Promise.reject(new Error('redis away')), onConnectionLost: () => undefined } as unknown as DirectoryVersions;
     const directory = reusingIdentityDirectory(inner, unreadable, logger);
     for (let i = 0; i < 3; i++) await directory.lookup('app', { userIds: ['ann'] }, 'r');
     expect(asked).toHaveLength(3);
@@ -83,14 +83,16 @@ describe('reusing identity answers', () => {
     expect(asked).toHaveLength(2);
   });
 
-  it('forgets everything, and files no answer that was asked before forgetting', async () => {
+  it('forgets everything when the connection is lost, and files no answer asked before', async () => {
     const { inner, asked } = countingIdentity();
-    const directory = reusingIdentityDirectory(inner, versionsOf(() => 'v1'), logger);
+    let lost = () => undefined as void;
+    const versions = { current: async () => 'v1', onConnectionLost: (listener: () => void) => (lost = listener) } as unknown as DirectoryVersions;
+    const directory = reusingIdentityDirectory(inner, versions, logger);
     await directory.lookup('app', { userIds: ['ann'] }, 'r');
-    directory.forget();
-    // Asked, then forgotten while identity answers: not filed.
+    lost();
+    // Asked, then the connection lost while identity answers: not filed.
     const slow = directory.lookup('app', { userIds: ['bob'] }, 'r');
-    directory.forget();
+    lost();
     await slow;
     await directory.lookup('app', { userIds: ['ann'] }, 'r');
     await directory.lookup('app', { userIds: ['bob'] }, 'r');

@@ -81,29 +81,29 @@ const weightOf = (lookup: Lookup) => 1 + lookup.users.size + (lookup.group?.memb
  * A directory that reuses identity's answer to the same question while the application's directory
  * version is the one the answer was filed under (directory-versions.ts says why that is never
  * stale once a change has answered). When the version cannot be read (Redis away), every lookup is
- * asked; `forget()` drops every answer, for when the connection the versions are read over was
- * lost (identity's new versions may have been lost with it).
+ * asked; every answer is forgotten when the connection the versions are read over is lost.
  */
 export function reusingIdentityDirectory(
   inner: IdentityDirectory,
   versions: DirectoryVersions,
   logger: Logger,
   maxWeight = REUSED_LOOKUPS_MAX_WEIGHT,
-): IdentityDirectory & { forget(): void } {
+): IdentityDirectory {
   const answers = new Map<string, { version: string; lookup: Lookup; weight: number; askedAt: number }>();
   let weight = 0;
-  // Counts forget() calls: an answer asked before one is not filed after it.
+  // Counts lost connections: an answer asked before one is not filed after it.
   let generation = 0;
   const drop = (key: string) => {
     weight -= answers.get(key)?.weight ?? 0;
     answers.delete(key);
   };
+  const forget = () => {
+    generation++;
+    answers.clear();
+    weight = 0;
+  };
+  versions.onConnectionLost(forget);
   return {
-    forget() {
-      generation++;
-      answers.clear();
-      weight = 0;
-    },
     async lookup(applicationId, request, requestId) {
       const key = `${applicationId} ${request.groupId ?? ''} ${[...new Set(request.userIds)].sort().join(' ')}`;
       if (key.length > REUSED_LOOKUP_MAX_KEY_LENGTH) return inner.lookup(applicationId, request, requestId);

@@ -31,7 +31,7 @@ export async function startOutboxRelays(system: TestSystem, conversationEnv: Rec
   for (const db of databases) await db.initialize();
   const processors = [
     conversationEvents(conversationContext(conversationDb, conversationConfig, logger), conversationConfig, logger),
-    notificationEvents(notificationContext(notificationDb, notificationConfig), notificationConfig, logger),
+    notificationEvents(notificationContext(notificationDb, notificationConfig, logger), notificationConfig, logger),
   ];
   const relays = processors.map((outbox) => outbox.startRelay({ pollMs: workerVars.OUTBOX_POLL_MS.default! }));
   return {

@@ -31,30 +31,17 @@ import type { DataSource } from 'typeorm';
  * are reused while the application's directory version is unchanged; the worker asks every time.
  */
 export function conversationContext(db: DataSource, config: ConversationConfig, logger: Logger, redis?: RedisClient): ConversationContext {
-  const identityClient = createInternalClient({
-    baseUrl: config.IDENTITY_URL,
-    internalToken: config.INTERNAL_TOKEN,
-    service: 'identity',
-    timeoutMs: 3000,
-  });
+  const identity = identityDirectory(
+    createInternalClient({ baseUrl: config.IDENTITY_URL, internalToken: config.INTERNAL_TOKEN, service: 'identity', timeoutMs: 3000 }),
+  );
   return {
     db,
     logger,
-    identity: redis ? reusingDirectory(identityDirectory(identityClient), redis, config.REDIS_PREFIX, logger) : identityDirectory(identityClient),
+    identity: redis ? reusingIdentityDirectory(identity, new DirectoryVersions(redis, config.REDIS_PREFIX), logger) : identity,
     files: { urlSecret: config.FILE_URL_SECRET, maxBytes: config.MAX_FILE_BYTES, publicUrl: config.PUBLIC_URL },
     linkPreviews: linkPreviewQueue({ enabled: config.LINK_PREVIEWS, connection: { redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX } }),
     appends: new AppendBatches(),
   };
-}
-
-/**
- * Identity's answers reused while nothing changed; all dropped when the connection the versions are
- * read over is lost, since a version identity wrote meanwhile may have been lost with it.
- */
-function reusingDirectory(inner: ReturnType<typeof identityDirectory>, redis: RedisClient, prefix: string, logger: Logger) {
-  const directory = reusingIdentityDirectory(inner, new DirectoryVersions(redis, prefix), logger);
-  redis.on('close', () => directory.forget());
-  return directory;
 }
 
 /** The link-preview job's handlers (run by the worker), and what closes the connection they hold. */

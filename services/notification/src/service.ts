@@ -1,5 +1,13 @@
 /** The notification service's dependencies and app, wired once for the API process and for tests. */
-import { conversationDirectory, createInternalClient, identityDirectory, type Logger } from '@collab/shared';
+import {
+  conversationDirectory,
+  createInternalClient,
+  DirectoryVersions,
+  identityDirectory,
+  reusingIdentityDirectory,
+  type Logger,
+  type RedisClient,
+} from '@collab/shared';
 import { openServiceStores } from '@collab/shared/storage';
 import type { DataSource } from 'typeorm';
 import { createNotificationApp } from './app.js';
@@ -10,13 +18,17 @@ import { eventsProcessor } from './domain/events/relay.js';
 import type { NotificationContext } from './domain/context.js';
 import { internalRoutes } from './http/internal.routes.js';
 
-/** What the use cases need, for the API process and the worker alike. */
-export function notificationContext(db: DataSource, config: NotificationConfig): NotificationContext {
+/**
+ * What the use cases need, for the API process and the worker alike. With `redis` (the API's),
+ * identity's answers are reused while the application's directory version is unchanged.
+ */
+export function notificationContext(db: DataSource, config: NotificationConfig, logger: Logger, redis?: RedisClient): NotificationContext {
   const client = (service: string, baseUrl: string) =>
     createInternalClient({ baseUrl, internalToken: config.INTERNAL_TOKEN, service, timeoutMs: 3000 });
+  const identity = identityDirectory(client('identity', config.IDENTITY_URL));
   return {
     db,
-    identity: identityDirectory(client('identity', config.IDENTITY_URL)),
+    identity: redis ? reusingIdentityDirectory(identity, new DirectoryVersions(redis, config.REDIS_PREFIX), logger) : identity,
     conversation: conversationDirectory(client('conversation', config.CONVERSATION_URL)),
   };
 }
@@ -30,7 +42,7 @@ export function notificationEvents(ctx: NotificationContext, config: Notificatio
 
 export async function createNotificationService(config: NotificationConfig, logger: Logger, isDraining?: () => boolean) {
   const stores = await openServiceStores({ dataSource: createNotificationDataSource(config.DATABASE_URL, config.DB_POOL_SIZE), config, logger });
-  const ctx = notificationContext(stores.db, config);
+  const ctx = notificationContext(stores.db, config, logger, stores.redis);
   const internal = internalRoutes(ctx, stores.receiveCascade(notificationPurge, 'notification-purge'));
   const idempotency = stores.idempotencyKeys({ ttlHours: config.IDEMPOTENCY_TTL_HOURS });
   const app = createNotificationApp(ctx, { logger, internalToken: config.INTERNAL_TOKEN, isDraining, readiness: stores.readiness, internal, idempotency });
