@@ -13,7 +13,7 @@ import { processMetrics, serveMetrics } from './metrics.js';
 // Types only: the outbox's code (pg) comes with the processor the service builds.
 import type { OutboxProcessor } from './outbox/relay.js';
 import { createProducer, startWorker, type JobHandlers, type PendingJob, type QueueName } from './queues/index.js';
-import { checkRedisEviction, createRedis, logRedisErrors, queuePrefix } from './redis.js';
+import { checkRedisEviction, createRedis, logRedisErrors, queuePrefix, type RedisClient } from './redis.js';
 
 interface WorkerConfig {
   DATABASE_URL: string;
@@ -69,9 +69,10 @@ export function runWorkerMain<Q extends QueueName & keyof typeof WORKER_METRICS_
   extraQueues?: { [E in QueueName]: ExtraQueue<E, C> }[QueueName][];
   /**
    * The service's outbox, with its handlers: this worker runs its relay, so that every entry a
-   * committed transaction recorded is handled, retried until it succeeds.
+   * committed transaction recorded is handled, retried until it succeeds. `redis`: the process's
+   * connection for short commands, which fail fast while Redis is away.
    */
-  outbox?: (db: DataSource, config: C, logger: Logger) => OutboxProcessor;
+  outbox?: (db: DataSource, config: C, logger: Logger, redis: RedisClient) => OutboxProcessor;
   /** The service's schema whose expired Idempotency-Keys this worker prunes. */
   idempotencyKeys?: string;
 }): void {
@@ -163,7 +164,7 @@ export function runWorkerMain<Q extends QueueName & keyof typeof WORKER_METRICS_
     lifecycle.onShutdown(() => db.destroy());
     lifecycle.onShutdown(() => Promise.all(workers.map((worker) => worker.close())));
     if (options.outbox) {
-      const outbox = options.outbox(db, config, logger);
+      const outbox = options.outbox(db, config, logger, queueConnection);
       const relay = outbox.startRelay({ pollMs: config.OUTBOX_POLL_MS! });
       metrics.watchOutbox(outbox);
       // Registered last, so stopped first: its drain in progress finishes before the pool closes.

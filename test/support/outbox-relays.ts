@@ -3,7 +3,7 @@
  * whose system starts without relays (`outboxRelay: false`) and that decide when they run or how
  * they reach the other services.
  */
-import { createLogger, workerVars } from '@collab/shared';
+import { createLogger, createRedis, workerVars } from '@collab/shared';
 import type { OutboxProcessor } from '@collab/shared/storage';
 import { loadConversationWorkerConfig } from '../../services/conversation/src/config.js';
 import { createConversationDataSource } from '../../services/conversation/src/data-source.js';
@@ -29,9 +29,11 @@ export async function startOutboxRelays(system: TestSystem, conversationEnv: Rec
   const notificationDb = createNotificationDataSource(system.env.DATABASE_URL, 2);
   const databases = [conversationDb, notificationDb];
   for (const db of databases) await db.initialize();
+  // As a worker's: short commands fail fast while Redis is away.
+  const redis = createRedis(system.env.REDIS_URL, { maxRetriesPerRequest: 1 });
   const processors = [
-    conversationEvents(conversationContext(conversationDb, conversationConfig, logger), conversationConfig, logger),
-    notificationEvents(notificationContext(notificationDb, notificationConfig, logger), notificationConfig, logger),
+    conversationEvents(conversationContext(conversationDb, conversationConfig, logger, redis), conversationConfig, logger),
+    notificationEvents(notificationContext(notificationDb, notificationConfig, logger, redis), notificationConfig, logger),
   ];
   const relays = processors.map((outbox) => outbox.startRelay({ pollMs: workerVars.OUTBOX_POLL_MS.default! }));
   return {
@@ -39,6 +41,7 @@ export async function startOutboxRelays(system: TestSystem, conversationEnv: Rec
     async stop() {
       await Promise.all(relays.map((relay) => relay.stop()));
       for (const db of databases) await db.destroy();
+      redis.disconnect();
     },
   };
 }

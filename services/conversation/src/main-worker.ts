@@ -27,6 +27,6 @@ runWorkerMain({
       concurrency: (config) => config.LINK_PREVIEW_CONCURRENCY,
     },
   ],
-  outbox: (db, config, logger) => conversationEvents(conversationContext(db, config, logger), config, logger),
+  outbox: (db, config, logger, redis) => conversationEvents(conversationContext(db, config, logger, redis), config, logger),
   idempotencyKeys: CONVERSATION_SCHEMA,
 });

@@ -27,17 +27,17 @@ import type { DataSource } from 'typeorm';
 /**
  * What the use cases need, for the API process and the worker alike. The worker's events relay
  * queues the link-preview jobs through it; the API's queues none, so its preview queue never
- * connects (edits only ask whether previews are on). With `redis` (the API's), identity's answers
- * are reused while the application's directory version is unchanged; the worker asks every time.
+ * connects (edits only ask whether previews are on). Identity's answers are reused while the
+ * application's directory version, read over `redis`, is unchanged.
  */
-export function conversationContext(db: DataSource, config: ConversationConfig, logger: Logger, redis?: RedisClient): ConversationContext {
+export function conversationContext(db: DataSource, config: ConversationConfig, logger: Logger, redis: RedisClient): ConversationContext {
   const identity = identityDirectory(
     createInternalClient({ baseUrl: config.IDENTITY_URL, internalToken: config.INTERNAL_TOKEN, service: 'identity', timeoutMs: 3000 }),
   );
   return {
     db,
     logger,
-    identity: redis ? reusingIdentityDirectory(identity, new DirectoryVersions(redis, config.REDIS_PREFIX), logger) : identity,
+    identity: reusingIdentityDirectory(identity, new DirectoryVersions(redis, config.REDIS_PREFIX), logger),
     files: { urlSecret: config.FILE_URL_SECRET, maxBytes: config.MAX_FILE_BYTES, publicUrl: config.PUBLIC_URL },
     linkPreviews: linkPreviewQueue({ enabled: config.LINK_PREVIEWS, connection: { redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX } }),
     appends: new AppendBatches(),

@@ -16,6 +16,6 @@ runWorkerMain({
   createDataSource: createNotificationDataSource,
   jobs: (db, config) => purgeJobs(db, { batchSize: config.PURGE_BATCH_SIZE, rowsPerSecond: config.PURGE_ROWS_PER_SECOND }),
   pendingJobs: pendingPurges,
-  outbox: (db, config, logger) => notificationEvents(notificationContext(db, config, logger), config, logger),
+  outbox: (db, config, logger, redis) => notificationEvents(notificationContext(db, config, logger, redis), config, logger),
   idempotencyKeys: NOTIFICATION_SCHEMA,
 });

@@ -19,16 +19,16 @@ import type { NotificationContext } from './domain/context.js';
 import { internalRoutes } from './http/internal.routes.js';
 
 /**
- * What the use cases need, for the API process and the worker alike. With `redis` (the API's),
- * identity's answers are reused while the application's directory version is unchanged.
+ * What the use cases need, for the API process and the worker alike. Identity's answers are reused
+ * while the application's directory version, read over `redis`, is unchanged.
  */
-export function notificationContext(db: DataSource, config: NotificationConfig, logger: Logger, redis?: RedisClient): NotificationContext {
+export function notificationContext(db: DataSource, config: NotificationConfig, logger: Logger, redis: RedisClient): NotificationContext {
   const client = (service: string, baseUrl: string) =>
     createInternalClient({ baseUrl, internalToken: config.INTERNAL_TOKEN, service, timeoutMs: 3000 });
   const identity = identityDirectory(client('identity', config.IDENTITY_URL));
   return {
     db,
-    identity: redis ? reusingIdentityDirectory(identity, new DirectoryVersions(redis, config.REDIS_PREFIX), logger) : identity,
+    identity: reusingIdentityDirectory(identity, new DirectoryVersions(redis, config.REDIS_PREFIX), logger),
     conversation: conversationDirectory(client('conversation', config.CONVERSATION_URL)),
   };
 }
