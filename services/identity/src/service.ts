@@ -3,7 +3,6 @@ import {
   createInternalClient,
   createOutboundClient,
   exportClient,
-  invalidationChannel,
   SecretBox,
   type Logger,
 } from '@collab/shared';
@@ -11,8 +10,8 @@ import { openServiceStores } from '@collab/shared/storage';
 import { createIdentityApp } from './app.js';
 import type { IdentityConfig } from './config.js';
 import { createIdentityDataSource } from './data-source.js';
-import { directoryChanges } from './domain/directory-changes.js';
 import { deletionProcessor } from './domain/events/relay.js';
+import { identityNotices } from './domain/notices.js';
 import type { IdentityContext } from './domain/context.js';
 import { ephemeralPresenceStore } from './repositories/presence.repository.js';
 
@@ -26,7 +25,6 @@ export async function createIdentityContext(
 ) {
   const stores = await openServiceStores({ dataSource: createIdentityDataSource(config.DATABASE_URL, config.DB_POOL_SIZE), config, logger });
   const { db, redis } = stores;
-  const channel = invalidationChannel(config.REDIS_PREFIX);
   const ctx: IdentityContext = {
     db,
     secretBox: new SecretBox(config.SECRETS_ENCRYPTION_KEY),
@@ -36,15 +34,7 @@ export async function createIdentityContext(
     secretRotationGraceHours: config.SECRET_ROTATION_GRACE_HOURS,
     outbound: createOutboundClient({ allowedCidrs: config.OUTBOUND_ALLOWED_CIDRS }),
     presence: ephemeralPresenceStore(redis, config.REDIS_PREFIX, config.PRESENCE_TTL_SECONDS ?? 30),
-    directoryChanged: directoryChanges(redis, config.REDIS_PREFIX, logger),
-    async publishInvalidation(message) {
-      try {
-        await redis.publish(channel, JSON.stringify(message));
-      } catch (error) {
-        // Redis away: the gateways' caches then expire by their TTL instead.
-        logger.warn({ err: (error as Error).message, message }, 'cache invalidation not published');
-      }
-    },
+    ...identityNotices(redis, config.REDIS_PREFIX, logger),
   };
   return { ctx, stores, close: stores.close };
 }

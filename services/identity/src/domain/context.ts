@@ -1,18 +1,15 @@
-import type { InvalidationMessage, Logger, OutboundClient, SecretBox } from '@collab/shared';
+import type { Logger, OutboundClient, SecretBox } from '@collab/shared';
 import type { OutboxProcessor } from '@collab/shared/storage';
 import type { DataSource } from 'typeorm';
 import type { EphemeralPresenceStore } from '../repositories/presence.repository.js';
-import type { DirectoryChanged } from './directory-changes.js';
+import type { IdentityNotices } from './notices.js';
 
-/** What identity's use cases need: the database, cache invalidation, the deletion outbox, the keys and outbound calls. */
-export interface IdentityContext {
+/** What identity's use cases need: the database, its notices to other processes (notices.ts), the deletion outbox, the keys and outbound calls. */
+export interface IdentityContext extends IdentityNotices {
   db: DataSource;
   /** Encrypts and decrypts the stored customer and application secrets. */
   secretBox: SecretBox;
   logger: Logger;
-  publishInvalidation(message: InvalidationMessage): Promise<void>;
-  /** After a committed change of an application's users, groups or memberships, before it is answered. */
-  directoryChanged: DirectoryChanged;
   /** Runs the deletions recorded in identity's outbox (events/relay.ts). */
   deletions: OutboxProcessor;
   accessTokenSecret: string;

@@ -11,7 +11,7 @@ import { ApiError, drainBatches, type JobHandlers, type PendingJob } from '@coll
 import type { Job } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { applyBatch } from '../domain/batch/apply-batch.js';
-import type { DirectoryChanged } from '../domain/directory-changes.js';
+import type { IdentityNotices } from '../domain/notices.js';
 import { batchRepository } from '../repositories/batch.repository.js';
 
 /** Finished batch records deleted per statement when pruning. */
@@ -19,7 +19,7 @@ const PRUNE_BATCH_SIZE = 1000;
 
 const isLastAttempt = (job: Job) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 
-export function batchJobs(db: DataSource, directoryChanged: DirectoryChanged): JobHandlers<'identity-batch'> {
+export function batchJobs(db: DataSource, directoryChanged: IdentityNotices['directoryChanged']): JobHandlers<'identity-batch'> {
   return {
     'batch.apply': async ({ applicationId, batchId }, job, log) => {
       try {

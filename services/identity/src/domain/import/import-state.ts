@@ -18,7 +18,7 @@ export interface ImportDeps {
   logger: Logger;
   /** Tells every gateway replica to drop its cached credentials of a customer or application the import overwrote. */
   publishInvalidation(message: InvalidationMessage): Promise<void>;
-  /** After the import wrote users, groups or memberships of an application (domain/directory-changes.ts). */
+  /** After the import wrote users, groups or memberships of an application (domain/notices.ts). */
   directoryChanged(applicationId: string): Promise<void>;
   /** Batches of one table being written at once (default WRITES_IN_FLIGHT in run-import.ts). */
   writesInFlight?: number;
