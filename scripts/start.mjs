@@ -9,9 +9,9 @@ import { connect } from 'node:net';
 import { MIGRATIONS, processes, root, withDevSecrets } from './processes.mjs';
 
 const STOP_DEADLINE_MS = 15_000;
-/** How long the system may take to become ready before the supervisor says what it still waits for. */
-const NOT_READY_NOTICE_MS = 60_000;
 const env = withDevSecrets({ ...process.env });
+/** How long the system may take to become ready before the supervisor says what it still waits for (READY_NOTICE_SECONDS). */
+const NOT_READY_NOTICE_MS = 1000 * (/^[1-9][0-9]*$/.test(env.READY_NOTICE_SECONDS ?? '') ? Number(env.READY_NOTICE_SECONDS) : 60);
 const log = (message) => console.log(`[supervisor] ${message}`);
 
 let stopping = false;
