@@ -238,25 +238,41 @@ export function systemWithApplication(
   systemForFile(async (system) => started({ system, app: await createApplication(system, name) }), options);
 }
 
+/** The migrations' digest, which names their template: read once per test process. */
+let migrationsDigest: string | undefined;
+function templateName(): string {
+  if (!migrationsDigest) {
+    const services = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'services');
+    const digest = createHash('sha256');
+    for (const service of Object.keys(SERVICE_DATA_SOURCES).sort())
+      for (const file of readdirSync(join(services, service, 'src', 'migrations')).sort())
+        digest.update(file).update(readFileSync(join(services, service, 'src', 'migrations', file)));
+    migrationsDigest = digest.digest('hex').slice(0, 16);
+  }
+  return `collab_template_${migrationsDigest}`;
+}
+
 /**
  * A test system's database as a copy of one migrated template (CREATE DATABASE … TEMPLATE): a
  * copy takes about a tenth of migrating a new database, which every test file does. The
  * template's name carries a digest of the migrations, so a changed migration gets a template of
- * its own; the test processes make and copy it under an advisory lock, one at a time.
+ * its own; the test processes make and copy it under an advisory lock, one at a time. It is
+ * migrated under another name and renamed once complete, so that a run stopped half-way never
+ * leaves a template that later runs would copy.
  */
 async function createMigratedDatabase(databaseUrl: string): Promise<void> {
-  const migrations = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'services');
-  const digest = createHash('sha256');
-  for (const service of Object.keys(SERVICE_DATA_SOURCES).sort())
-    for (const file of readdirSync(join(migrations, service, 'src', 'migrations')).sort())
-      digest.update(file).update(readFileSync(join(migrations, service, 'src', 'migrations', file)));
-  const template = `collab_template_${digest.digest('hex').slice(0, 16)}`;
+  const template = templateName();
   const admin = new pg.Client({ connectionString: databaseUrlFor('postgres') });
   await admin.connect();
   try {
     await admin.query(`SELECT pg_advisory_lock(hashtext('collab test database template'))`);
     const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [template]);
-    if (rowCount === 0) await migrateAll(databaseUrlFor(template));
+    if (rowCount === 0) {
+      const building = `${template}_building`;
+      await admin.query(`DROP DATABASE IF EXISTS "${building}"`);
+      await migrateAll(databaseUrlFor(building));
+      await admin.query(`ALTER DATABASE "${building}" RENAME TO "${template}"`);
+    }
     await admin.query(`CREATE DATABASE "${new URL(databaseUrl).pathname.slice(1)}" TEMPLATE "${template}"`);
   } finally {
     await admin.end();
