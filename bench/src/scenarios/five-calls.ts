@@ -56,6 +56,11 @@ const BARE_SERVER_TARGET = 0.5;
 const RAW_SQL_TARGET = 0.6;
 /** p99 against p50 at BENCH_CONNECTIONS. */
 const TAIL_TARGET = 3;
+/**
+ * Message create, the call customers make most, is held to more: ≥ 0.8× its raw SQL, and p99 ≤ 2×
+ * p50 at every concurrency measured.
+ */
+const CREATE_TARGETS: CallTargets = { throughput: 0.8, tail: 2, tailAtEveryConcurrency: true };
 /** Longest wait for the relay to hand over the events of a message-create load. */
 const DRAIN_TIMEOUT_MS = 600_000;
 
@@ -95,6 +100,16 @@ class Script {
   }
 }
 
+/** A call's own section-1 targets, where they are stricter than the others'. */
+interface CallTargets {
+  /** Throughput against its baseline. */
+  throughput: number;
+  /** p99 ÷ p50. */
+  tail: number;
+  /** The tail target holds at every concurrency, not at BENCH_CONNECTIONS only. */
+  tailAtEveryConcurrency: boolean;
+}
+
 interface Call {
   name: string;
   owner: 'identity' | 'conversation';
@@ -110,6 +125,8 @@ interface Call {
   earlierGatewayTargets: boolean;
   /** Records an event per request, which the conversation worker's relay hands over afterwards. */
   recordsEvents: boolean;
+  /** Stricter section-1 targets than the others'. */
+  targets?: CallTargets;
 }
 
 interface Measurements {
@@ -157,8 +174,11 @@ function processMs(measured: Measured, name: string): number {
 }
 
 /** Section 1: the call against what PostgreSQL and one Node process can do, and its tail. */
-function callRows(label: string, tailTarget: boolean, m: Measurements): Row[] {
-  const [baseline, baselineName, target] = m.bare ? [m.bare, 'bare node:http + pg', BARE_SERVER_TARGET] : [m.sql, 'raw SQL', RAW_SQL_TARGET];
+function callRows(call: Call, label: string, atBenchConnections: boolean, m: Measurements): Row[] {
+  const [baseline, baselineName, defaultTarget] = m.bare ? [m.bare, 'bare node:http + pg', BARE_SERVER_TARGET] : [m.sql, 'raw SQL', RAW_SQL_TARGET];
+  const target = call.targets?.throughput ?? defaultTarget;
+  const tailTarget = call.targets?.tail ?? TAIL_TARGET;
+  const tailMeasured = atBenchConnections || call.targets?.tailAtEveryConcurrency === true;
   const ratio = m.gateway.rps / baseline.rps;
   const tail = m.gateway.p99 / m.gateway.p50;
   return [
@@ -187,8 +207,8 @@ function callRows(label: string, tailTarget: boolean, m: Measurements): Row[] {
       value: latencies(m.gateway),
       baseline: [m.bare && `bare ${latencies(m.bare)}`, `raw SQL ${latencies(m.sql)}`].filter(Boolean).join('; '),
       ratio: fmt.ratio(tail),
-      target: tailTarget ? `p99 ≤ ${fmt.ratio(TAIL_TARGET)} p50` : '—',
-      met: tailTarget ? tail <= TAIL_TARGET : null,
+      target: tailMeasured ? `p99 ≤ ${fmt.ratio(tailTarget)} p50` : '—',
+      met: tailMeasured ? tail <= tailTarget : null,
     },
   ];
 }
@@ -266,7 +286,9 @@ export const fiveCalls: Scenario = {
         `user, a bare \`node:http\` server doing the same lookup over a \`pg\` pool of identity's size (what one Node process can ` +
         `do). Both talk to PostgreSQL through the services' own client, so their statements are prepared as the services' are ` +
         `(DB_PREPARED_STATEMENTS). Targets: throughput ≥ ${fmt.ratio(BARE_SERVER_TARGET)} the bare server (GET and PUT user) or ≥ ` +
-        `${fmt.ratio(RAW_SQL_TARGET)} the raw SQL (the others); p99 ≤ ${fmt.ratio(TAIL_TARGET)} p50 at ${tailConnections} connections.`,
+        `${fmt.ratio(RAW_SQL_TARGET)} the raw SQL (the others); p99 ≤ ${fmt.ratio(TAIL_TARGET)} p50 at ${tailConnections} connections. ` +
+        `Message create, the call customers make most: ≥ ${fmt.ratio(CREATE_TARGETS.throughput)} the raw SQL and p99 ≤ ` +
+        `${fmt.ratio(CREATE_TARGETS.tail)} p50 at every concurrency.`,
       rows: [],
       notes: [],
     };
@@ -392,6 +414,7 @@ export const fiveCalls: Scenario = {
         gatewayTarget: false,
         earlierGatewayTargets: true,
         recordsEvents: true,
+        targets: CREATE_TARGETS,
       },
       {
         name: 'message create with createThread',
@@ -475,7 +498,7 @@ export const fiveCalls: Scenario = {
         const sql = await measureSql(harness, `${label}, raw SQL`, connections, call.sql);
         await settle(call);
         const measured: Measurements = { gateway, direct: directMeasured, sql, bare, proxy };
-        baselines.rows.push(...callRows(label, connections === tailConnections, measured));
+        baselines.rows.push(...callRows(call, label, connections === tailConnections, measured));
         if (measured.direct) gatewayCost.rows.push(...gatewayRows(call, label, connections === MODERATE_CONNECTIONS, { ...measured, direct: measured.direct }));
         for (const kind of Object.keys(kinds) as (keyof Measurements)[]) {
           const stats = measured[kind];
