@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { DirectoryVersions } from './directory-versions.js';
+import type { ApplicationVersions } from './application-versions.js';
 import { createLogger } from './logger.js';
-import { REUSED_LOOKUP_MAX_AGE_MS, reusingIdentityDirectory, type IdentityDirectory, type Lookup } from './identity-directory.js';
+import { reusingIdentityDirectory, type IdentityDirectory, type Lookup } from './identity-directory.js';
+import { REUSED_ANSWER_MAX_AGE_MS } from './reused-answers.js';
 
 /** identity's side: counts the questions, answers a group with `members` member ids. */
 function countingIdentity(members = 0) {
@@ -16,7 +17,7 @@ function countingIdentity(members = 0) {
   return { inner, asked };
 }
 
-const versionsOf = (version: () => string) => ({ current: async () => version(), onConnectionLost: () => undefined }) as unknown as DirectoryVersions;
+const versionsOf = (version: () => string) => ({ current: async () => version(), onConnectionLost: () => undefined }) as unknown as ApplicationVersions;
 const logger = createLogger('test', 'silent');
 
 afterEach(() => {
@@ -41,7 +42,7 @@ describe('reusing identity answers', () => {
 
   it('asks every time while the version cannot be read', async () => {
     const { inner, asked } = countingIdentity();
-    const unreadable = { current: () => Promise.reject(new Error('redis away')), onConnectionLost: () => undefined } as unknown as DirectoryVersions;
+    const unreadable = { current: () => Promise.reject(new Error('redis away')), onConnectionLost: () => undefined } as unknown as ApplicationVersions;
     const directory = reusingIdentityDirectory(inner, unreadable, logger);
     for (let i = 0; i < 3; i++) await directory.lookup('app', { userIds: ['ann'] }, 'r');
     expect(asked).toHaveLength(3);
@@ -52,10 +53,10 @@ describe('reusing identity answers', () => {
     const { inner, asked } = countingIdentity();
     const directory = reusingIdentityDirectory(inner, versionsOf(() => 'v1'), logger);
     await directory.lookup('app', { userIds: ['ann'] }, 'r');
-    vi.setSystemTime(REUSED_LOOKUP_MAX_AGE_MS - 1);
+    vi.setSystemTime(REUSED_ANSWER_MAX_AGE_MS - 1);
     await directory.lookup('app', { userIds: ['ann'] }, 'r');
     expect(asked).toHaveLength(1);
-    vi.setSystemTime(REUSED_LOOKUP_MAX_AGE_MS);
+    vi.setSystemTime(REUSED_ANSWER_MAX_AGE_MS);
     await directory.lookup('app', { userIds: ['ann'] }, 'r');
     expect(asked).toHaveLength(2);
   });
@@ -86,7 +87,7 @@ describe('reusing identity answers', () => {
   it('forgets everything when the connection is lost, and files no answer asked before', async () => {
     const { inner, asked } = countingIdentity();
     let lost = () => undefined as void;
-    const versions = { current: async () => 'v1', onConnectionLost: (listener: () => void) => (lost = listener) } as unknown as DirectoryVersions;
+    const versions = { current: async () => 'v1', onConnectionLost: (listener: () => void) => (lost = listener) } as unknown as ApplicationVersions;
     const directory = reusingIdentityDirectory(inner, versions, logger);
     await directory.lookup('app', { userIds: ['ann'] }, 'r');
     lost();

@@ -3,11 +3,12 @@
  * the check, or answered from an earlier answer while the application's directory version says
  * nothing changed since (`reusingIdentityDirectory`). Identity unreachable → 503, never a 4xx.
  */
-import type { DirectoryVersions } from './directory-versions.js';
+import type { ApplicationVersions } from './application-versions.js';
 import { ApiError } from './errors.js';
 import { identityLookup } from './contracts/identity.js';
 import type { InternalClient } from './http/internal-client.js';
 import type { Logger } from './logger.js';
+import { ReusedAnswers } from './reused-answers.js';
 import { isIdentifier } from './schema/formats.js';
 
 export type LookupResult = ReturnType<typeof identityLookup.response.parse>;
@@ -69,70 +70,24 @@ export const REUSED_LOOKUPS_MAX_WEIGHT = 50_000;
 /** A lookup naming more than this many characters of ids is always asked (its key would be large). */
 const REUSED_LOOKUP_MAX_KEY_LENGTH = 4096;
 
-/**
- * How long an answer is reused at most, whatever the version says: the bound on staleness should a
- * change's new version never reach Redis (identity stopped between its commit and the version).
- */
-export const REUSED_LOOKUP_MAX_AGE_MS = 60_000;
-
 const weightOf = (lookup: Lookup) => 1 + lookup.users.size + (lookup.group?.memberIds.length ?? 0);
 
 /**
- * A directory that reuses identity's answer to the same question while the application's directory
- * version is the one the answer was filed under (directory-versions.ts says why that is never
- * stale once a change has answered). When the version cannot be read (Redis away), every lookup is
- * asked; every answer is forgotten when the connection the versions are read over is lost.
+ * A directory that reuses identity's answer to the same question while the application's
+ * directory version is the one the answer was filed under (reused-answers.ts).
  */
 export function reusingIdentityDirectory(
   inner: IdentityDirectory,
-  versions: DirectoryVersions,
+  versions: ApplicationVersions,
   logger: Logger,
   maxWeight = REUSED_LOOKUPS_MAX_WEIGHT,
 ): IdentityDirectory {
-  const answers = new Map<string, { version: string; lookup: Lookup; weight: number; askedAt: number }>();
-  let weight = 0;
-  // Counts lost connections: an answer asked before one is not filed after it.
-  let generation = 0;
-  const drop = (key: string) => {
-    weight -= answers.get(key)?.weight ?? 0;
-    answers.delete(key);
-  };
-  const forget = () => {
-    generation++;
-    answers.clear();
-    weight = 0;
-  };
-  versions.onConnectionLost(forget);
+  const answers = new ReusedAnswers<Lookup>(versions, 'directory', logger, { maxWeight, weightOf });
   return {
     async lookup(applicationId, request, requestId) {
-      const key = `${applicationId} ${request.groupId ?? ''} ${[...new Set(request.userIds)].sort().join(' ')}`;
-      if (key.length > REUSED_LOOKUP_MAX_KEY_LENGTH) return inner.lookup(applicationId, request, requestId);
-      const asked = generation;
-      const askedAt = Date.now();
-      let version: string;
-      try {
-        version = await versions.current(applicationId);
-      } catch (error) {
-        logger.debug({ err: (error as Error).message }, 'directory version unreadable; asking identity');
-        return inner.lookup(applicationId, request, requestId);
-      }
-      const answer = answers.get(key);
-      if (answer?.version === version && askedAt - answer.askedAt < REUSED_LOOKUP_MAX_AGE_MS) {
-        // Re-inserted, so that it is the most recently used.
-        answers.delete(key);
-        answers.set(key, answer);
-        return answer.lookup;
-      }
-      const lookup = await inner.lookup(applicationId, request, requestId);
-      const filed = { version, lookup, weight: weightOf(lookup), askedAt };
-      if (generation === asked && filed.weight <= maxWeight) {
-        drop(key);
-        answers.set(key, filed);
-        weight += filed.weight;
-        // The least recently used first: a Map iterates in insertion order.
-        while (weight > maxWeight) drop(answers.keys().next().value as string);
-      }
-      return lookup;
+      const question = `${request.groupId ?? ''} ${[...new Set(request.userIds)].sort().join(' ')}`;
+      const ask = () => inner.lookup(applicationId, request, requestId);
+      return question.length > REUSED_LOOKUP_MAX_KEY_LENGTH ? ask() : answers.answer(applicationId, question, ask);
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
  * Conversation reuses identity's answers while the application's directory version is unchanged
- * (shared/src/directory-versions.ts). These tests put a link that can be cut between a second
+ * (shared/src/application-versions.ts). These tests put a link that can be cut between a second
  * conversation service and the real identity: with the link cut, a check it may answer from an
  * earlier answer still passes, and one it has to ask identity about answers 503. That shows when
  * it asks: after every write identity answered (a user, a group's members, a batch), when Redis

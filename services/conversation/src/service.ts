@@ -3,9 +3,11 @@ import {
   createInternalClient,
   createOutboundClient,
   createRedis,
-  DirectoryVersions,
+  ApplicationVersions,
   logRedisErrors,
   reusingIdentityDirectory,
+  reusingWebhookTargets,
+  webhookTargets,
   type Logger,
   type RedisClient,
 } from '@collab/shared';
@@ -34,10 +36,12 @@ export function conversationContext(db: DataSource, config: ConversationConfig, 
   const identity = identityDirectory(
     createInternalClient({ baseUrl: config.IDENTITY_URL, internalToken: config.INTERNAL_TOKEN, service: 'identity', timeoutMs: 3000 }),
   );
+  const versions = new ApplicationVersions(redis, config.REDIS_PREFIX);
   return {
     db,
     logger,
-    identity: reusingIdentityDirectory(identity, new DirectoryVersions(redis, config.REDIS_PREFIX), logger),
+    versions,
+    identity: reusingIdentityDirectory(identity, versions, logger),
     files: { urlSecret: config.FILE_URL_SECRET, maxBytes: config.MAX_FILE_BYTES, publicUrl: config.PUBLIC_URL },
     linkPreviews: linkPreviewQueue({ enabled: config.LINK_PREVIEWS, connection: { redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX } }),
     appends: new AppendBatches(),
@@ -62,7 +66,12 @@ export function conversationLinkPreviews(db: DataSource, config: ConversationWor
 export function conversationEvents(ctx: ConversationContext, config: ConversationWorkerConfig, logger: Logger) {
   const client = (service: string, baseUrl: string) =>
     createInternalClient({ baseUrl, internalToken: config.INTERNAL_TOKEN, service, timeoutMs: 10_000 });
-  return eventsProcessor(ctx, { webhooks: client('webhooks', config.WEBHOOKS_URL), notification: client('notification', config.NOTIFICATION_URL) }, logger);
+  const webhooks = client('webhooks', config.WEBHOOKS_URL);
+  return eventsProcessor(
+    ctx,
+    { webhooks, targets: reusingWebhookTargets(webhookTargets(webhooks), ctx.versions, logger), notification: client('notification', config.NOTIFICATION_URL) },
+    logger,
+  );
 }
 
 export async function createConversationService(config: ConversationConfig, logger: Logger, isDraining?: () => boolean) {

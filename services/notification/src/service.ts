@@ -2,9 +2,11 @@
 import {
   conversationDirectory,
   createInternalClient,
-  DirectoryVersions,
+  ApplicationVersions,
   identityDirectory,
   reusingIdentityDirectory,
+  reusingWebhookTargets,
+  webhookTargets,
   type Logger,
   type RedisClient,
 } from '@collab/shared';
@@ -26,9 +28,11 @@ export function notificationContext(db: DataSource, config: NotificationConfig, 
   const client = (service: string, baseUrl: string) =>
     createInternalClient({ baseUrl, internalToken: config.INTERNAL_TOKEN, service, timeoutMs: 3000 });
   const identity = identityDirectory(client('identity', config.IDENTITY_URL));
+  const versions = new ApplicationVersions(redis, config.REDIS_PREFIX);
   return {
     db,
-    identity: reusingIdentityDirectory(identity, new DirectoryVersions(redis, config.REDIS_PREFIX), logger),
+    versions,
+    identity: reusingIdentityDirectory(identity, versions, logger),
     conversation: conversationDirectory(client('conversation', config.CONVERSATION_URL)),
   };
 }
@@ -37,7 +41,7 @@ export function notificationContext(db: DataSource, config: NotificationConfig, 
 export function notificationEvents(ctx: NotificationContext, config: NotificationWorkerConfig, logger: Logger) {
   const webhooks = createInternalClient({ baseUrl: config.WEBHOOKS_URL, internalToken: config.INTERNAL_TOKEN, service: 'webhooks', timeoutMs: 10_000 });
   const mail = createInternalClient({ baseUrl: config.MAIL_URL, internalToken: config.INTERNAL_TOKEN, service: 'mail', timeoutMs: 10_000 });
-  return eventsProcessor(ctx, { webhooks, mail }, logger);
+  return eventsProcessor(ctx, { webhooks, targets: reusingWebhookTargets(webhookTargets(webhooks), ctx.versions, logger), mail }, logger);
 }
 
 export async function createNotificationService(config: NotificationConfig, logger: Logger, isDraining?: () => boolean) {

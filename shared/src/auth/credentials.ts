@@ -114,18 +114,23 @@ export class CredentialStore {
   /**
    * Follows identity's invalidations on a dedicated subscriber connection. Caches only while
    * subscribed: from the subscription's confirmation (every message published after it arrives)
-   * until the connection closes (messages published meanwhile are lost).
+   * until the connection closes (messages published meanwhile are lost). `onInvalidated` runs after
+   * each invalidation is applied.
    */
-  async subscribe(subscriber: RedisClient, prefix: string, logger: Logger): Promise<void> {
+  async subscribe(subscriber: RedisClient, prefix: string, logger: Logger, onInvalidated?: (message: InvalidationMessage) => void): Promise<void> {
     const channel = invalidationChannel(prefix);
     this.resetCaches(false);
     subscriber.on('message', (from, text) => {
       if (from !== channel) return;
+      let message: InvalidationMessage;
       try {
-        this.invalidate(JSON.parse(text) as InvalidationMessage);
+        message = JSON.parse(text) as InvalidationMessage;
+        this.invalidate(message);
       } catch {
         logger.warn({ text }, 'ignored malformed invalidation message');
+        return;
       }
+      onInvalidated?.(message);
     });
     let following = false;
     const follow = async () => {

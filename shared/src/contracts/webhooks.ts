@@ -2,9 +2,12 @@
  * The webhooks service's internal HTTP API: the relays of the services that record events hand
  * them over here. Producer and consumer both validate against these schemas.
  */
+import type { ApplicationVersions } from '../application-versions.js';
 import { ApiError } from '../errors.js';
 import type { InternalClient } from '../http/internal-client.js';
 import { MAX_INTERNAL_BODY_BYTES } from '../http/json-body.js';
+import type { Logger } from '../logger.js';
+import { ReusedAnswers } from '../reused-answers.js';
 import { s, type Infer } from '../schema/index.js';
 import { RECORDED_EVENT_TYPES } from '../webhooks/events.js';
 
@@ -93,8 +96,32 @@ export async function recordWebhookEvents(
   return deliveries;
 }
 
-/** Whether an event of `type` of the application has a receiver now (webhooksInternal.hasTargets). */
-export async function hasWebhookTargets(webhooks: InternalClient, applicationId: string, type: WebhookEventInput['type'], requestId: string): Promise<boolean> {
+/** Whether an event of a type of the application has a receiver now (webhooksInternal.hasTargets). */
+export interface WebhookTargets {
+  has(applicationId: string, type: WebhookEventInput['type'], requestId: string): Promise<boolean>;
+}
+
+/** The webhooks service's answer, asked each time. */
+export function webhookTargets(webhooks: InternalClient): WebhookTargets {
   const contract = webhooksInternal.hasTargets;
-  return contract.response.parse(await webhooks.call(contract.method, contract.path(type), { applicationId, requestId })).subscribed;
+  return {
+    async has(applicationId, type, requestId) {
+      return contract.response.parse(await webhooks.call(contract.method, contract.path(type), { applicationId, requestId })).subscribed;
+    },
+  };
+}
+
+/** Bounds the reused answers: one per application and event type, a few dozen bytes each. */
+export const REUSED_TARGETS_MAX = 10_000;
+
+/**
+ * The webhooks service's answer, reused while the application's webhook-targets version is the one
+ * it was filed under (reused-answers.ts). The webhooks service writes a new version after its own
+ * writes and whenever identity says the application changed (its event URL or subscriptions).
+ */
+export function reusingWebhookTargets(inner: WebhookTargets, versions: ApplicationVersions, logger: Logger): WebhookTargets {
+  const answers = new ReusedAnswers<boolean>(versions, 'webhook-targets', logger, { maxWeight: REUSED_TARGETS_MAX, weightOf: () => 1 });
+  return {
+    has: (applicationId, type, requestId) => answers.answer(applicationId, type, () => inner.has(applicationId, type, requestId)),
+  };
 }

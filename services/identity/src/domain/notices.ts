@@ -1,7 +1,7 @@
 /**
  * What identity tells the other processes after its writes, over Redis: credential invalidations
  * on the channel the gateways and the webhooks service follow, and directory changes for the
- * services that reuse identity's answers (shared/src/directory-versions.ts). The API and the worker
+ * services that reuse identity's answers (shared/src/application-versions.ts). The API and the worker
  * send both the same way, each over a connection of its own.
  *
  * A failure is logged, not thrown: the write has committed and is answered. The credential caches
@@ -9,7 +9,7 @@
  * Redis connection is lost, which is what keeps an outage from leaving them a version identity
  * could not replace.
  */
-import { DirectoryVersions, invalidationChannel, type InvalidationMessage, type Logger, type RedisClient } from '@collab/shared';
+import { ApplicationVersions, invalidationChannel, type InvalidationMessage, type Logger, type RedisClient } from '@collab/shared';
 
 export interface IdentityNotices {
   publishInvalidation(message: InvalidationMessage): Promise<void>;
@@ -19,7 +19,7 @@ export interface IdentityNotices {
 
 export function identityNotices(redis: RedisClient, prefix: string, logger: Logger): IdentityNotices {
   const channel = invalidationChannel(prefix);
-  const versions = new DirectoryVersions(redis, prefix);
+  const versions = new ApplicationVersions(redis, prefix);
   return {
     async publishInvalidation(message) {
       try {
@@ -30,7 +30,7 @@ export function identityNotices(redis: RedisClient, prefix: string, logger: Logg
     },
     async directoryChanged(applicationId) {
       try {
-        await versions.changed(applicationId);
+        await versions.changed('directory', applicationId);
       } catch (error) {
         logger.warn({ err: (error as Error).message, applicationId }, 'directory version not changed');
       }

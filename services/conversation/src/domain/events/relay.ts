@@ -8,11 +8,11 @@
  */
 import {
   createActivityNotifications,
-  hasWebhookTargets,
   recordWebhookEvents,
   type ActivityNotifications,
   type InternalClient,
   type Logger,
+  type WebhookTargets,
 } from '@collab/shared';
 import type { OutboxBatchHandlers, OutboxEntry, OutboxHandlers, OutboxProcessor } from '@collab/shared/storage';
 import type { MessageRow } from '../../entities/index.js';
@@ -27,6 +27,8 @@ import type { Recipient } from './recipients.js';
 
 export interface EventClients {
   webhooks: InternalClient;
+  /** Whether anyone receives an application's events, asked before any is built. */
+  targets: WebhookTargets;
   notification: InternalClient;
 }
 
@@ -118,7 +120,7 @@ export function eventHandlers(ctx: ConversationContext, clients: EventClients): 
       }
       await createActivityNotifications(clients.notification, applicationId, activities, requestId);
       // Building payloads is most of the work: none for an application nobody receives events of.
-      if (messageById.size === 0 || !(await hasWebhookTargets(clients.webhooks, applicationId, 'thread-message-added', requestId))) continue;
+      if (messageById.size === 0 || !(await clients.targets.has(applicationId, 'thread-message-added', requestId))) continue;
       const view = { linkBase: payload.linkBase, fileUrlSecret: ctx.files.urlSecret };
       const events = await threadMessageAddedPayloads(ctx, applicationId, group.map((entry) => entry.payload), view, requestId);
       const built = group.flatMap((entry) => {

@@ -5,13 +5,13 @@
  * ids. Both are idempotent, so a retry after a lost answer records nothing twice.
  */
 import {
-  hasWebhookTargets,
   MAILED_KINDS,
   recordMailCandidates,
   recordWebhookEvents,
   type InternalClient,
   type Logger,
   type MailCandidate,
+  type WebhookTargets,
 } from '@collab/shared';
 import type { OutboxBatchHandlers, OutboxEntry, OutboxHandlers, OutboxProcessor } from '@collab/shared/storage';
 import { notificationsRepository } from '../../repositories/notifications.repository.js';
@@ -25,11 +25,13 @@ type CreatedEntry = OutboxEntry<NotificationCreated['payload']>;
 /** Where the relay hands what it relays. */
 export interface EventClients {
   webhooks: InternalClient;
+  /** Whether anyone receives an application's events, asked before any is built. */
+  targets: WebhookTargets;
   mail: InternalClient;
 }
 
 /** The relay's handlers: each entry alone, or consecutive ones together (their events go over in one call per application). */
-export function eventHandlers(ctx: NotificationContext, { webhooks, mail }: EventClients): { handlers: OutboxHandlers<Topics>; batchHandlers: OutboxBatchHandlers<Topics> } {
+export function eventHandlers(ctx: NotificationContext, { webhooks, targets, mail }: EventClients): { handlers: OutboxHandlers<Topics>; batchHandlers: OutboxBatchHandlers<Topics> } {
   /** The mail a notification may cause (original-extras §5.1), or null for the kinds never mailed and one that is gone. */
   async function mailCandidateOf({ applicationId, requestId, payload }: CreatedEntry): Promise<MailCandidate | null> {
     const row = await notificationsRepository.find(ctx.db, applicationId, payload.notificationId);
@@ -76,7 +78,7 @@ export function eventHandlers(ctx: NotificationContext, { webhooks, mail }: Even
       const candidates = (await Promise.all(group.map(mailCandidateOf))).filter((candidate) => candidate !== null);
       await recordMailCandidates(mail, applicationId, candidates, requestId);
       // Rendering asks conversation and identity: none for an application nobody receives events of.
-      if (!(await hasWebhookTargets(webhooks, applicationId, 'notification-created', requestId))) continue;
+      if (!(await targets.has(applicationId, 'notification-created', requestId))) continue;
       const events = [];
       for (const entry of group) {
         const event = await eventOf(entry, log);

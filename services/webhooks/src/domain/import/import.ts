@@ -6,8 +6,12 @@ import type { ImportHandlers } from '@collab/shared';
 import { importRepository } from '../../repositories/import.repository.js';
 import type { WebhooksContext } from '../context.js';
 
-export function importHandlers(ctx: Pick<WebhooksContext, 'db'>): ImportHandlers {
+export function importHandlers(ctx: Pick<WebhooksContext, 'db' | 'targetsChanged'>): ImportHandlers {
   return {
-    webhooks: async (applicationId, rows, overwrite) => ({ inserted: await importRepository.webhooks(ctx.db, applicationId, rows, overwrite) }),
+    webhooks: async (applicationId, rows, overwrite) => {
+      const inserted = await importRepository.webhooks(ctx.db, applicationId, rows, overwrite);
+      await ctx.targetsChanged(applicationId);
+      return { inserted };
+    },
   };
 }
