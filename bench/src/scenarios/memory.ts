@@ -6,7 +6,10 @@ import { readFileSync } from 'node:fs';
 import { fmt, type Section } from '../report.js';
 import type { BenchProcess } from '../system.js';
 
-const TARGET_BYTES = 150 * 1024 * 1024;
+/** Issue 30's memory target: under 150 MB with a margin of 15 MB or more, so at most 135 MB. */
+const LIMIT_BYTES = 150 * 1024 * 1024;
+const MARGIN_BYTES = 15 * 1024 * 1024;
+const TARGET_BYTES = LIMIT_BYTES - MARGIN_BYTES;
 const INTERVAL_MS = 250;
 
 export function residentBytes(pid: number): number | null {
@@ -27,8 +30,8 @@ interface Peak {
 
 /**
  * Scenarios judged by a memory target of their own, in their section: the import's processes
- * hold a dump's batches (< 250 MB). Their peaks are listed here but not held to 150 MB, which is
- * the target under the API's load.
+ * hold a dump's batches (< 250 MB). Their peaks are listed here but not held to TARGET_BYTES,
+ * which is the target under the API's load.
  */
 const OWN_TARGET = new Set(['import']);
 
@@ -84,8 +87,8 @@ export class MemorySampler {
           value: `${fmt.mb(load)} under load${peak?.scenario ? ` (${peak.scenario})` : ''}`,
           baseline: idle === undefined ? 'not running when idle' : `${fmt.mb(idle)} idle`,
           ratio: idle === undefined ? '—' : fmt.ratio(load / idle),
-          target: http ? `< ${fmt.mb(TARGET_BYTES)}` : '—',
-          met: http ? load < TARGET_BYTES : null,
+          target: http ? `≤ ${fmt.mb(TARGET_BYTES)} (< ${fmt.mb(LIMIT_BYTES)} with ${fmt.mb(MARGIN_BYTES)} to spare)` : '—',
+          met: http ? load <= TARGET_BYTES : null,
         };
       }),
       notes:
