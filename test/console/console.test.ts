@@ -126,7 +126,7 @@ describe('a customer', () => {
   it('is sent back to sign-in when the session has ended', async () => {
     const redis = createRedis(system.env.REDIS_URL!);
     try {
-      const sessions = await redis.keys(`${system.env.REDIS_PREFIX}console:session:*`);
+      const sessions = await redis.keys(`${system.env.REDIS_PREFIX}:console:session:*`);
       await redis.del(...sessions);
     } finally {
       redis.disconnect();

@@ -112,7 +112,7 @@ describe('signing in', () => {
     expect(response.status).toBe(429);
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
     // Other accounts from other addresses are not held back by it (the address count is its own).
-    await redis.del(...(await redis.keys(`${system.env.REDIS_PREFIX}console:sign-in:address:*`)));
+    await redis.del(...(await redis.keys(`${system.env.REDIS_PREFIX}:console:sign-in:address:*`)));
     await asCustomer();
   });
 
@@ -131,7 +131,7 @@ describe('signing in', () => {
     // Without trusted proxies the header is not believed: the connection's address is the client.
     for (let i = 0; i < SIGN_IN_FAILURES; i++) await post(system.url, '203.0.113.7', { customerId: randomUUID(), secret: 'guess' });
     expect((await post(system.url, '203.0.113.8', { customerId: system.customer.id, secret: system.customer.secret })).status).toBe(429);
-    await redis.del(...(await redis.keys(`${system.env.REDIS_PREFIX}console:sign-in:address:*`)));
+    await redis.del(...(await redis.keys(`${system.env.REDIS_PREFIX}:console:sign-in:address:*`)));
   });
 
   it('the operator signs in with ADMIN_USERNAME and ADMIN_PASSWORD, and sees the status of every service and queue', async () => {
@@ -188,9 +188,9 @@ describe('a session', () => {
 
   it('ends at its expiry and at sign-out', async () => {
     const session = await asCustomer();
-    const [key] = await redis.keys(`${system.env.REDIS_PREFIX}console:session:*`);
+    const [key] = await redis.keys(`${system.env.REDIS_PREFIX}:console:session:*`);
     expect(key).toBeDefined();
-    for (const stored of await redis.keys(`${system.env.REDIS_PREFIX}console:session:*`)) {
+    for (const stored of await redis.keys(`${system.env.REDIS_PREFIX}:console:session:*`)) {
       const value = JSON.parse((await redis.get(stored))!) as { expiresAt: string };
       await redis.set(stored, JSON.stringify({ ...value, expiresAt: new Date(Date.now() - 1000).toISOString() }), 'KEEPTTL');
     }

@@ -82,7 +82,7 @@ describe('deleting an application with webhooks', () => {
     const app = await appWithWebhooks();
     // A second webhooks API on its own Redis prefix: it never hears identity's invalidations, as a
     // replica that missed one, and still knows the application once it has read it.
-    const stale = await createWebhooksService(loadWebhooksConfig({ ...system.env, REDIS_PREFIX: `${system.env.REDIS_PREFIX}stale` }), createLogger('test', 'silent'));
+    const stale = await createWebhooksService(loadWebhooksConfig({ ...system.env, REDIS_PREFIX: `${system.env.REDIS_PREFIX}:stale` }), createLogger('test', 'silent'));
     const server = http.createServer(stale.app).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {

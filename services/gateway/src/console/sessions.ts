@@ -23,7 +23,7 @@ const token = () => randomBytes(32).toString('base64url');
 export function createSessionStore(redis: RedisClient, prefix: string, hours: number): SessionStore {
   const ttlSeconds = Math.round(hours * 3600);
   // Keyed by a digest of the id: a read of Redis does not give away usable cookies.
-  const key = (id: string) => `${prefix}console:session:${createHash('sha256').update(id).digest('hex')}`;
+  const key = (id: string) => `${prefix}:console:session:${createHash('sha256').update(id).digest('hex')}`;
   return {
     ttlSeconds,
     async create(identity) {

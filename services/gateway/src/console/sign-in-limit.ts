@@ -10,8 +10,8 @@ export const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 
 export function createSignInLimit(redis: RedisClient, prefix: string) {
   const keys = (address: string, account: string) => [
-    `${prefix}console:sign-in:address:${address}`,
-    `${prefix}console:sign-in:account:${account.toLowerCase()}`,
+    `${prefix}:console:sign-in:address:${address}`,
+    `${prefix}:console:sign-in:account:${account.toLowerCase()}`,
   ];
   return {
     /** Throws 429 when the address or the account has failed too often lately. */
