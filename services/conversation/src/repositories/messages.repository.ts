@@ -104,15 +104,6 @@ export const messagesStatements = {
   },
 };
 
-/**
- * The messages whose internal ids are $2, found by primary key before anything else is checked
- * (the application, purging). Materialized so that the planner cannot trade the key for the
- * application's indexes on a guess: on a table without statistics (never analyzed, as with
- * autovacuum off) it took application_id and purging_at for selective and read every message of the
- * application for each lookup, a relay's included.
- */
-const FOUND_BY_INTERNAL_IDS = 'WITH found AS MATERIALIZED (SELECT * FROM conversation.messages WHERE internal_id = ANY($2::bigint[]))';
-
 export const messagesRepository = {
   async find(db: Queryable, applicationId: string, externalId: string, forUpdate = false): Promise<MessageRow | null> {
     const [row] = await rows<MessageRow>(
@@ -138,8 +129,8 @@ export const messagesRepository = {
     if (internalIds.length === 0) return [];
     return rows<MessageRow>(
       db,
-      `${FOUND_BY_INTERNAL_IDS} SELECT ${messagesTable.select} FROM found m JOIN conversation.threads t ON t.internal_id = m.thread_id
-       WHERE m.application_id = $1 AND m.purging_at IS NULL AND t.purging_at IS NULL`,
+      `SELECT ${messagesTable.select} FROM conversation.messages m JOIN conversation.threads t ON t.internal_id = m.thread_id
+       WHERE m.application_id = $1 AND m.internal_id = ANY($2::bigint[]) AND m.purging_at IS NULL AND t.purging_at IS NULL`,
       [applicationId, [...new Set(internalIds)]],
     );
   },
@@ -153,9 +144,9 @@ export const messagesRepository = {
     if (internalIds.length === 0) return [];
     return rows<{ internalId: MessageRef; deleted: boolean }>(
       db,
-      `${FOUND_BY_INTERNAL_IDS} SELECT ${messagesTable.pick('internalId')}, m.deleted_at IS NOT NULL AS deleted
-       FROM found m JOIN conversation.threads t ON t.internal_id = m.thread_id
-       WHERE m.application_id = $1 AND m.purging_at IS NULL AND t.purging_at IS NULL`,
+      `SELECT ${messagesTable.pick('internalId')}, m.deleted_at IS NOT NULL AS deleted
+       FROM conversation.messages m JOIN conversation.threads t ON t.internal_id = m.thread_id
+       WHERE m.application_id = $1 AND m.internal_id = ANY($2::bigint[]) AND m.purging_at IS NULL AND t.purging_at IS NULL`,
       [applicationId, [...new Set(internalIds)]],
     );
   },
